@@ -1,0 +1,152 @@
+// Command assemble builds, signs and verifies Cloud Assemblies.
+//
+// The command is a thin translation layer: each subcommand parses its flags,
+// makes one library call and prints the result. All logic a Go caller could
+// want lives in the assembly, droplets, packager and signing packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes. They are documented in the README and in --help.
+const (
+	exitOK      = 0
+	exitFailure = 1 // invalid input, failed verification, I/O errors
+	exitUsage   = 2 // bad flags or arguments
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the CLI and returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.RunContext(ctx, reorderArgs(app, args))
+	if err == nil {
+		return exitOK
+	}
+	return report(stderr, err)
+}
+
+// commands lists every subcommand, in the order --help shows them.
+func commands() []*cli.Command {
+	return []*cli.Command{}
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:  "assemble",
+		Usage: "build, sign and verify Cloud Assemblies (.cloud files)",
+		Description: `A Cloud Assembly is one ZIP archive holding everything a cloud application
+needs to deploy, described by manifest.json and sealed by signature.asc.
+
+   Flags may be given before or after the file arguments.
+
+EXIT CODES:
+   0  success (for verify: the assembly is valid and its signature trusted)
+   1  failure (invalid input, failed verification, untrusted signer, I/O error)
+   2  usage error (unknown command or flag, missing argument)`,
+		Commands:        commands(),
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		// Errors are printed once, by report, never by urfave/cli itself.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return withHint(usagef("unknown command %q", c.Args().First()), "run 'assemble --help' to list the commands")
+			}
+			return cli.ShowAppHelp(c)
+		},
+	}
+	for _, c := range app.Commands {
+		setUsageHandler(c)
+	}
+	return app
+}
+
+func setUsageHandler(c *cli.Command) {
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+	for _, sub := range c.Subcommands {
+		setUsageHandler(sub)
+	}
+}
+
+// usageError marks an error in how the command was called (exit code 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usage error (exit code 2).
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// hintError attaches a hint line to an error.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e hintError) Error() string { return e.err.Error() }
+func (e hintError) Unwrap() error { return e.err }
+
+// withHint wraps err so that report prints hint after it.
+func withHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return hintError{err, hint}
+}
+
+// exitCoder lets a library error choose its exit code.
+type exitCoder interface{ ExitCode() int }
+
+// report prints err in the CLI's error format and returns its exit code.
+func report(stderr io.Writer, err error) int {
+	code := exitFailure
+	var ue usageError
+	var ec exitCoder
+	switch {
+	case errors.As(err, &ue):
+		code = exitUsage
+	case errors.As(err, &ec):
+		code = ec.ExitCode()
+	}
+	if errors.Is(err, errSilent) {
+		return code
+	}
+	fmt.Fprintf(stderr, "assemble: error: %s\n", err)
+	var he hintError
+	if errors.As(err, &he) {
+		fmt.Fprintf(stderr, "assemble: hint: %s\n", he.hint)
+	} else if code == exitUsage {
+		fmt.Fprintf(stderr, "assemble: hint: run 'assemble --help' for usage\n")
+	}
+	return code
+}
+
+// errSilent is returned when the error has already been reported.
+var errSilent = errors.New("already reported")
+
+// warnf prints a warning line to the command's error stream.
+func warnf(c *cli.Context, format string, args ...any) {
+	fmt.Fprintf(c.App.ErrWriter, "assemble: warning: "+format+"\n", args...)
+}

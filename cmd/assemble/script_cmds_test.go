@@ -1,0 +1,9 @@
+package main
+
+import "github.com/rogpeppe/go-internal/testscript"
+
+// scriptCmds are test-only commands available inside testscript scripts.
+// Each is small and documented where it is defined.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+}

@@ -1,0 +1,2 @@
+// Package signing attests, clear-signs and verifies Cloud Assemblies.
+package signing
