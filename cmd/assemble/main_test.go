@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 // ../shared when it exists (scripts that need it use [exists $SHARED]).
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("testdata", "script"),
+		Dir: filepath.Join("testdata", "script"),
 		Setup: func(env *testscript.Env) error {
 			if err := os.CopyFS(filepath.Join(env.WorkDir, "fixtures"), os.DirFS(filepath.Join("..", "..", "fixtures"))); err != nil {
 				return err
