@@ -1,0 +1,20 @@
+package assembly
+
+import "errors"
+
+// Sentinel errors. Every error returned by this package wraps exactly one of
+// them, so callers can test the class with errors.Is.
+var (
+	// ErrFormat: the archive is not a well-formed Cloud Assembly container
+	// (bad ZIP structure, unsupported method, encryption, ...).
+	ErrFormat = errors.New("assembly: not a valid cloud assembly")
+	// ErrInsecurePath: an entry name is unsafe (absolute, "..", backslash, ...).
+	ErrInsecurePath = errors.New("assembly: insecure file name")
+	// ErrDuplicate: two entries share a name, or collide after Unicode NFC
+	// normalization plus case folding.
+	ErrDuplicate = errors.New("assembly: duplicate file name")
+	// ErrTooLarge: a limit (see the Max constants) is exceeded.
+	ErrTooLarge = errors.New("assembly: limit exceeded")
+	// ErrManifest: manifest.json is missing or invalid.
+	ErrManifest = errors.New("assembly: invalid manifest")
+)

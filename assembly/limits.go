@@ -1,0 +1,24 @@
+package assembly
+
+// Limits shared by reading (Open, NewReader) and verification (package
+// signing). Hostile archives are bounded by them before anything is inflated.
+const (
+	// MaxFiles is the largest number of entries an assembly may hold.
+	MaxFiles = 1 << 17
+	// MaxNameLength is the longest entry name, in bytes.
+	MaxNameLength = 1024
+	// MaxManifestSize is the largest manifest.json, in bytes.
+	MaxManifestSize = 32 << 20
+	// MaxSignatureSize is the largest signature.asc, in bytes.
+	MaxSignatureSize = 16 << 20
+	// MaxFileSize is the largest uncompressed size of any one entry.
+	MaxFileSize = 1 << 36
+	// MaxTotalSize is the largest sum of uncompressed entry sizes.
+	MaxTotalSize = 1 << 38
+)
+
+// Reserved entry names at the root of the archive.
+const (
+	ManifestName  = "manifest.json"
+	SignatureName = "signature.asc"
+)
