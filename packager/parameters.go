@@ -163,4 +163,3 @@ func checkSavedImage(file string, _ PackageOptions) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("%w: %s holds no manifest.json: make it with docker image save -o FILE IMAGE", ErrProject, file)
 }
-

@@ -130,7 +130,9 @@ func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
 		return nil, err
 	}
 	env := defaultEnv
+	envNode := root
 	if n := top["environment"]; n != nil {
+		envNode = n
 		if env, err = s.str(n, "", "environment"); err != nil {
 			return nil, err
 		}
@@ -153,7 +155,7 @@ func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
 				Err: fmt.Errorf("%w: logical ID %q must match ^[A-Za-z0-9+/_-]{1,256}$ (no dots, spaces or other punctuation)", assembly.ErrLogicalID, id)}
 		}
 		s.pos.set(id, "", kn)
-		d, err := s.droplet(id, vn, env)
+		d, err := s.droplet(id, vn, env, envNode)
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +203,9 @@ func (s *projectSpec) str(n *yaml.Node, droplet, field string) (string, error) {
 	return n.Value, nil
 }
 
-func (s *projectSpec) droplet(id string, n *yaml.Node, env string) (*assembly.Droplet, error) {
+func (s *projectSpec) droplet(id string, n *yaml.Node, env string, envNode *yaml.Node) (*assembly.Droplet, error) {
+	// An inherited environment is reported where the file sets it.
+	s.pos.set(id, "environment", envNode)
 	f, err := s.mapping(n, id, "", []string{"type", "environment", "dependsOn", "metadata", "properties"})
 	if err != nil {
 		return nil, err
@@ -366,6 +370,10 @@ func joinField(parent, key string) string {
 // assembly.yaml; other errors pass through.
 // Joined errors are located one by one.
 func (s *projectSpec) locate(err error) error {
+	if ve, ok := err.(*assembly.ValidationError); ok {
+		line, col := s.pos.find(ve.Droplet, ve.Field)
+		return &ProjectError{File: s.file, Line: line, Column: col, Droplet: ve.Droplet, Field: ve.Field, Err: ve.Err}
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var errs []error
 		for _, e := range j.Unwrap() {
@@ -373,10 +381,5 @@ func (s *projectSpec) locate(err error) error {
 		}
 		return errors.Join(errs...)
 	}
-	var ve *assembly.ValidationError
-	if !errors.As(err, &ve) {
-		return &ProjectError{File: s.file, Err: err}
-	}
-	line, col := s.pos.find(ve.Droplet, ve.Field)
-	return &ProjectError{File: s.file, Line: line, Column: col, Droplet: ve.Droplet, Field: ve.Field, Err: ve.Err}
+	return &ProjectError{File: s.file, Err: err}
 }
