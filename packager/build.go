@@ -111,6 +111,9 @@ func init() {
 // writing anything.
 func Load(target string, opts BuildOptions) (*Plan, error) {
 	st, err := os.Stat(target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s does not exist: name a folder holding %s, or a template file", ErrProject, target, ProjectFile)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProject, err)
 	}
