@@ -77,11 +77,17 @@ func loadGraph(c *cli.Context, target string) (*assembly.Manifest, *assembly.Rep
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", target, err)
 		}
+		for _, d := range rep.Diagnostics {
+			warnf(c, "%s: %s", target, d)
+		}
 		return m, rep, nil
 	}
 	plan, err := packager.Load(target, packager.BuildOptions{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph %s: %w", target, err)
+	}
+	for _, d := range plan.Warnings {
+		warnf(c, "%s", d)
 	}
 	return plan.Manifest, plan.Report, nil
 }
@@ -164,30 +170,4 @@ func writeMermaid(w io.Writer, m *assembly.Manifest, g *assembly.Graph) {
 	for _, p := range pairs {
 		fmt.Fprintf(w, "  %s -->|%s| %s\n", node[p[0]], mermaidText(labels[p]), node[p[1]])
 	}
-}
-
-// writeFileAtomic writes a file through a temporary file and a rename.
-func writeFileAtomic(name string, data []byte) error {
-	dir := "."
-	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-		dir = name[:i+1]
-	}
-	f, err := os.CreateTemp(dir, ".graph.*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), name)
 }
