@@ -5,7 +5,7 @@ package ynode
 
 import (
 	"math"
-		"strings"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
