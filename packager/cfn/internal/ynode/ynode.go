@@ -26,6 +26,8 @@ func Resolve(n *yaml.Node) *yaml.Node {
 			n = n.Content[0]
 		case yaml.AliasNode:
 			n = n.Alias
+		case 0:
+			return nil // the zero Node, as yaml.Unmarshal leaves it for an empty document
 		default:
 			return n
 		}
@@ -217,4 +219,33 @@ func KindName(n *yaml.Node) string {
 		return "null"
 	}
 	return "a scalar (" + n.ShortTag() + ")"
+}
+
+// MaxNodes bounds the nodes a value may have once its aliases are expanded:
+// a few aliases can stand for an exponential number of nodes.
+const MaxNodes = 1 << 20
+
+// Count returns the number of nodes in n with aliases expanded, counting no
+// further than limit; ok is false when n has more than limit nodes.
+func Count(n *yaml.Node, limit int) (count int, ok bool) {
+	var walk func(n *yaml.Node, depth int) bool
+	walk = func(n *yaml.Node, depth int) bool {
+		if depth > maxAliasDepth*16 {
+			return false
+		}
+		if n = Resolve(n); n == nil {
+			return true
+		}
+		if count++; count > limit {
+			return false
+		}
+		for _, c := range n.Content {
+			if !walk(c, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	ok = walk(n, 0)
+	return count, ok
 }
