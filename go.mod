@@ -3,8 +3,10 @@ module github.com/cloud-assembly/assemble
 go 1.26.0
 
 require (
+	github.com/dlclark/regexp2 v1.11.5
 	github.com/klauspost/compress v1.20.3
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/urfave/cli/v2 v2.27.7
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/text v0.43.0
