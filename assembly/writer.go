@@ -76,11 +76,11 @@ type WriterOptions struct {
 // does not grow with file sizes.
 type Writer struct {
 	opts    WriterOptions
-	entries []entry
+	entries []input
 	names   map[string]bool
 }
 
-type entry struct {
+type input struct {
 	name string
 	path string                        // file to read, or
 	open func() (io.ReadCloser, error) // a source to stream, or
@@ -92,7 +92,7 @@ func NewWriter(opts WriterOptions) *Writer {
 	return &Writer{opts: opts, names: map[string]bool{}}
 }
 
-func (w *Writer) add(e entry) error {
+func (w *Writer) add(e input) error {
 	if err := CheckName(e.name); err != nil {
 		return err
 	}
@@ -109,17 +109,17 @@ func (w *Writer) add(e entry) error {
 
 // AddFile adds the file at path (on disk) as the entry name. The file is
 // read when the archive is written.
-func (w *Writer) AddFile(name, path string) error { return w.add(entry{name: name, path: path}) }
+func (w *Writer) AddFile(name, path string) error { return w.add(input{name: name, path: path}) }
 
 // AddBytes adds data as the entry name.
 func (w *Writer) AddBytes(name string, data []byte) error {
-	return w.add(entry{name: name, data: data})
+	return w.add(input{name: name, data: data})
 }
 
 // AddFunc adds an entry whose content open streams when the archive is
 // written (for example an entry of another assembly, via File.Open).
 func (w *Writer) AddFunc(name string, open func() (io.ReadCloser, error)) error {
-	return w.add(entry{name: name, open: open})
+	return w.add(input{name: name, open: open})
 }
 
 // Has reports whether an entry of that name was added.
@@ -197,7 +197,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	entries := append([]entry(nil), w.entries...)
+	entries := append([]input(nil), w.entries...)
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -240,7 +240,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 
 // readEntries reads every entry in order, cuts it into chunks, and hands
 // each chunk both to the workers and, in order, to the writer.
-func readEntries(ctx context.Context, entries []entry, jobs, ordered chan<- *chunk) error {
+func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chunk) error {
 	send := func(c *chunk) error {
 		select {
 		case ordered <- c:
@@ -262,7 +262,7 @@ func readEntries(ctx context.Context, entries []entry, jobs, ordered chan<- *chu
 	return nil
 }
 
-func readEntry(i int, e entry, send func(*chunk) error) error {
+func readEntry(i int, e input, send func(*chunk) error) error {
 	r := io.Reader(bytes.NewReader(e.data))
 	switch {
 	case e.path != "":
@@ -350,7 +350,7 @@ func compressChunks(jobs <-chan *chunk) {
 // writeChunks writes the compressed chunks in order. An entry that fits in
 // one chunk gets its sizes in the local header; a longer one, whose sizes
 // are known only at its end, gets a data descriptor.
-func writeChunks(ctx context.Context, zw *zip.Writer, entries []entry, mod time.Time, ordered <-chan *chunk) error {
+func writeChunks(ctx context.Context, zw *zip.Writer, entries []input, mod time.Time, ordered <-chan *chunk) error {
 	var fh *zip.FileHeader
 	var out io.Writer
 	var csize int64
