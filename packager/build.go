@@ -224,7 +224,10 @@ func (b *builder) droplet(id string) error {
 		}
 		var body []byte
 		if pk := packerFor(kind.Type, prop.Name); pk != nil {
-			if body, err = pk(real, PackageOptions{Root: b.root}); err != nil {
+			// Packers see paths relative to the working folder, so what
+			// they write (a template's SourceMap) does not depend on
+			// where the project lies.
+			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal)}); err != nil {
 				return b.errAt(id, field, err)
 			}
 		}
@@ -313,6 +316,21 @@ func (b *builder) resolve(v string, kind droplets.PathKind) (name, real string, 
 		return "", "", fmt.Errorf("%w: %s is not a regular file", ErrProject, name)
 	}
 	return name, real, nil
+}
+
+// relWD returns p relative to the working folder when it can.
+func relWD(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil {
+		return rel
+	}
+	return p
 }
 
 func kindWord(k droplets.PathKind) string {
