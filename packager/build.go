@@ -163,9 +163,7 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 		}
 	}
 	if len(b.missing) > 0 {
-		if opts.Strict {
-			return nil, errors.Join(b.missing...)
-		}
+		return nil, errors.Join(b.missing...)
 	}
 	body, err := m.Marshal()
 	if err != nil {
@@ -183,7 +181,7 @@ type builder struct {
 	spec           *projectSpec
 	root, rootReal string
 	opts           BuildOptions
-	missing        []error
+	missing        []error // with Strict: what has no value
 }
 
 func (b *builder) errAt(id, field string, err error) error {
