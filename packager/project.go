@@ -144,6 +144,9 @@ func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
 	if dn.Kind != yaml.MappingNode {
 		return nil, s.errAt(dn, "", "droplets", "want a mapping of logical IDs to droplets")
 	}
+	if len(dn.Content)/2 > assembly.MaxDroplets {
+		return nil, s.errAt(dn, "", "droplets", "%d droplets, at most %d allowed", len(dn.Content)/2, assembly.MaxDroplets)
+	}
 	for i := 0; i+1 < len(dn.Content); i += 2 {
 		kn, vn := dn.Content[i], dn.Content[i+1]
 		id := kn.Value
