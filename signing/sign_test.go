@@ -11,6 +11,8 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/klauspost/compress/zip"
 )
 
 func TestSignVerifyRoundTrip(t *testing.T) {
@@ -244,4 +246,33 @@ func rawClearSign(t testing.TB, a *Attestation, k *packet.PrivateKey, now time.T
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// Step 5: a validly signed assembly with a bad or no manifest.json fails
+// with assembly.ErrManifest, after the signature checks.
+func TestVerifyManifest(t *testing.T) {
+	trusted := readKeys(t, "trusted.asc")
+	e := signer(t, "ed25519.sec.asc")
+	for name, files := range map[string][]string{
+		"invalid manifest": {"manifest.json", `{"schema":"cloud-assembly/1.0","droplets":{"a.b":{}}}`},
+		"no manifest":      {"other.json", `{}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			zw := zip.NewWriter(&buf)
+			w, _ := zw.Create(files[0])
+			w.Write([]byte(files[1]))
+			zw.Close()
+			signed := signZip(t, buf.Bytes(), e, time.Now(), crypto.SHA256)
+			_, err := Verify(reader(t, signed), trusted, nil)
+			if !errors.Is(err, assembly.ErrManifest) {
+				t.Fatalf("got %v, want assembly.ErrManifest", err)
+			}
+		})
+	}
+	signed := signZip(t, buildZip(t), e, time.Now(), crypto.SHA256)
+	v, err := Verify(reader(t, signed), trusted, nil)
+	if err != nil || v.Manifest() == nil || v.Manifest().Schema != "cloud-assembly/1.0" {
+		t.Fatalf("Manifest() after Verify: %v", err)
+	}
 }

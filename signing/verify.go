@@ -45,6 +45,8 @@ type Verified struct {
 	sigTime     time.Time
 	bytes       int64
 	fingerprint string
+	manifest    *assembly.Manifest
+	report      *assembly.Report
 }
 
 // Signer is the trusted entity that made the signature.
@@ -157,9 +159,12 @@ func (c *checkedReader) Close() error { return c.rc.Close() }
 //     checks that its timestamp agrees with the signature's time and that it
 //     lists exactly the archive's files other than signature.asc;
 //  4. streams every file once, in parallel, reading no more than its attested
-//     size plus one byte, and compares its size and salted hash.
+//     size plus one byte, and compares its size and salted hash;
+//  5. only then parses and validates manifest.json (assembly.ParseManifest,
+//     Manifest.Validate), from the verified bytes.
 //
-// Every error wraps ErrVerification and one more specific sentinel.
+// Every error of steps 1 to 4 wraps ErrVerification and one more specific
+// sentinel; manifest errors of step 5 wrap assembly.ErrManifest.
 func Verify(r *assembly.Reader, trusted openpgp.EntityList, opts *VerifyOptions) (*Verified, error) {
 	return VerifyContext(context.Background(), r, trusted, opts)
 }
@@ -193,8 +198,41 @@ func VerifyContext(ctx context.Context, r *assembly.Reader, trusted openpgp.Enti
 	if err := v.checkFiles(ctx); err != nil {
 		return nil, err
 	}
+	// Step 5: only now is manifest.json parsed and validated, from
+	// verified bytes.
+	if v.manifest, v.report, err = v.loadManifest(); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
+
+func (v *Verified) loadManifest() (*assembly.Manifest, *assembly.Report, error) {
+	if _, ok := v.att.Items[assembly.ManifestName]; !ok {
+		return nil, nil, fmt.Errorf("%w: no %s in the archive", assembly.ErrManifest, assembly.ManifestName)
+	}
+	if v.att.Items[assembly.ManifestName].Size > assembly.MaxManifestSize {
+		return nil, nil, fmt.Errorf("%w: %s of %d bytes, at most %d allowed", assembly.ErrTooLarge, assembly.ManifestName, v.att.Items[assembly.ManifestName].Size, assembly.MaxManifestSize)
+	}
+	b, err := v.ReadFile(assembly.ManifestName)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := assembly.ParseManifest(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := m.Validate()
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, rep, nil
+}
+
+// Manifest is the verified assembly's parsed and validated manifest.json.
+func (v *Verified) Manifest() *assembly.Manifest { return v.manifest }
+
+// Report is the manifest validation's report (warnings, deploy order).
+func (v *Verified) Report() *assembly.Report { return v.report }
 
 // VerifyCleartext checks a signature.asc on its own (steps 1 to 3 of Verify
 // but the file list) and returns the signed attestation, its signer and the
