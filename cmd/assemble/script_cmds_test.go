@@ -20,7 +20,17 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"mkcloud": mkcloud,
 		"tamper":  tamper,
+		"envfile": envfile,
 	}
+}
+
+// envfile VAR FILE sets the environment variable VAR to FILE's content
+// (an armored key for $ASSEMBLE_SIGNING_KEY, say).
+func envfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envfile VAR FILE")
+	}
+	ts.Setenv(args[0], ts.ReadFile(args[1]))
 }
 
 // mkcloud OUT DIR writes an unsigned assembly of the files under DIR with
