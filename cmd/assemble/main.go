@@ -47,6 +47,9 @@ func commands() []*cli.Command {
 		inspectCmd(),
 		graphCmd(),
 		packageCmd(),
+		signCmd(),
+		verifyCmd(),
+		extractCmd(),
 	}
 }
 
