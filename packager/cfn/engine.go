@@ -517,6 +517,9 @@ func (sc *scope) expand(m *module) error {
 	}
 	m.child = child
 	m.state = 2
+	for _, c := range child.emitted {
+		sc.res[m.name+c.local] = c.name
+	}
 	if tr := mapGet(t.Root, "Transform"); tr != nil {
 		e.addTransforms(tr)
 	}

@@ -57,6 +57,9 @@ func shorten(n *yaml.Node) *yaml.Node {
 			if v.Kind == yaml.ScalarNode && v.Tag != tagStr {
 				return &c // keep {Fn::Base64: 123}: a tag would make it a string
 			}
+			if strings.HasPrefix(v.Tag, "!") && !strings.HasPrefix(v.Tag, "!!") {
+				return &c // a node holds one tag: keep Fn::Base64: !Join [...]
+			}
 			s := *v
 			s.Tag = tag
 			return &s
