@@ -82,3 +82,25 @@ func TestIndexVerdicts(t *testing.T) {
 	}
 	t.Logf("%d verdicts checked", checked)
 }
+
+// BenchmarkValidateCorpus validates all 1,665 published schemas, in
+// parallel, per iteration (the meta-schema is compiled once, outside).
+func BenchmarkValidateCorpus(b *testing.B) {
+	needCorpus(b)
+	files, err := filepath.Glob(filepath.Join(corpusDir, "corpus", "aws-cloudformation-schema", "*.json"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no corpus files: %v", err)
+	}
+	v, err := DefaultValidator()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, r := range v.ValidateFiles(files, 0) {
+			if !r.Valid {
+				b.Fatalf("%s invalid: %v", r.File, r.Errors)
+			}
+		}
+	}
+}
