@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func commands() []*cli.Command {
 	return []*cli.Command{
 		schemaCmd(),
+		moduleCmd(),
 	}
 }
 

@@ -227,7 +227,7 @@ func (f *Fragment) Validate(limits Limits) error {
 		switch {
 		case k != nil && k.Value == "Fn::ImportValue", v.Tag == "!ImportValue":
 			n := v
-			if k != nil {
+			if v.Tag != "!ImportValue" {
 				n = k
 			}
 			add(n, "template fragment can't contain any Fn::ImportValue; pass the value in as a module parameter")
