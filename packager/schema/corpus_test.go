@@ -104,3 +104,41 @@ func BenchmarkValidateCorpus(b *testing.B) {
 		}
 	}
 }
+
+// TestCheckCommunityTemplates checks the community modules' consumer
+// templates against the published schemas: only the ::MODULE types, which
+// are not resource types, are unknown.
+func TestCheckCommunityTemplates(t *testing.T) {
+	needCorpus(t)
+	if testing.Short() {
+		t.Skip("loads 1,665 schemas")
+	}
+	c, err := LoadCatalog(filepath.Join(corpusDir, "corpus", "aws-cloudformation-schema"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.Types()); n != 1665 {
+		t.Fatalf("%d types, want 1665", n)
+	}
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "..", "registry-modules", "community-registry-extensions", "modules", "*", "test", "*.y*ml"))
+	if len(files) == 0 {
+		t.Skip("registry-modules corpus not available")
+	}
+	modules := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range c.CheckTemplate(f, b) {
+			if strings.HasPrefix(fd.Message, "unknown resource type AwsCommunity::") && strings.Contains(fd.Message, "::MODULE") {
+				modules++
+				continue
+			}
+			t.Errorf("unexpected finding: %s", fd)
+		}
+	}
+	if modules != 4 {
+		t.Errorf("%d unknown module types, want 4", modules)
+	}
+}
