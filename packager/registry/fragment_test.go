@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,5 +211,23 @@ func TestPyFloat(t *testing.T) {
 		if got := pyFloat(in); got != want {
 			t.Errorf("pyFloat(%v) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestAliasBomb: aliases that expand a small fragment enormously are
+// refused, not expanded.
+func TestAliasBomb(t *testing.T) {
+	src := "x0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+	for i := 1; i <= 8; i++ {
+		src += fmt.Sprintf("x%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	src += "Parameters:\n  P:\n    Type: String\n    Description: *a8\nResources:\n  B:\n    Type: AWS::S3::Bucket\n"
+	fr, err := ParseFragment("bomb.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fr.Schema("Org::Svc::Name::MODULE", DefaultLimits)
+	if !errors.Is(err, ErrInvalidFragment) || !strings.Contains(err.Error(), "expands to more than") {
+		t.Fatalf("got %v", err)
 	}
 }

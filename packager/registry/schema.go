@@ -34,7 +34,11 @@ func (f *Fragment) Schema(typeName string, limits Limits) ([]byte, error) {
 			entry.set("properties", props)
 			entry.set("required", nil) // placed here, filled below
 			if _, d := lookup(p[1], "Description"); d != nil && !isNull(d) {
-				entry.set("description", value(d))
+				dv, err := checkedValue(d)
+				if err != nil {
+					return nil, fmt.Errorf("%s: parameter %s: %w", f.File, p[0].Value, err)
+				}
+				entry.set("description", dv)
 				props.set("Description", (&omap{}).set("type", "string"))
 				required = append(required, "Description")
 			}
@@ -47,8 +51,12 @@ func (f *Fragment) Schema(typeName string, limits Limits) ([]byte, error) {
 	rp := &omap{}
 	for _, p := range pairs(res) {
 		_, t := lookup(p[1], "Type")
+		tv, err := checkedValue(t)
+		if err != nil {
+			return nil, fmt.Errorf("%s: resource %s: %w", f.File, p[0].Value, err)
+		}
 		tp := &omap{}
-		tp.set("Type", (&omap{}).set("type", "string").set("const", value(t)))
+		tp.set("Type", (&omap{}).set("type", "string").set("const", tv))
 		tp.set("Properties", (&omap{}).set("type", "object"))
 		rp.set(p[0].Value, (&omap{}).set("type", "object").set("properties", tp))
 	}
@@ -89,14 +97,35 @@ func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
+// maxValueNodes bounds the nodes one converted value may expand to, so
+// that YAML aliases cannot blow a small fragment up (a "billion laughs").
+const maxValueNodes = 100_000
+
+// errTooLarge reports a value whose aliases expand beyond maxValueNodes.
+var errTooLarge = fmt.Errorf("%w: a value expands to more than %d nodes through YAML aliases", ErrInvalidFragment, maxValueNodes)
+
+// checkedValue converts n, or fails if it expands beyond maxValueNodes.
+func checkedValue(n *yaml.Node) (any, error) {
+	budget := maxValueNodes
+	v := value(n, &budget)
+	if budget < 0 {
+		return nil, errTooLarge
+	}
+	return v, nil
+}
+
 // value converts a YAML node to a JSON value as cfn's YAML loader does:
-// short-form intrinsics (!Ref, !Sub, ...) become their long form.
-func value(n *yaml.Node) any {
+// short-form intrinsics (!Ref, !Sub, ...) become their long form. Each node
+// visited spends one unit of budget; at zero it stops expanding.
+func value(n *yaml.Node, budget *int) any {
 	if n == nil {
 		return nil
 	}
+	if *budget--; *budget < 0 {
+		return nil
+	}
 	if n.Kind == yaml.AliasNode {
-		return value(n.Alias)
+		return value(n.Alias, budget)
 	}
 	if tag := n.Tag; strings.HasPrefix(tag, "!") && !strings.HasPrefix(tag, "!!") {
 		name := tag[1:]
@@ -105,7 +134,7 @@ func value(n *yaml.Node) any {
 		if n.Kind == yaml.ScalarNode {
 			plain.Tag = "!!str"
 		}
-		v := value(&plain)
+		v := value(&plain, budget)
 		switch name {
 		case "Ref", "Condition":
 			return (&omap{}).set(name, v)
@@ -124,19 +153,19 @@ func value(n *yaml.Node) any {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) > 0 {
-			return value(n.Content[0])
+			return value(n.Content[0], budget)
 		}
 		return nil
 	case yaml.MappingNode:
 		m := &omap{}
 		for _, p := range pairs(n) {
-			m.set(p[0].Value, value(p[1]))
+			m.set(p[0].Value, value(p[1], budget))
 		}
 		return m
 	case yaml.SequenceNode:
 		arr := make([]any, len(n.Content))
 		for i, e := range n.Content {
-			arr[i] = value(e)
+			arr[i] = value(e, budget)
 		}
 		return arr
 	}

@@ -20,6 +20,8 @@ const (
 	maxTemplateSize = 16 << 20
 	// maxDepth bounds nesting followed in property values.
 	maxDepth = 64
+	// maxCheckNodes bounds the property values checked in one template.
+	maxCheckNodes = 1_000_000
 )
 
 // ErrCatalog is wrapped by LoadCatalog's errors.
@@ -120,7 +122,7 @@ func (c *Catalog) CheckTemplate(file string, tmpl []byte) []Finding {
 	if res == nil || res.Kind != yaml.MappingNode {
 		return nil
 	}
-	tc := &templateCheck{file: file}
+	tc := &templateCheck{file: file, budget: maxCheckNodes}
 	for i := 0; i+1 < len(res.Content); i += 2 {
 		name, r := res.Content[i], res.Content[i+1]
 		tc.resource = name.Value
@@ -159,6 +161,9 @@ func (c *Catalog) CheckTemplate(file string, tmpl []byte) []Finding {
 }
 
 type templateCheck struct {
+	// budget bounds the value nodes visited, so YAML aliases cannot make
+	// a small template expensive to check.
+	budget   int
 	file     string
 	resource string
 	typeName string
@@ -238,6 +243,12 @@ func (tc *templateCheck) object(n *yaml.Node, s map[string]any, path string, dep
 // value checks one value against its property schema.
 func (tc *templateCheck) value(n *yaml.Node, s map[string]any, path string, depth int) {
 	if depth > maxDepth || isIntrinsic(n) {
+		return
+	}
+	if tc.budget--; tc.budget == 0 {
+		tc.add(n, "template values expand beyond %d nodes (YAML aliases?); the rest is not checked", maxCheckNodes)
+	}
+	if tc.budget <= 0 {
 		return
 	}
 	if n.Kind == yaml.AliasNode {

@@ -2,6 +2,9 @@ package schema
 
 import (
 	"errors"
+	"fmt"
+	"strings"
+	"time"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -94,5 +97,36 @@ func TestLoadCatalogErrors(t *testing.T) {
 	}
 	if _, err := LoadCatalog(dir); !errors.Is(err, ErrCatalog) {
 		t.Errorf("bad JSON: %v", err)
+	}
+}
+
+// TestCheckTemplateAliasBomb: alias expansion through a recursive schema
+// is bounded.
+func TestCheckTemplateAliasBomb(t *testing.T) {
+	dir := t.TempDir()
+	tree := `{"typeName": "Demo::Tree::Node", "description": "recursive",
+	  "definitions": {"Node": {"type": "object", "additionalProperties": false,
+	    "properties": {"Children": {"type": "array", "items": {"$ref": "#/definitions/Node"}}}}},
+	  "properties": {"Root": {"$ref": "#/definitions/Node"}},
+	  "primaryIdentifier": ["/properties/Root"], "additionalProperties": false}`
+	if err := os.WriteFile(filepath.Join(dir, "tree.json"), []byte(tree), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadCatalog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "x0: &a0 {Children: []}\n"
+	for i := 1; i <= 7; i++ {
+		src += fmt.Sprintf("x%d: &a%d {Children: [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]}\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	src += "Resources:\n  T:\n    Type: Demo::Tree::Node\n    Properties:\n      Root: *a7\n"
+	start := time.Now()
+	got := c.CheckTemplate("bomb.yaml", []byte(src))
+	if len(got) != 1 || !strings.Contains(got[0].Message, "expand beyond 1000000 nodes") {
+		t.Fatalf("findings %v", got)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("took %v", d)
 	}
 }
