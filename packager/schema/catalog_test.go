@@ -3,12 +3,12 @@ package schema
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 )
 
 func loadTestCatalog(t *testing.T) *Catalog {
