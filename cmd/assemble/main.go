@@ -50,6 +50,8 @@ func commands() []*cli.Command {
 		signCmd(),
 		verifyCmd(),
 		extractCmd(),
+		schemaCmd(),
+		moduleCmd(),
 	}
 }
 
