@@ -42,7 +42,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // commands lists every subcommand, in the order --help shows them.
 func commands() []*cli.Command {
-	return []*cli.Command{}
+	return []*cli.Command{
+		blueprintCmd(),
+	}
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {

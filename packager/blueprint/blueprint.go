@@ -171,6 +171,13 @@ func (c *checker) knownVariables(vars map[string]any, at *includeSite) map[strin
 		if val == nil { // passed, but known only at deploy time
 			continue
 		}
+		if str, isStr := val.(string); isStr {
+			// Strings (from the command line or assembly.yaml) are read as
+			// the variable's type.
+			if parsed, ok := parseAs(str, v.Type); ok {
+				val = parsed
+			}
+		}
 		if !goHasType(val, v.Type) {
 			msg := fmt.Sprintf("variable %q of %s has type %s, but the value passed is %v (%T)", name, c.file, v.Type, val, val)
 			if at != nil {
@@ -202,6 +209,22 @@ func (c *checker) knownVariables(vars map[string]any, at *includeSite) map[strin
 		}
 	}
 	return known
+}
+
+// parseAs reads a string as a value of a variable type.
+func parseAs(s, typ string) (any, bool) {
+	switch typ {
+	case "integer":
+		v, err := strconv.ParseInt(s, 10, 64)
+		return v, err == nil
+	case "float":
+		v, err := strconv.ParseFloat(s, 64)
+		return v, err == nil
+	case "boolean":
+		v, err := strconv.ParseBool(s)
+		return v, err == nil
+	}
+	return s, true
 }
 
 func allowedHas(allowed []*yaml.Node, val any) bool {

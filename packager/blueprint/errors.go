@@ -120,3 +120,37 @@ func quoteList(xs []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+var codes = []struct {
+	err  error
+	code string
+}{
+	{ErrSyntax, "syntax"},
+	{ErrVersion, "version"},
+	{ErrSchema, "schema"},
+	{ErrSubstitution, "substitution_syntax"},
+	{ErrSubstitutionNotAllowed, "substitution_not_allowed"},
+	{ErrReference, "unresolved_reference"},
+	{ErrElemOutsideEach, "elem_outside_each"},
+	{ErrFunction, "function"},
+	{ErrType, "type_mismatch"},
+	{ErrReferenceCycle, "reference_cycle"},
+	{ErrEachDependency, "each_dependency"},
+	{ErrEachType, "each_type"},
+	{ErrInclude, "include"},
+	{ErrIncludeCycle, "include_cycle"},
+	{ErrIncludeDepth, "include_depth"},
+	{ErrTooLarge, "too_large"},
+}
+
+// Code returns a stable short name for an error's class ("reference_cycle",
+// "include_depth", ...), as printed by assemble blueprint validate --json,
+// or "" when err wraps none of the classes.
+func Code(err error) string {
+	for _, c := range codes {
+		if errors.Is(err, c.err) {
+			return c.code
+		}
+	}
+	return ""
+}

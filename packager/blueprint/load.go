@@ -51,6 +51,8 @@ func parseDocument(file string, src []byte) (*yaml.Node, *Error) {
 			return nil, &Error{File: file, Err: ErrSyntax, Msg: "empty file: a blueprint needs at least version and resources"}
 		}
 		e := &Error{File: file, Err: ErrSyntax, Msg: "not valid YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		// yaml omits "line 1" from its messages.
+		e.Line, e.Column = 1, 1
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			e.Line, _ = strconv.Atoi(m[1])
 			e.Column = 1
