@@ -46,6 +46,8 @@ type Blueprint struct {
 	// Known holds the variable values known at validation time: those
 	// passed in, else the defaults.
 	Known map[string]any
+
+	c *checker
 }
 
 // Child is an included blueprint.
@@ -122,6 +124,7 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 	c.findCycles()
 	c.checkEachDeps()
 	bp.Known = c.knownVariables(vars, at)
+	bp.c = c
 
 	abs, _ := filepath.Abs(path)
 	stack = append(stack, abs)
@@ -281,7 +284,13 @@ func (l *loader) include(c *checker, parent *Blueprint, in *Include, stack []str
 	if src := metaString(in.Metadata, "sourceType"); src != "" && src != "file" && src != "local" {
 		return // a remote source, fetched by the deploying tool
 	}
-	p, ok := evalString(in.Path.Value, parent.Known, l.cwd)
+	known := map[string]any{}
+	for name, v := range parent.Known {
+		if def, ok := c.vars[name]; ok && !def.Secret {
+			known[name] = v
+		}
+	}
+	p, ok := evalString(in.Path.Value, known, l.cwd)
 	if !ok {
 		return // known only at deploy time
 	}
@@ -303,7 +312,7 @@ func (l *loader) include(c *checker, parent *Blueprint, in *Include, stack []str
 	vars := map[string]any{}
 	for _, kv := range pairs(in.Variables) {
 		if isStr(kv.val) && strings.Contains(kv.val.Value, "${") {
-			if v, ok := evalString(kv.val.Value, parent.Known, l.cwd); ok {
+			if v, ok := evalString(kv.val.Value, known, l.cwd); ok {
 				vars[kv.key.Value] = v
 			} else {
 				vars[kv.key.Value] = nil // known at deploy time
@@ -314,7 +323,7 @@ func (l *loader) include(c *checker, parent *Blueprint, in *Include, stack []str
 			vars[kv.key.Value] = literalValue(kv.val)
 		}
 	}
-	if single := singleVariable(in.Variables, parent); single != nil {
+	if single := singleVariable(in.Variables, known); single != nil {
 		for k, v := range single {
 			vars[k] = v
 		}
@@ -327,7 +336,7 @@ func (l *loader) include(c *checker, parent *Blueprint, in *Include, stack []str
 
 // singleVariable keeps the type of variables passed as one ${variables.x}:
 // evalString renders them as strings, so they are decoded again here.
-func singleVariable(vars *yaml.Node, parent *Blueprint) map[string]any {
+func singleVariable(vars *yaml.Node, known map[string]any) map[string]any {
 	out := map[string]any{}
 	for _, kv := range pairs(vars) {
 		if !isStr(kv.val) {
@@ -338,7 +347,7 @@ func singleVariable(vars *yaml.Node, parent *Blueprint) map[string]any {
 			continue
 		}
 		if v, ok := in.Single().(*subst.Variable); ok {
-			if val, ok := parent.Known[v.Name]; ok {
+			if val, ok := known[v.Name]; ok {
 				out[kv.key.Value] = val
 			}
 		}
