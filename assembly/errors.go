@@ -18,3 +18,17 @@ var (
 	// ErrManifest: manifest.json is missing or invalid.
 	ErrManifest = errors.New("assembly: invalid manifest")
 )
+
+// Classes of invalid manifests. Each error of these classes also matches
+// ErrManifest.
+var (
+	// ErrLogicalID: a droplet's logical ID breaks the spec's rules.
+	ErrLogicalID = errors.New("assembly: bad logical id")
+	// ErrEnvironment: an environment string is malformed.
+	ErrEnvironment = errors.New("assembly: bad environment")
+	// ErrReference: a ${LogicalId.attribute} token is malformed, names a
+	// droplet that does not exist, or an attribute its kind does not output.
+	ErrReference = errors.New("assembly: bad reference")
+	// ErrCycle: the droplets' dependencies form a cycle.
+	ErrCycle = errors.New("assembly: dependency cycle")
+)

@@ -22,3 +22,11 @@ const (
 	ManifestName  = "manifest.json"
 	SignatureName = "signature.asc"
 )
+
+// Manifest limits.
+const (
+	// MaxDroplets is the largest number of droplets a manifest may hold.
+	MaxDroplets = 1 << 16
+	// MaxManifestDepth is the deepest nesting of JSON values in manifest.json.
+	MaxManifestDepth = 256
+)

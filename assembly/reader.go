@@ -53,10 +53,28 @@ func (f *File) OpenRaw() (io.Reader, error) { return f.zf.OpenRaw() }
 func (f *File) Header() zip.FileHeader { return f.zf.FileHeader }
 
 // NewReader reads the assembly in r, which is size bytes long.
+//
+// Before anything else it checks the raw bytes (see checkStructure): one end
+// record at the very end, entries tiling the file, local headers agreeing
+// with the central directory, stored or deflated unencrypted regular files,
+// safe names unique after Unicode NFC and case folding, bounded sizes.
 func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
+	entries, err := checkStructure(r, size)
+	if err != nil {
+		return nil, err
+	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if len(zr.File) != len(entries) {
+		return nil, fmt.Errorf("%w: central directory read two ways gives %d and %d entries", ErrFormat, len(zr.File), len(entries))
+	}
+	for i, zf := range zr.File {
+		e := entries[i]
+		if zf.Name != e.name || zf.UncompressedSize64 != e.usize || zf.CompressedSize64 != e.csize || zf.Method != e.method || zf.CRC32 != e.crc {
+			return nil, fmt.Errorf("%w: %q: central directory read two ways disagrees", ErrFormat, e.name)
+		}
 	}
 	if len(zr.File) > MaxFiles {
 		return nil, fmt.Errorf("%w: %d files, at most %d allowed", ErrTooLarge, len(zr.File), MaxFiles)

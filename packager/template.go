@@ -2,7 +2,8 @@ package packager
 
 import (
 	"fmt"
-	"os"
+
+	"github.com/cloud-assembly/assemble/packager/cfn"
 )
 
 // PackageOptions configures PackageTemplate.
@@ -14,17 +15,26 @@ type PackageOptions struct {
 	Format string
 	// NoSourceMap turns off the SourceMap metadata on emitted resources.
 	NoSourceMap bool
+	// Load resolves module sources; nil reads local files under Root.
+	Load cfn.Loader
 }
 
 // PackageTemplate reads the CloudFormation template at path, expands its
-// local modules and returns the packaged template.
-//
-// TODO(modules): this is the pass-through the build uses until the module
-// packager lands; it is replaced wholesale by the module packager.
+// local modules (see package cfn) and returns the packaged template.
+// Errors wrap the cfn sentinels (cfn.ErrMissingParameter, cfn.ErrCycle, ...)
+// and, as *cfn.Error, carry the file, line, column and module chain.
 func PackageTemplate(path string, opts PackageOptions) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("package %s: %w", path, err)
+	switch opts.Format {
+	case "", "yaml", "json":
+	default:
+		return nil, fmt.Errorf("package %s: unknown format %q (use yaml or json)", path, opts.Format)
 	}
-	return b, nil
+	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Load: opts.Load, NoSourceMap: opts.NoSourceMap})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Format == "json" || (opts.Format == "" && t.JSON) {
+		return cfn.EncodeJSON(t.Root)
+	}
+	return cfn.EncodeYAML(t.Root)
 }

@@ -43,6 +43,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // commands lists every subcommand, in the order --help shows them.
 func commands() []*cli.Command {
 	return []*cli.Command{
+		packageCmd(),
 		blueprintCmd(),
 	}
 }

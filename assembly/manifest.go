@@ -1,0 +1,457 @@
+package assembly
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// SchemaVersion is the only manifest schema this package reads and writes.
+const SchemaVersion = "cloud-assembly/1.0"
+
+// A Manifest is the content of manifest.json.
+type Manifest struct {
+	Schema   string              `json:"schema"`
+	Droplets map[string]*Droplet `json:"droplets"`
+	Missing  map[string]*Missing `json:"missing,omitempty"`
+}
+
+// A Droplet is one deployable part of the assembly.
+type Droplet struct {
+	Type        string               `json:"type"`
+	Environment string               `json:"environment"`
+	DependsOn   []string             `json:"dependsOn,omitempty"`
+	Metadata    map[string]*Metadata `json:"metadata,omitempty"`
+	// Properties hold JSON values as decoded with json.Number: string,
+	// json.Number, bool, nil, []any and map[string]any.
+	Properties map[string]any `json:"properties,omitempty"`
+}
+
+// Metadata is one named metadata entry of a droplet.
+type Metadata struct {
+	Kind  string `json:"kind"`
+	Value any    `json:"value"`
+}
+
+// Missing describes contextual information a droplet still needs.
+type Missing struct {
+	Provider string         `json:"provider"`
+	Props    map[string]any `json:"props"`
+}
+
+// A SyntaxError is a JSON error in manifest.json at a line and column.
+type SyntaxError struct {
+	Line, Column int
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("manifest.json:%d:%d: %s", e.Line, e.Column, e.Msg)
+}
+func (e *SyntaxError) Unwrap() error { return ErrManifest }
+
+// ParseManifest parses manifest.json strictly: one JSON object, no duplicate
+// keys at any depth, no unknown fields, the schema cloud-assembly/1.0, and
+// the right JSON types. It does not check references or the graph: call
+// Validate for that. Every error wraps ErrManifest.
+func ParseManifest(b []byte) (*Manifest, error) {
+	if len(b) > MaxManifestSize {
+		return nil, fmt.Errorf("%w: manifest.json of %d bytes, at most %d allowed", ErrTooLarge, len(b), MaxManifestSize)
+	}
+	v, err := decodeJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	return manifestFrom(v)
+}
+
+// Marshal returns manifest.json: keys sorted, two-space indentation, no
+// HTML escaping, a final newline. The same manifest always gives the same
+// bytes.
+func (m *Manifest) Marshal() ([]byte, error) {
+	out := *m
+	if out.Droplets == nil {
+		out.Droplets = map[string]*Droplet{}
+	}
+	if len(m.Missing) > 0 {
+		out.Missing = make(map[string]*Missing, len(m.Missing))
+		for k, v := range m.Missing {
+			c := *v
+			if c.Props == nil {
+				c.Props = map[string]any{}
+			}
+			out.Missing[k] = &c
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&out); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrManifest, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// IDs returns the droplets' logical IDs, sorted.
+func (m *Manifest) IDs() []string {
+	ids := make([]string, 0, len(m.Droplets))
+	for id := range m.Droplets {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Manifest reads manifest.json from the assembly and parses it. It
+// establishes no trust: a signed assembly must be verified first.
+func (r *Reader) Manifest() (*Manifest, error) {
+	f := r.File(ManifestName)
+	if f == nil {
+		return nil, fmt.Errorf("%w: no %s in the archive", ErrManifest, ManifestName)
+	}
+	if f.Size() > MaxManifestSize {
+		return nil, fmt.Errorf("%w: %s of %d bytes, at most %d allowed", ErrTooLarge, ManifestName, f.Size(), MaxManifestSize)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, ManifestName, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, MaxManifestSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, ManifestName, err)
+	}
+	if len(b) > MaxManifestSize {
+		return nil, fmt.Errorf("%w: %s larger than %d bytes", ErrTooLarge, ManifestName, MaxManifestSize)
+	}
+	return ParseManifest(b)
+}
+
+// decodeJSON decodes one JSON value, rejecting duplicate keys, excessive
+// nesting and trailing data. Numbers stay json.Number.
+func decodeJSON(b []byte) (any, error) {
+	if !utf8.Valid(b) {
+		return nil, syntaxErr(b, int64(firstInvalidUTF8(b)), "not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	v, err := decodeValue(dec, b, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, syntaxErr(b, dec.InputOffset(), "data after the top-level value")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder, b []byte, depth int) (any, error) {
+	if depth > MaxManifestDepth {
+		return nil, syntaxErr(b, dec.InputOffset(), fmt.Sprintf("nested deeper than %d levels", MaxManifestDepth))
+	}
+	off := dec.InputOffset()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, jsonErr(b, off, err)
+	}
+	switch tok := tok.(type) {
+	case json.Delim:
+		switch tok {
+		case '{':
+			obj := map[string]any{}
+			for dec.More() {
+				koff := dec.InputOffset()
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, jsonErr(b, koff, err)
+				}
+				key, _ := kt.(string)
+				if _, dup := obj[key]; dup {
+					return nil, syntaxErr(b, keyStart(b, koff), fmt.Sprintf("duplicate key %q", key))
+				}
+				val, err := decodeValue(dec, b, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				obj[key] = val
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, jsonErr(b, dec.InputOffset(), err)
+			}
+			return obj, nil
+		case '[':
+			arr := []any{}
+			for dec.More() {
+				val, err := decodeValue(dec, b, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, val)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, jsonErr(b, dec.InputOffset(), err)
+			}
+			return arr, nil
+		}
+		return nil, syntaxErr(b, off, fmt.Sprintf("unexpected %q", tok))
+	default:
+		return tok, nil
+	}
+}
+
+// keyStart skips the separator and blanks before a key at off.
+func keyStart(b []byte, off int64) int64 {
+	for off < int64(len(b)) && (b[off] == ',' || b[off] == ' ' || b[off] == '\t' || b[off] == '\n' || b[off] == '\r') {
+		off++
+	}
+	return off
+}
+
+func jsonErr(b []byte, off int64, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return syntaxErr(b, int64(len(b)), "unexpected end of JSON")
+	}
+	return syntaxErr(b, off, err.Error())
+}
+
+func syntaxErr(b []byte, off int64, msg string) error {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	line, col := 1, 1
+	for _, c := range b[:off] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return &SyntaxError{Line: line, Column: col, Msg: msg}
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// A FieldError is a JSON value of the wrong shape at a path in manifest.json.
+type FieldError struct {
+	Path string
+	Msg  string
+}
+
+func (e *FieldError) Error() string { return "manifest.json: " + e.Path + ": " + e.Msg }
+func (e *FieldError) Unwrap() error { return ErrManifest }
+
+type fields struct {
+	path string
+	obj  map[string]any
+	seen map[string]bool
+	err  error
+}
+
+func object(path string, v any) (*fields, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, &FieldError{path, "want an object, got " + typeName(v)}
+	}
+	return &fields{path: path, obj: obj, seen: map[string]bool{}}, nil
+}
+
+func (f *fields) sub(key string) string {
+	if f.path == "" {
+		return key
+	}
+	return f.path + "." + key
+}
+
+func (f *fields) value(key string, required bool) (any, bool) {
+	f.seen[key] = true
+	v, ok := f.obj[key]
+	if !ok && required && f.err == nil {
+		f.err = &FieldError{f.path, fmt.Sprintf("missing required key %q", key)}
+	}
+	return v, ok
+}
+
+func (f *fields) str(key string, required bool) string {
+	v, ok := f.value(key, required)
+	if !ok {
+		return ""
+	}
+	s, isStr := v.(string)
+	if !isStr && f.err == nil {
+		f.err = &FieldError{f.sub(key), "want a string, got " + typeName(v)}
+	}
+	return s
+}
+
+func (f *fields) done() error {
+	if f.err != nil {
+		return f.err
+	}
+	var unknown []string
+	for k := range f.obj {
+		if !f.seen[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return &FieldError{f.sub(unknown[0]), "unknown key (the spec defines no such field)"}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func manifestFrom(v any) (*Manifest, error) {
+	top, err := object("", v)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{Schema: top.str("schema", true)}
+	if top.err == nil && m.Schema != SchemaVersion {
+		return nil, &FieldError{"schema", fmt.Sprintf("unsupported schema %q, want %q", m.Schema, SchemaVersion)}
+	}
+	dv, _ := top.value("droplets", true)
+	mv, hasMissing := top.value("missing", false)
+	if err := top.done(); err != nil {
+		return nil, err
+	}
+	drops, err := object("droplets", dv)
+	if err != nil {
+		return nil, err
+	}
+	if len(drops.obj) > MaxDroplets {
+		return nil, fmt.Errorf("%w: %d droplets, at most %d allowed", ErrTooLarge, len(drops.obj), MaxDroplets)
+	}
+	m.Droplets = make(map[string]*Droplet, len(drops.obj))
+	for _, id := range sortedKeys(drops.obj) {
+		d, err := dropletFrom(drops.sub(id), drops.obj[id])
+		if err != nil {
+			return nil, err
+		}
+		m.Droplets[id] = d
+	}
+	if hasMissing {
+		mo, err := object("missing", mv)
+		if err != nil {
+			return nil, err
+		}
+		m.Missing = make(map[string]*Missing, len(mo.obj))
+		for _, key := range sortedKeys(mo.obj) {
+			e, err := object(mo.sub(key), mo.obj[key])
+			if err != nil {
+				return nil, err
+			}
+			ms := &Missing{Provider: e.str("provider", true)}
+			pv, ok := e.value("props", true)
+			if err := e.done(); err != nil {
+				return nil, err
+			}
+			if ok {
+				props, isObj := pv.(map[string]any)
+				if !isObj {
+					return nil, &FieldError{e.sub("props"), "want an object, got " + typeName(pv)}
+				}
+				ms.Props = props
+			}
+			m.Missing[key] = ms
+		}
+	}
+	return m, nil
+}
+
+func dropletFrom(path string, v any) (*Droplet, error) {
+	f, err := object(path, v)
+	if err != nil {
+		return nil, err
+	}
+	d := &Droplet{Type: f.str("type", true), Environment: f.str("environment", true)}
+	if dv, ok := f.value("dependsOn", false); ok {
+		arr, isArr := dv.([]any)
+		if !isArr {
+			return nil, &FieldError{f.sub("dependsOn"), "want an array of logical IDs, got " + typeName(dv)}
+		}
+		d.DependsOn = make([]string, 0, len(arr))
+		for i, e := range arr {
+			s, isStr := e.(string)
+			if !isStr {
+				return nil, &FieldError{f.sub("dependsOn") + "[" + strconv.Itoa(i) + "]", "want a string, got " + typeName(e)}
+			}
+			d.DependsOn = append(d.DependsOn, s)
+		}
+	}
+	if mv, ok := f.value("metadata", false); ok {
+		mo, err := object(f.sub("metadata"), mv)
+		if err != nil {
+			return nil, err
+		}
+		d.Metadata = make(map[string]*Metadata, len(mo.obj))
+		for _, key := range sortedKeys(mo.obj) {
+			e, err := object(mo.sub(key), mo.obj[key])
+			if err != nil {
+				return nil, err
+			}
+			md := &Metadata{Kind: e.str("kind", true)}
+			md.Value, _ = e.value("value", true)
+			if err := e.done(); err != nil {
+				return nil, err
+			}
+			d.Metadata[key] = md
+		}
+	}
+	if pv, ok := f.value("properties", false); ok {
+		props, isObj := pv.(map[string]any)
+		if !isObj {
+			return nil, &FieldError{f.sub("properties"), "want an object, got " + typeName(pv)}
+		}
+		d.Properties = props
+	}
+	if err := f.done(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}

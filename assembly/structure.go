@@ -1,0 +1,423 @@
+package assembly
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"sort"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// ZIP record signatures and fixed lengths (APPNOTE.TXT 4.3).
+const (
+	sigLocal      = 0x04034b50
+	sigCentral    = 0x02014b50
+	sigEnd        = 0x06054b50
+	sigEnd64      = 0x06064b50
+	sigLoc64      = 0x07064b50
+	sigDescriptor = 0x08074b50
+
+	localLen   = 30
+	centralLen = 46
+	endLen     = 22
+	end64Len   = 56
+	loc64Len   = 20
+
+	u16max = 0xffff
+	u32max = 0xffffffff
+
+	// Flag bits that must not be set: 0 encrypted, 6 strong encryption,
+	// 13 encrypted central directory.
+	flagEncrypted  = 1 << 0
+	flagDescriptor = 1 << 3
+	flagPatched    = 1 << 5
+	flagStrong     = 1 << 6
+	flagMasked     = 1 << 13
+
+	methodStore   = 0
+	methodDeflate = 8
+)
+
+// maxCentralSize bounds the central directory we are willing to read.
+const maxCentralSize = MaxFiles * (centralLen + MaxNameLength + 2*u16max/64)
+
+// entry is one archive member as the raw bytes describe it.
+type entry struct {
+	name           string
+	flags, method  uint16
+	crc            uint32
+	csize, usize   uint64
+	offset         uint64 // of the local header
+	end            uint64 // just past the data (and data descriptor)
+	creator        uint16
+	externalAttrs  uint32
+	centralComment int
+}
+
+// checkStructure checks the raw bytes of a ZIP archive against the container
+// rules of a Cloud Assembly, before any entry is inflated: one end record at
+// the very end and no comment; zip64 records only when needed and consistent;
+// entries that tile the file from offset 0 to the central directory with no
+// gap or overlap; local headers that agree with the central directory; only
+// stored or deflated, unencrypted, regular files with safe, unique names.
+// It returns the entries in central-directory order.
+func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrFormat, fmt.Sprintf(format, args...))
+	}
+	if size < endLen {
+		return nil, bad("%d bytes is too short for a zip archive", size)
+	}
+	var eb [endLen]byte
+	if _, err := r.ReadAt(eb[:], size-endLen); err != nil {
+		return nil, bad("reading end record: %v", err)
+	}
+	if le32(eb[0:]) != sigEnd {
+		return nil, bad("no end of central directory record at the end of the file (trailing bytes or an archive comment)")
+	}
+	if n := le16(eb[20:]); n != 0 {
+		return nil, bad("archive comment of %d bytes; comments are not allowed", n)
+	}
+	if le16(eb[4:]) != 0 || le16(eb[6:]) != 0 || le16(eb[8:]) != le16(eb[10:]) {
+		return nil, bad("multi-disk archives are not supported")
+	}
+	records := uint64(le16(eb[10:]))
+	cdSize := uint64(le32(eb[12:]))
+	cdOffset := uint64(le32(eb[16:]))
+	tail := uint64(size) - endLen // where the central directory must end (or the zip64 records start)
+
+	needs64 := records == u16max || cdSize == u32max || cdOffset == u32max
+	has64 := false
+	if size >= endLen+loc64Len {
+		var lb [loc64Len]byte
+		if _, err := r.ReadAt(lb[:], size-endLen-loc64Len); err != nil {
+			return nil, bad("reading zip64 locator: %v", err)
+		}
+		has64 = le32(lb[0:]) == sigLoc64
+		if has64 {
+			if !needs64 {
+				return nil, bad("zip64 end record present although no value needs it")
+			}
+			if le32(lb[4:]) != 0 || le32(lb[16:]) != 1 {
+				return nil, bad("multi-disk zip64 archives are not supported")
+			}
+			off64 := le64(lb[8:])
+			if off64+end64Len+loc64Len+endLen != uint64(size) {
+				return nil, bad("zip64 end record at offset %d is not directly before its locator", off64)
+			}
+			var b64 [end64Len]byte
+			if _, err := r.ReadAt(b64[:], int64(off64)); err != nil {
+				return nil, bad("reading zip64 end record: %v", err)
+			}
+			if le32(b64[0:]) != sigEnd64 || le64(b64[4:]) != end64Len-12 {
+				return nil, bad("malformed zip64 end record at offset %d", off64)
+			}
+			if le32(b64[16:]) != 0 || le32(b64[20:]) != 0 || le64(b64[24:]) != le64(b64[32:]) {
+				return nil, bad("multi-disk zip64 archives are not supported")
+			}
+			r64, s64, o64 := le64(b64[32:]), le64(b64[40:]), le64(b64[48:])
+			if (records != u16max && records != r64) || (cdSize != u32max && cdSize != s64) || (cdOffset != u32max && cdOffset != o64) {
+				return nil, bad("zip64 end record disagrees with the classic end record")
+			}
+			if r64 < u16max && s64 < u32max && o64 < u32max {
+				return nil, bad("zip64 end record used although no value needs it")
+			}
+			records, cdSize, cdOffset = r64, s64, o64
+			tail = off64
+		}
+	}
+	if needs64 && !has64 {
+		return nil, bad("end record needs zip64 values but there is no zip64 end record")
+	}
+	if records > MaxFiles {
+		return nil, fmt.Errorf("%w: %d files, at most %d allowed", ErrTooLarge, records, MaxFiles)
+	}
+	if cdSize > maxCentralSize {
+		return nil, fmt.Errorf("%w: central directory of %d bytes", ErrTooLarge, cdSize)
+	}
+	if cdOffset > tail || cdOffset+cdSize != tail {
+		return nil, bad("central directory (offset %d, %d bytes) does not end where the end record starts (offset %d): extra bytes or a second end record", cdOffset, cdSize, tail)
+	}
+
+	cd := make([]byte, cdSize)
+	if _, err := r.ReadAt(cd, int64(cdOffset)); err != nil {
+		return nil, bad("reading central directory: %v", err)
+	}
+	entries := make([]entry, 0, records)
+	for p := 0; p < len(cd); {
+		if len(cd)-p < centralLen || le32(cd[p:]) != sigCentral {
+			return nil, bad("malformed central directory entry at offset %d", cdOffset+uint64(p))
+		}
+		h := cd[p : p+centralLen]
+		nameLen, extraLen, commentLen := int(le16(h[28:])), int(le16(h[30:])), int(le16(h[32:]))
+		if len(cd)-p-centralLen < nameLen+extraLen+commentLen {
+			return nil, bad("central directory entry at offset %d overruns the directory", cdOffset+uint64(p))
+		}
+		e := entry{
+			creator:        le16(h[4:]),
+			flags:          le16(h[8:]),
+			method:         le16(h[10:]),
+			crc:            le32(h[16:]),
+			csize:          uint64(le32(h[20:])),
+			usize:          uint64(le32(h[24:])),
+			externalAttrs:  le32(h[38:]),
+			offset:         uint64(le32(h[42:])),
+			centralComment: commentLen,
+		}
+		if le16(h[34:]) != 0 {
+			return nil, bad("entry at offset %d is on another disk", cdOffset+uint64(p))
+		}
+		name := cd[p+centralLen : p+centralLen+nameLen]
+		extra := cd[p+centralLen+nameLen : p+centralLen+nameLen+extraLen]
+		e.name = string(name)
+		if err := readZip64Extra(&e, extra); err != nil {
+			return nil, bad("%q: %v", e.name, err)
+		}
+		entries = append(entries, e)
+		p += centralLen + nameLen + extraLen + commentLen
+		if uint64(len(entries)) > records {
+			break
+		}
+	}
+	if uint64(len(entries)) != records {
+		return nil, bad("end record says %d entries, central directory holds %d", records, len(entries))
+	}
+
+	var total uint64
+	folded := make(map[string]string, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		if err := checkEntry(e); err != nil {
+			return nil, err
+		}
+		total += e.usize
+		if total > MaxTotalSize {
+			return nil, fmt.Errorf("%w: files add up to more than %d bytes", ErrTooLarge, uint64(MaxTotalSize))
+		}
+		key := foldName(e.name)
+		if prev, dup := folded[key]; dup {
+			if prev == e.name {
+				return nil, fmt.Errorf("%w: %q appears twice", ErrDuplicate, e.name)
+			}
+			return nil, fmt.Errorf("%w: %q and %q are the same name after Unicode normalization and case folding", ErrDuplicate, prev, e.name)
+		}
+		folded[key] = e.name
+	}
+
+	// Local headers, in file order, must tile [0, cdOffset).
+	order := make([]*entry, len(entries))
+	for i := range entries {
+		order[i] = &entries[i]
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i].offset < order[j].offset })
+	var pos uint64
+	for _, e := range order {
+		if e.offset != pos {
+			if e.offset < pos {
+				return nil, bad("%q at offset %d overlaps the previous entry (which ends at %d)", e.name, e.offset, pos)
+			}
+			return nil, bad("%d unexplained bytes at offset %d, before %q", e.offset-pos, pos, e.name)
+		}
+		if err := checkLocal(r, e, cdOffset); err != nil {
+			return nil, err
+		}
+		pos = e.end
+	}
+	if pos != cdOffset {
+		if pos > cdOffset {
+			return nil, bad("the last entry overlaps the central directory")
+		}
+		return nil, bad("%d unexplained bytes at offset %d, before the central directory", cdOffset-pos, pos)
+	}
+	return entries, nil
+}
+
+// readZip64Extra replaces saturated central-directory fields with the values
+// of the zip64 extra field, in the order APPNOTE 4.5.3 gives.
+func readZip64Extra(e *entry, extra []byte) error {
+	needU, needC, needO := e.usize == u32max, e.csize == u32max, e.offset == u32max
+	found := false
+	for len(extra) >= 4 {
+		id, n := le16(extra), int(le16(extra[2:]))
+		if len(extra)-4 < n {
+			return fmt.Errorf("extra field overruns its header")
+		}
+		body := extra[4 : 4+n]
+		extra = extra[4+n:]
+		if id != 0x0001 {
+			continue
+		}
+		if found {
+			return fmt.Errorf("two zip64 extra fields")
+		}
+		found = true
+		for _, f := range []struct {
+			need bool
+			dst  *uint64
+		}{{needU, &e.usize}, {needC, &e.csize}, {needO, &e.offset}} {
+			if !f.need {
+				continue
+			}
+			if len(body) < 8 {
+				return fmt.Errorf("zip64 extra field too short")
+			}
+			*f.dst = le64(body)
+			body = body[8:]
+		}
+	}
+	if len(extra) != 0 {
+		return fmt.Errorf("malformed extra field")
+	}
+	if (needU || needC || needO) && !found {
+		return fmt.Errorf("saturated size or offset without a zip64 extra field")
+	}
+	return nil
+}
+
+// checkEntry checks one central directory entry on its own.
+func checkEntry(e *entry) error {
+	if !utf8.ValidString(e.name) {
+		return fmt.Errorf("%w: %q: name is not valid UTF-8", ErrInsecurePath, e.name)
+	}
+	if err := CheckName(e.name); err != nil {
+		return err
+	}
+	if e.flags&(flagEncrypted|flagStrong|flagMasked) != 0 {
+		return fmt.Errorf("%w: %q is encrypted; encrypted entries are not allowed", ErrFormat, e.name)
+	}
+	if e.flags&flagPatched != 0 {
+		return fmt.Errorf("%w: %q uses compressed patched data", ErrFormat, e.name)
+	}
+	switch e.method {
+	case methodStore:
+		if e.csize != e.usize {
+			return fmt.Errorf("%w: %q is stored but its sizes differ (%d, %d)", ErrFormat, e.name, e.csize, e.usize)
+		}
+	case methodDeflate:
+	default:
+		return fmt.Errorf("%w: %q uses compression method %d; only stored (0) and deflate (8) are allowed", ErrFormat, e.name, e.method)
+	}
+	if e.usize > MaxFileSize {
+		return fmt.Errorf("%w: %q is %d bytes, at most %d allowed", ErrTooLarge, e.name, e.usize, uint64(MaxFileSize))
+	}
+	// Regular files only: the Unix mode (creator 3) or the MS-DOS
+	// directory attribute says otherwise for symlinks, devices, directories.
+	if e.creator>>8 == 3 {
+		if mode := e.externalAttrs >> 16; mode != 0 && mode&0o170000 != 0o100000 {
+			return fmt.Errorf("%w: %q is not a regular file (mode %o)", ErrFormat, e.name, mode)
+		}
+	}
+	if e.externalAttrs&0x10 != 0 {
+		return fmt.Errorf("%w: %q is a directory entry", ErrFormat, e.name)
+	}
+	return nil
+}
+
+// checkLocal reads e's local header and compares it with the central entry,
+// setting e.end just past the entry's data and data descriptor.
+func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %q: %s", ErrFormat, e.name, fmt.Sprintf(format, args...))
+	}
+	var h [localLen]byte
+	if e.offset+localLen > limit {
+		return bad("local header runs into the central directory")
+	}
+	if _, err := r.ReadAt(h[:], int64(e.offset)); err != nil {
+		return bad("reading local header: %v", err)
+	}
+	if le32(h[0:]) != sigLocal {
+		return bad("no local header at offset %d", e.offset)
+	}
+	flags, method := le16(h[6:]), le16(h[8:])
+	crc, csize, usize := le32(h[14:]), uint64(le32(h[18:])), uint64(le32(h[22:]))
+	nameLen, extraLen := uint64(le16(h[26:])), uint64(le16(h[28:]))
+	if flags != e.flags {
+		return bad("local header flags %#x, central directory %#x", flags, e.flags)
+	}
+	if method != e.method {
+		return bad("local header method %d, central directory %d", method, e.method)
+	}
+	if nameLen != uint64(len(e.name)) {
+		return bad("local header name differs from the central directory")
+	}
+	body := e.offset + localLen + nameLen + extraLen
+	if body > limit {
+		return bad("local header runs into the central directory")
+	}
+	varPart := make([]byte, nameLen+extraLen)
+	if _, err := r.ReadAt(varPart, int64(e.offset+localLen)); err != nil {
+		return bad("reading local header: %v", err)
+	}
+	if string(varPart[:nameLen]) != e.name {
+		return bad("local header name %q differs from the central directory", varPart[:nameLen])
+	}
+	if e.csize > limit-body {
+		return bad("data (%d bytes at offset %d) runs into the central directory", e.csize, body)
+	}
+	end := body + e.csize
+	zip64 := e.csize >= u32max || e.usize >= u32max
+	if flags&flagDescriptor == 0 {
+		if zip64 {
+			le := entry{name: e.name, csize: csize, usize: usize}
+			if err := readZip64Extra(&le, varPart[nameLen:]); err != nil {
+				return bad("local header: %v", err)
+			}
+			csize, usize = le.csize, le.usize
+		}
+		if crc != e.crc || csize != e.csize || usize != e.usize {
+			return bad("local header (crc %08x, sizes %d/%d) disagrees with the central directory (crc %08x, sizes %d/%d)", crc, csize, usize, e.crc, e.csize, e.usize)
+		}
+		e.end = end
+		return nil
+	}
+	// Data descriptor: optional signature, CRC, then 4- or 8-byte sizes.
+	if (crc != 0 && crc != e.crc) || (csize != 0 && csize != e.csize && csize != u32max) || (usize != 0 && usize != e.usize && usize != u32max) {
+		return bad("local header disagrees with the central directory")
+	}
+	n := uint64(12)
+	if zip64 {
+		n = 20
+	}
+	var d [24]byte
+	avail := limit - end
+	if avail < 4 {
+		return bad("data descriptor runs into the central directory")
+	}
+	if _, err := r.ReadAt(d[:min(uint64(len(d)), avail)], int64(end)); err != nil && err != io.EOF {
+		return bad("reading data descriptor: %v", err)
+	}
+	dd := d[:]
+	if le32(dd) == sigDescriptor {
+		dd = dd[4:]
+		n += 4
+	}
+	if n > avail {
+		return bad("data descriptor runs into the central directory")
+	}
+	dcrc := le32(dd)
+	var dc, du uint64
+	if zip64 {
+		dc, du = le64(dd[4:]), le64(dd[12:])
+	} else {
+		dc, du = uint64(le32(dd[4:])), uint64(le32(dd[8:]))
+	}
+	if dcrc != e.crc || dc != e.csize || du != e.usize {
+		return bad("data descriptor (crc %08x, sizes %d/%d) disagrees with the central directory (crc %08x, sizes %d/%d)", dcrc, dc, du, e.crc, e.csize, e.usize)
+	}
+	e.end = end + n
+	return nil
+}
+
+// foldName is the key under which two names count as the same: Unicode NFC
+// then full case folding, then NFC again (folding can denormalize).
+func foldName(name string) string {
+	return norm.NFC.String(cases.Fold().String(norm.NFC.String(name)))
+}
+
+func le16(b []byte) uint16 { return binary.LittleEndian.Uint16(b) }
+func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }

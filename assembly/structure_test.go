@@ -1,0 +1,174 @@
+package assembly
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"testing"
+
+	"github.com/klauspost/compress/zip"
+)
+
+// rawZip writes entries stored, without data descriptors, so that local
+// headers carry the sizes and byte offsets are easy to find.
+func rawZip(t *testing.T, names ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, n := range names {
+		body := []byte("content of " + n)
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: n, Method: zip.Store, CRC32: crc32.ChecksumIEEE(body),
+			CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(body))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(body)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// centralAt returns the offset of the i-th central directory header.
+func centralAt(t *testing.T, b []byte, i int) int {
+	t.Helper()
+	p := int(binary.LittleEndian.Uint32(b[len(b)-6:]))
+	for ; i > 0; i-- {
+		p += 46 + int(binary.LittleEndian.Uint16(b[p+28:])) + int(binary.LittleEndian.Uint16(b[p+30:])) + int(binary.LittleEndian.Uint16(b[p+32:]))
+	}
+	if binary.LittleEndian.Uint32(b[p:]) != sigCentral {
+		t.Fatalf("no central header at %d", p)
+	}
+	return p
+}
+
+func localAt(t *testing.T, b []byte, i int) int {
+	return int(binary.LittleEndian.Uint32(b[centralAt(t, b, i)+42:]))
+}
+
+func TestStructureRejects(t *testing.T) {
+	put16 := binary.LittleEndian.PutUint16
+	put32 := binary.LittleEndian.PutUint32
+	tests := []struct {
+		name   string
+		names  []string
+		mutate func(t *testing.T, b []byte) []byte
+		want   error
+	}{
+		{"valid", []string{"manifest.json", "a/b.txt"}, func(t *testing.T, b []byte) []byte { return b }, nil},
+		{"prepended bytes", []string{"manifest.json"}, func(t *testing.T, b []byte) []byte {
+			// A self-consistent shift: offsets still point at the old places.
+			return append([]byte("MZ junk"), b...)
+		}, ErrFormat},
+		{"appended bytes", []string{"manifest.json"}, func(t *testing.T, b []byte) []byte { return append(b, "trailer"...) }, ErrFormat},
+		{"second end record", []string{"manifest.json"}, func(t *testing.T, b []byte) []byte {
+			return append(b, b[len(b)-22:]...)
+		}, ErrFormat},
+		{"archive comment", []string{"manifest.json"}, func(t *testing.T, b []byte) []byte {
+			put16(b[len(b)-2:], 3)
+			return append(b, "abc"...)
+		}, ErrFormat},
+		{"local central method mismatch", []string{"manifest.json"}, func(t *testing.T, b []byte) []byte {
+			put16(b[localAt(t, b, 0)+8:], 8)
+			return b
+		}, ErrFormat},
+		{"local central crc mismatch", []string{"manifest.json"}, func(t *testing.T, b []byte) []byte {
+			b[localAt(t, b, 0)+14] ^= 1
+			return b
+		}, ErrFormat},
+		{"local name differs", []string{"manifest.json"}, func(t *testing.T, b []byte) []byte {
+			b[localAt(t, b, 0)+30] = 'M'
+			return b
+		}, ErrFormat},
+		{"understated size", []string{"manifest.json"}, func(t *testing.T, b []byte) []byte {
+			c := centralAt(t, b, 0)
+			put32(b[c+24:], 1)
+			return b
+		}, ErrFormat},
+		{"overlapping entries", []string{"manifest.json", "x"}, func(t *testing.T, b []byte) []byte {
+			put32(b[centralAt(t, b, 1)+42:], 0)
+			return b
+		}, ErrFormat},
+		{"encryption flag", []string{"manifest.json"}, func(t *testing.T, b []byte) []byte {
+			b[localAt(t, b, 0)+6] |= 1
+			b[centralAt(t, b, 0)+8] |= 1
+			return b
+		}, ErrFormat},
+		{"unsupported method", []string{"manifest.json"}, func(t *testing.T, b []byte) []byte {
+			put16(b[localAt(t, b, 0)+8:], 12)
+			put16(b[centralAt(t, b, 0)+10:], 12)
+			return b
+		}, ErrFormat},
+		{"symlink", []string{"manifest.json", "link"}, func(t *testing.T, b []byte) []byte {
+			c := centralAt(t, b, 1)
+			put16(b[c+4:], 3<<8|20)
+			put32(b[c+38:], 0o120777<<16)
+			return b
+		}, ErrFormat},
+		{"entry count mismatch", []string{"manifest.json", "x"}, func(t *testing.T, b []byte) []byte {
+			put16(b[len(b)-12:], 1)
+			put16(b[len(b)-14:], 1)
+			return b
+		}, ErrFormat},
+		{"duplicate after", []string{"manifest.json", "a", "a"}, nil, ErrDuplicate},
+		{"duplicate before", []string{"a", "a", "manifest.json"}, nil, ErrDuplicate},
+		{"case collision", []string{"Stack.yaml", "stack.YAML"}, nil, ErrDuplicate},
+		{"nfc collision", []string{"caf\u00e9", "cafe\u0301"}, nil, ErrDuplicate},
+		{"dotdot", []string{"a/../../evil"}, nil, ErrInsecurePath},
+		{"absolute", []string{"/etc/passwd"}, nil, ErrInsecurePath},
+		{"drive letter", []string{"C:/x"}, nil, ErrInsecurePath},
+		{"backslash", []string{`..\x`}, nil, ErrInsecurePath},
+		{"control character", []string{"a\nb"}, nil, ErrInsecurePath},
+		{"invalid utf8", []string{"a\xffb"}, nil, ErrInsecurePath},
+		{"directory entry", []string{"dir/"}, nil, ErrInsecurePath},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := rawZip(t, tt.names...)
+			if tt.mutate != nil {
+				b = tt.mutate(t, b)
+			}
+			_, err := NewReader(bytes.NewReader(b), int64(len(b)))
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("got %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+// A gap between entries (bytes that no header accounts for) is rejected.
+func TestStructureGap(t *testing.T) {
+	b := rawZip(t, "a", "b")
+	// Move entry b's local header and everything after it by 4 bytes.
+	l := localAt(t, b, 1)
+	out := append(append(append([]byte{}, b[:l]...), 0, 0, 0, 0), b[l:]...)
+	c := centralAt(t, b, 0) + 4
+	// Fix the central directory offset so only the gap is wrong.
+	binary.LittleEndian.PutUint32(out[len(out)-6:], uint32(c))
+	_, err := NewReader(bytes.NewReader(out), int64(len(out)))
+	if !errors.Is(err, ErrFormat) {
+		t.Fatalf("got %v, want ErrFormat", err)
+	}
+}
+
+// Archives from the ordinary writer (data descriptors, deflate) pass.
+func TestStructureDataDescriptors(t *testing.T) {
+	b := zipOf(t, "manifest.json", "a/b.yaml", "c")
+	if _, err := NewReader(bytes.NewReader(b), int64(len(b))); err != nil {
+		t.Fatal(err)
+	}
+	// A wrong CRC in the data descriptor is caught.
+	l := bytes.LastIndex(b, []byte{0x50, 0x4b, 0x07, 0x08})
+	b[l+4] ^= 0xff
+	if _, err := NewReader(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrFormat) {
+		t.Fatalf("got %v, want ErrFormat", err)
+	}
+}

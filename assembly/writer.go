@@ -1,0 +1,418 @@
+package assembly
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/zip"
+)
+
+// DeflateLevel is the one compression level every entry is written with.
+const DeflateLevel = 6
+
+// chunkSize is the unit of parallel compression: each entry is cut into
+// chunks of this size, compressed independently (each primed with the
+// previous 32 KiB as a dictionary) and joined into one deflate stream, as
+// pigz does. The output does not depend on the number of workers.
+const chunkSize = 1 << 20
+
+// dictSize is deflate's window.
+const dictSize = 32 << 10
+
+// FileMode is the permission every entry is written with.
+const FileMode = 0o644
+
+// DefaultModTime is the time every entry carries when SOURCE_DATE_EPOCH is
+// not set.
+var DefaultModTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// SourceDateEpoch returns the time from the SOURCE_DATE_EPOCH environment
+// variable (reproducible-builds.org), or DefaultModTime when it is unset. A
+// value ZIP cannot store (before 1980, after 2107) is an error.
+func SourceDateEpoch() (time.Time, error) {
+	v, ok := os.LookupEnv("SOURCE_DATE_EPOCH")
+	if !ok || v == "" {
+		return DefaultModTime, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want whole seconds since 1970-01-01 UTC", v)
+	}
+	t := time.Unix(n, 0).UTC()
+	if t.Before(DefaultModTime) || t.Year() > 2107 {
+		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q: a ZIP file time must lie between 1980 and 2107", v)
+	}
+	return t, nil
+}
+
+// WriterOptions configures a Writer.
+type WriterOptions struct {
+	// ModTime is the time written for every entry (kept in UTC, to the
+	// even second ZIP stores). Zero means SourceDateEpoch().
+	ModTime time.Time
+	// Workers is the number of compressing goroutines; 0 means GOMAXPROCS.
+	// It changes the speed, never the bytes.
+	Workers int
+}
+
+// A Writer builds a byte-reproducible assembly: entries sorted by name,
+// "/" separators, no directory entries, mode 0644, one fixed time, deflate
+// at DeflateLevel. Add entries, then call WriteTo or WriteFile; file
+// contents are streamed when the archive is written, in chunks, so memory
+// does not grow with file sizes.
+type Writer struct {
+	opts    WriterOptions
+	entries []input
+	names   map[string]bool
+}
+
+type input struct {
+	name string
+	path string // file to read, or
+	data []byte // content
+}
+
+// NewWriter returns an empty Writer.
+func NewWriter(opts WriterOptions) *Writer {
+	return &Writer{opts: opts, names: map[string]bool{}}
+}
+
+func (w *Writer) add(e input) error {
+	if err := CheckName(e.name); err != nil {
+		return err
+	}
+	if w.names[e.name] {
+		return fmt.Errorf("%w: %q", ErrDuplicate, e.name)
+	}
+	if len(w.entries) >= MaxFiles {
+		return fmt.Errorf("%w: more than %d files", ErrTooLarge, MaxFiles)
+	}
+	w.names[e.name] = true
+	w.entries = append(w.entries, e)
+	return nil
+}
+
+// AddFile adds the file at path (on disk) as the entry name. The file is
+// read when the archive is written.
+func (w *Writer) AddFile(name, path string) error { return w.add(input{name: name, path: path}) }
+
+// AddBytes adds data as the entry name.
+func (w *Writer) AddBytes(name string, data []byte) error {
+	return w.add(input{name: name, data: data})
+}
+
+// Has reports whether an entry of that name was added.
+func (w *Writer) Has(name string) bool { return w.names[name] }
+
+// Names lists the entries added so far, sorted.
+func (w *Writer) Names() []string { return sortedKeys(w.names) }
+
+// WriteFile writes the archive to a temporary file beside path and renames
+// it to path only when everything succeeded: a failed write leaves no
+// file behind and an existing file untouched.
+func (w *Writer) WriteFile(ctx context.Context, path string) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = w.WriteTo(ctx, f); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// A chunk is one piece of one entry on its way through the pipeline.
+type chunk struct {
+	entry int
+	first bool
+	last  bool
+	data  []byte
+	dict  []byte
+	// Set by the reader on the last chunk: the entry's CRC-32 and size.
+	crc  uint32
+	size int64
+	// Set by a worker.
+	out  *bytes.Buffer
+	err  error
+	done chan struct{}
+}
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
+var outPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// WriteTo streams the archive to dst and returns the bytes written.
+func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
+	mod := w.opts.ModTime
+	if mod.IsZero() {
+		var err error
+		if mod, err = SourceDateEpoch(); err != nil {
+			return 0, err
+		}
+	}
+	mod = mod.UTC().Truncate(2 * time.Second)
+	if mod.Before(DefaultModTime) {
+		mod = DefaultModTime
+	}
+	workers := w.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	entries := append([]input(nil), w.entries...)
+	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan *chunk)
+	ordered := make(chan *chunk, 2*workers+2)
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			compressChunks(jobs)
+		}()
+	}
+	readErr := make(chan error, 1)
+	go func() {
+		err := readEntries(ctx, entries, jobs, ordered)
+		close(jobs)
+		close(ordered)
+		readErr <- err
+	}()
+
+	cw := &countingWriter{w: dst}
+	zw := zip.NewWriter(cw)
+	err := writeChunks(ctx, zw, entries, mod, ordered)
+	if err != nil {
+		cancel()
+		for range ordered {
+		}
+	}
+	wg.Wait()
+	if rerr := <-readErr; rerr != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		err = rerr
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	return cw.n, err
+}
+
+// readEntries reads every entry in order, cuts it into chunks, and hands
+// each chunk both to the workers and, in order, to the writer.
+func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chunk) error {
+	send := func(c *chunk) error {
+		select {
+		case ordered <- c:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case jobs <- c:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for i, e := range entries {
+		if err := readEntry(i, e, send); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readEntry(i int, e input, send func(*chunk) error) error {
+	r := io.Reader(bytes.NewReader(e.data))
+	if e.path != "" {
+		f, err := os.Open(e.path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	var crc uint32
+	var size int64
+	var dict []byte
+	// Read one chunk ahead, so the last chunk is known as such.
+	cur, n, err := readChunk(r)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", e.name, err)
+	}
+	for first := true; ; first = false {
+		next, m, err := readChunk(r)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", e.name, err)
+		}
+		data := (*cur)[:n]
+		crc = crc32.Update(crc, crc32.IEEETable, data)
+		size += int64(n)
+		if size > MaxFileSize {
+			return fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, e.name, int64(MaxFileSize))
+		}
+		c := &chunk{entry: i, first: first, last: m == 0, data: data, dict: dict, done: make(chan struct{})}
+		if c.last {
+			c.crc, c.size = crc, size
+		} else {
+			dict = append([]byte(nil), data[n-min(n, dictSize):]...)
+		}
+		if err := send(c); err != nil {
+			return err
+		}
+		if m == 0 {
+			chunkPool.Put(next)
+			return nil
+		}
+		cur, n = next, m
+	}
+}
+
+func readChunk(r io.Reader) (*[]byte, int, error) {
+	buf := chunkPool.Get().(*[]byte)
+	n, err := io.ReadFull(r, *buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return buf, n, err
+}
+
+func compressChunks(jobs <-chan *chunk) {
+	fw, _ := flate.NewWriter(io.Discard, DeflateLevel)
+	for c := range jobs {
+		out := outPool.Get().(*bytes.Buffer)
+		out.Reset()
+		fw.ResetDict(out, c.dict)
+		_, err := fw.Write(c.data)
+		if err == nil {
+			if c.last {
+				err = fw.Close()
+			} else {
+				err = fw.Flush()
+			}
+		}
+		buf := c.data[:cap(c.data)]
+		chunkPool.Put(&buf)
+		c.data, c.dict = nil, nil
+		c.out, c.err = out, err
+		close(c.done)
+	}
+}
+
+// writeChunks writes the compressed chunks in order. An entry that fits in
+// one chunk gets its sizes in the local header; a longer one, whose sizes
+// are known only at its end, gets a data descriptor.
+func writeChunks(ctx context.Context, zw *zip.Writer, entries []input, mod time.Time, ordered <-chan *chunk) error {
+	var fh *zip.FileHeader
+	var out io.Writer
+	var csize int64
+	for c := range ordered {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if c.err != nil {
+			return fmt.Errorf("compress %s: %w", entries[c.entry].name, c.err)
+		}
+		if c.first {
+			fh = header(entries[c.entry].name, mod)
+			csize = 0
+			if c.last {
+				setSizes(fh, c.crc, c.size, int64(c.out.Len()))
+			} else {
+				fh.Flags |= 0x8 // data descriptor
+			}
+			var err error
+			if out, err = zw.CreateRaw(fh); err != nil {
+				return err
+			}
+		}
+		csize += int64(c.out.Len())
+		if _, err := out.Write(c.out.Bytes()); err != nil {
+			return err
+		}
+		outPool.Put(c.out)
+		c.out = nil
+		if c.last && !c.first {
+			// The zip writer reads these when it writes the data
+			// descriptor and the central directory.
+			setSizes(fh, c.crc, c.size, csize)
+		}
+	}
+	return ctx.Err()
+}
+
+func setSizes(fh *zip.FileHeader, crc uint32, size, csize int64) {
+	fh.CRC32 = crc
+	fh.UncompressedSize64, fh.CompressedSize64 = uint64(size), uint64(csize)
+	fh.UncompressedSize = uint32(min(fh.UncompressedSize64, math.MaxUint32))
+	fh.CompressedSize = uint32(min(fh.CompressedSize64, math.MaxUint32))
+}
+
+func header(name string, mod time.Time) *zip.FileHeader {
+	fh := &zip.FileHeader{Name: name, Method: zip.Deflate, ReaderVersion: 20}
+	fh.SetMode(FileMode)
+	fh.ModifiedDate, fh.ModifiedTime = msDosTime(mod)
+	fh.Modified = mod
+	// Extended timestamp (0x5455): the time in UTC, as Info-ZIP writes it.
+	u := uint32(mod.Unix())
+	fh.Extra = []byte{0x55, 0x54, 5, 0, 1, byte(u), byte(u >> 8), byte(u >> 16), byte(u >> 24)}
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			fh.Flags |= 0x800 // UTF-8 name
+			break
+		}
+	}
+	return fh
+}
+
+func msDosTime(t time.Time) (date, tm uint16) {
+	date = uint16(t.Day() + int(t.Month())<<5 + (t.Year()-1980)<<9)
+	tm = uint16(t.Second()/2 + t.Minute()<<5 + t.Hour()<<11)
+	return date, tm
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

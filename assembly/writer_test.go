@@ -1,0 +1,236 @@
+package assembly
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testTree writes files whose sizes straddle the chunk boundaries.
+func testTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	rng := rand.New(rand.NewSource(1))
+	random := func(n int) []byte { b := make([]byte, n); rng.Read(b); return b }
+	text := func(n int) []byte {
+		return []byte(strings.Repeat("Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n", n/40+1)[:n])
+	}
+	files := map[string][]byte{
+		"empty.txt":         {},
+		"one.txt":           []byte("x"),
+		"stacks/b.yaml":     text(5000),
+		"stacks/a.yaml":     text(70000),
+		"docker/image.tar":  append(random(chunkSize+chunkSize/2), text(2*chunkSize)...),
+		"exact/chunk.bin":   random(chunkSize),
+		"exact/chunk1.bin":  random(chunkSize + 1),
+		"unicodé/naïve.txt": []byte("utf-8 names"),
+	}
+	for name, b := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return files
+}
+
+func buildTree(t *testing.T, dir string, files map[string][]byte, opts WriterOptions) []byte {
+	t.Helper()
+	w := NewWriter(opts)
+	for _, name := range sortedKeys(files) {
+		if err := w.AddFile(name, filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.AddBytes("manifest.json", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	n, err := w.WriteTo(context.Background(), &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(buf.Len()) {
+		t.Fatalf("WriteTo returned %d, wrote %d", n, buf.Len())
+	}
+	return buf.Bytes()
+}
+
+func TestWriterRoundTrip(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "")
+	dir := t.TempDir()
+	files := testTree(t, dir)
+	b := buildTree(t, dir, files, WriterOptions{})
+	r, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["manifest.json"] = []byte(`{}`)
+	var names []string
+	for _, f := range r.Files() {
+		names = append(names, f.Name())
+		h := f.Header()
+		if h.Mode().Perm() != 0o644 || !h.Mode().IsRegular() {
+			t.Errorf("%s: mode %v", f.Name(), h.Mode())
+		}
+		if !h.Modified.Equal(DefaultModTime) {
+			t.Errorf("%s: time %v", f.Name(), h.Modified)
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rc)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name(), err)
+		}
+		if !bytes.Equal(got, files[f.Name()]) {
+			t.Errorf("%s: content differs (%d bytes, want %d)", f.Name(), len(got), len(files[f.Name()]))
+		}
+	}
+	want := sortedKeys(files)
+	if strings.Join(names, "\n") != strings.Join(want, "\n") {
+		t.Errorf("entries:\n%s\nwant sorted:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
+	}
+	if unzip, err := exec.LookPath("unzip"); err == nil {
+		p := filepath.Join(t.TempDir(), "a.cloud")
+		os.WriteFile(p, b, 0o644)
+		if out, err := exec.Command(unzip, "-t", p).CombinedOutput(); err != nil {
+			t.Errorf("unzip -t: %v\n%s", err, out)
+		}
+	}
+}
+
+func TestWriterReproducible(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "")
+	dir := t.TempDir()
+	files := testTree(t, dir)
+	first := buildTree(t, dir, files, WriterOptions{Workers: 1})
+	// New modification times and more workers change nothing.
+	for i, name := range sortedKeys(files) {
+		when := time.Now().Add(time.Duration(i) * time.Hour)
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(name)), when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again := buildTree(t, dir, files, WriterOptions{Workers: 5})
+	if !bytes.Equal(first, again) {
+		t.Fatal("rebuild after touching the files gives different bytes")
+	}
+	// SOURCE_DATE_EPOCH changes the time, and only the time.
+	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
+	dated := buildTree(t, dir, files, WriterOptions{})
+	if bytes.Equal(first, dated) || len(first) != len(dated) {
+		t.Fatal("SOURCE_DATE_EPOCH not applied")
+	}
+	r, err := NewReader(bytes.NewReader(dated), int64(len(dated)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Files()[0].Header().Modified; !got.Equal(time.Unix(1700000000, 0)) {
+		t.Errorf("time = %v", got)
+	}
+}
+
+func TestSourceDateEpoch(t *testing.T) {
+	for _, bad := range []string{"yesterday", "-1", "100", "99999999999"} {
+		t.Setenv("SOURCE_DATE_EPOCH", bad)
+		if _, err := SourceDateEpoch(); err == nil || !strings.Contains(err.Error(), "SOURCE_DATE_EPOCH") {
+			t.Errorf("%s: got %v", bad, err)
+		}
+	}
+}
+
+func TestWriteFileFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "app.cloud")
+	w := NewWriter(WriterOptions{})
+	w.AddBytes("a.txt", []byte("a"))
+	w.AddFile("b.txt", filepath.Join(dir, "does-not-exist"))
+	if err := w.WriteFile(context.Background(), out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("got %v, want not-exist", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 0 {
+		t.Fatalf("left behind: %v", ents)
+	}
+	// An existing output survives a failed rebuild untouched.
+	os.WriteFile(out, []byte("old"), 0o644)
+	if err := w.WriteFile(context.Background(), out); err == nil {
+		t.Fatal("no error")
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old" {
+		t.Fatalf("output clobbered: %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}
+
+func TestWriterRejectsNames(t *testing.T) {
+	w := NewWriter(WriterOptions{})
+	if err := w.AddBytes("../x", nil); !errors.Is(err, ErrInsecurePath) {
+		t.Errorf("../x: %v", err)
+	}
+	if err := w.AddBytes("dir/", nil); !errors.Is(err, ErrInsecurePath) {
+		t.Errorf("dir/: %v", err)
+	}
+	w.AddBytes("a", nil)
+	if err := w.AddBytes("a", nil); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("duplicate: %v", err)
+	}
+}
+
+func TestWriterCancel(t *testing.T) {
+	dir := t.TempDir()
+	files := testTree(t, dir)
+	w := NewWriter(WriterOptions{})
+	for _, name := range sortedKeys(files) {
+		w.AddFile(name, filepath.Join(dir, filepath.FromSlash(name)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := w.WriteTo(ctx, io.Discard); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func BenchmarkWriter(b *testing.B) {
+	dir := b.TempDir()
+	rng := rand.New(rand.NewSource(1))
+	w := NewWriter(WriterOptions{})
+	var total int64
+	for i := 0; i < 200; i++ {
+		name := filepath.Join(dir, "t", string(rune('a'+i%26)), strings.Repeat("x", 1+i%7)+".yaml")
+		os.MkdirAll(filepath.Dir(name), 0o755)
+		body := []byte(strings.Repeat("  Bucket:\n    Type: AWS::S3::Bucket\n    Name: b"+string(rune('a'+i%26))+"\n", 200+i))
+		os.WriteFile(name, body, 0o644)
+		rel, _ := filepath.Rel(dir, name)
+		if !w.Has(filepath.ToSlash(rel)) {
+			w.AddFile(filepath.ToSlash(rel), name)
+			total += int64(len(body))
+		}
+	}
+	blob := make([]byte, 16<<20)
+	rng.Read(blob)
+	os.WriteFile(filepath.Join(dir, "blob"), blob, 0o644)
+	w.AddFile("images/blob.tar", filepath.Join(dir, "blob"))
+	total += int64(len(blob))
+	b.SetBytes(total)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := w.WriteTo(context.Background(), io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

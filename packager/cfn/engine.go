@@ -1,0 +1,782 @@
+package cfn
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// maxInstances bounds the module instances one template may expand to.
+const maxInstances = 200_000
+
+// Options configures Package.
+type Options struct {
+	// Root is the project folder; no file outside it is read. Empty means
+	// the template's own folder. Ignored when Load is set.
+	Root string
+	// Load resolves module sources; nil means LocalLoader(Root).
+	Load Loader
+	// NoSourceMap turns off the Metadata.SourceMap of emitted resources.
+	NoSourceMap bool
+}
+
+// Package reads the template at path and expands its modules, constants and
+// packaging-time intrinsics. The result is in long form; write it with
+// EncodeYAML or EncodeJSON.
+func Package(path string, opts Options) (*Template, error) {
+	load := opts.Load
+	if load == nil {
+		root := opts.Root
+		if root == "" {
+			root = filepath.Dir(path)
+		}
+		var err error
+		if load, err = LocalLoader(root); err != nil {
+			return nil, err
+		}
+	}
+	e := &engine{
+		opts:    opts,
+		load:    load,
+		cache:   map[string]*Template{},
+		topDir:  filepath.Dir(path),
+		condSet: map[string]bool{},
+		mapSet:  map[string]bool{},
+	}
+	file, data, err := load(path, filepath.Base(path))
+	if err != nil {
+		return nil, wrapLoad(path, 0, 0, nil, err)
+	}
+	t, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return e.top(t)
+}
+
+func wrapLoad(file string, line, col int, chain []Frame, err error) error {
+	var ce *Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	sentinel := ErrInvalid
+	for _, s := range []error{ErrOutsideRoot, ErrTooLarge, ErrInvalid, ErrSyntax} {
+		if errors.Is(err, s) {
+			sentinel = s
+			break
+		}
+	}
+	msg := err.Error()
+	if sentinel != ErrInvalid || errors.Is(err, ErrInvalid) {
+		msg = strings.TrimPrefix(msg, sentinel.Error()+": ")
+	}
+	return &Error{File: file, Line: line, Col: col, Msg: msg, Chain: chain, Err: sentinel}
+}
+
+type engine struct {
+	opts   Options
+	load   Loader
+	cache  map[string]*Template
+	topDir string
+	stack  []string // files being expanded, outermost first
+
+	conds      []*yaml.Node // emitted conditions, pairs
+	condSet    map[string]bool
+	maps       []*yaml.Node // emitted mappings, pairs
+	mapSet     map[string]bool
+	transforms []*yaml.Node
+	instances  int
+}
+
+// emitted is a resource in its final form.
+type emitted struct {
+	local string // name in the scope that holds it (module name prefixes added per level)
+	name  string // final logical ID
+	node  *yaml.Node
+}
+
+type module struct {
+	name  string
+	key   *yaml.Node
+	entry *yaml.Node
+	state int // 0 pending, 1 expanding, 2 done, 3 removed by a condition
+	child *scope
+	cond  string // the module's own condition when it cannot be resolved
+}
+
+// scope is one file being expanded: the top template or a module instance.
+type scope struct {
+	e      *engine
+	t      *Template
+	file   string
+	prefix string
+	top    bool
+	chain  []Frame
+
+	params    map[string]*yaml.Node // values in the top template's terms
+	consts    map[string]*yaml.Node
+	conds     map[string]*yaml.Node
+	condMemo  map[string]*condResult
+	mappings  map[string]*yaml.Node
+	mapEmit   map[string]string
+	res       map[string]string // local logical ID -> final
+	removed   map[string]bool
+	mods      map[string]*module
+	modOrder  []*module
+	outMemo   map[string]*yaml.Node
+	emitted   []*emitted
+	byLocal   map[string]*emitted
+	defaulted map[string]bool
+}
+
+func (e *engine) newScope(t *Template, prefix string, top bool, chain []Frame) *scope {
+	return &scope{
+		e: e, t: t, file: t.Name, prefix: prefix, top: top, chain: chain,
+		params: map[string]*yaml.Node{}, consts: map[string]*yaml.Node{},
+		conds: map[string]*yaml.Node{}, condMemo: map[string]*condResult{},
+		mappings: map[string]*yaml.Node{}, mapEmit: map[string]string{},
+		res: map[string]string{}, removed: map[string]bool{}, mods: map[string]*module{},
+		outMemo: map[string]*yaml.Node{}, byLocal: map[string]*emitted{},
+	}
+}
+
+func (sc *scope) errorf(at *yaml.Node, sentinel error, format string, args ...any) error {
+	e := &Error{File: sc.file, Msg: fmt.Sprintf(format, args...), Chain: sc.chain, Err: sentinel}
+	if at != nil {
+		e.Line, e.Col = at.Line, at.Column
+	}
+	return e
+}
+
+// section returns a top-level section of the scope's file, which must be a
+// mapping when present.
+func (sc *scope) section(name string) (*yaml.Node, error) {
+	v := mapGet(sc.t.Root, name)
+	if v == nil || (v.Kind == yaml.ScalarNode && v.Tag == tagNull) {
+		return nil, nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil, sc.errorf(v, ErrInvalid, "%s must be a mapping", name)
+	}
+	return v, nil
+}
+
+// run expands the scope: constants, conditions, mappings, modules, then its
+// own resources. Outputs are resolved when something asks for them.
+func (sc *scope) run() error {
+	consts, err := sc.section("Constants")
+	if err != nil {
+		return err
+	}
+	if consts != nil {
+		for i := 0; i+1 < len(consts.Content); i += 2 {
+			k, v := consts.Content[i], consts.Content[i+1]
+			if isStr(v) {
+				s, err := sc.replaceConsts(v.Value, v)
+				if err != nil {
+					return err
+				}
+				c := *v
+				c.Value = s
+				v = &c
+			}
+			sc.consts[k.Value] = v
+		}
+	}
+	if conds, err := sc.section("Conditions"); err != nil {
+		return err
+	} else if conds != nil {
+		for i := 0; i+1 < len(conds.Content); i += 2 {
+			sc.conds[conds.Content[i].Value] = conds.Content[i+1]
+		}
+	}
+	if maps, err := sc.section("Mappings"); err != nil {
+		return err
+	} else if maps != nil {
+		for i := 0; i+1 < len(maps.Content); i += 2 {
+			sc.mappings[maps.Content[i].Value] = maps.Content[i+1]
+		}
+	}
+	resources, err := sc.section("Resources")
+	if err != nil {
+		return err
+	}
+	var pairs []*yaml.Node
+	if resources != nil {
+		pairs = resources.Content
+		for i := 0; i+1 < len(pairs); i += 2 {
+			name, def := pairs[i].Value, pairs[i+1]
+			if strings.HasPrefix(name, "Fn::ForEach::") {
+				if !sc.top {
+					return sc.errorf(pairs[i], ErrInvalid, "Fn::ForEach in a module's Resources is not supported yet")
+				}
+				continue
+			}
+			if def.Kind != yaml.MappingNode {
+				return sc.errorf(def, ErrInvalid, "resource %s must be a mapping with a Type", name)
+			}
+			if mapGet(def, "ForEach") != nil {
+				return sc.errorf(mapKey(def, "ForEach"), ErrInvalid, "ForEach on resource %s is not supported yet", name)
+			}
+			sc.res[name] = sc.prefix + name
+		}
+		if !sc.top {
+			for i := 0; i+1 < len(pairs); i += 2 {
+				if c := mapGet(pairs[i+1], "Condition"); c != nil && pairs[i+1].Kind == yaml.MappingNode {
+					st, _, err := sc.condRef(c)
+					if err != nil {
+						return err
+					}
+					if st == condFalse {
+						delete(sc.res, pairs[i].Value)
+						sc.removed[pairs[i].Value] = true
+					}
+				}
+			}
+		}
+	}
+	mods, err := sc.section("Modules")
+	if err != nil {
+		return err
+	}
+	if mods != nil {
+		for i := 0; i+1 < len(mods.Content); i += 2 {
+			k, v := mods.Content[i], mods.Content[i+1]
+			if strings.HasPrefix(k.Value, "Fn::ForEach::") {
+				return sc.errorf(k, ErrInvalid, "Fn::ForEach in Modules is not supported yet")
+			}
+			if v.Kind != yaml.MappingNode {
+				return sc.errorf(v, ErrInvalid, "module %s must be a mapping with a Source", k.Value)
+			}
+			if _, dup := sc.res[k.Value]; dup {
+				return sc.errorf(k, ErrNameClash, "%s is both a resource and a module; rename one", k.Value)
+			}
+			m := &module{name: k.Value, key: k, entry: v}
+			sc.mods[k.Value] = m
+			sc.modOrder = append(sc.modOrder, m)
+		}
+		for _, m := range sc.modOrder {
+			if err := sc.expand(m); err != nil {
+				return err
+			}
+		}
+	}
+	// Own resources first, then each module's, in declaration order.
+	for i := 0; i+1 < len(pairs); i += 2 {
+		name := pairs[i].Value
+		if sc.removed[name] {
+			continue
+		}
+		if strings.HasPrefix(name, "Fn::ForEach::") {
+			v, err := sc.resolve(pairs[i+1])
+			if err != nil {
+				return err
+			}
+			if v != nil {
+				sc.add(&emitted{local: name, name: name, node: v})
+			}
+			continue
+		}
+		r, err := sc.resource(pairs[i], pairs[i+1])
+		if err != nil {
+			return err
+		}
+		sc.add(r)
+	}
+	for _, m := range sc.modOrder {
+		if m.state != 2 {
+			continue
+		}
+		for _, c := range m.child.emitted {
+			sc.add(&emitted{local: m.name + c.local, name: c.name, node: c.node})
+		}
+	}
+	return nil
+}
+
+func (sc *scope) add(r *emitted) {
+	sc.emitted = append(sc.emitted, r)
+	sc.byLocal[r.local] = r
+}
+
+// resource resolves one resource of the scope.
+func (sc *scope) resource(key, def *yaml.Node) (*emitted, error) {
+	name := key.Value
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap, Line: def.Line, Column: def.Column}
+	for i := 0; i+1 < len(def.Content); i += 2 {
+		k, v := def.Content[i], def.Content[i+1]
+		switch k.Value {
+		case "Type":
+			out.Content = append(out.Content, k, clone(v))
+			continue
+		case "Condition":
+			if sc.top {
+				out.Content = append(out.Content, k, clone(v))
+				continue
+			}
+			st, final, err := sc.condRef(v)
+			if err != nil {
+				return nil, err
+			}
+			if st == condUnknown {
+				out.Content = append(out.Content, k, strNode(final))
+			}
+			continue
+		case "DependsOn":
+			d, err := sc.dependsOn(v)
+			if err != nil {
+				return nil, err
+			}
+			if d != nil {
+				out.Content = append(out.Content, k, d)
+			}
+			continue
+		}
+		r, err := sc.resolve(v)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out.Content = append(out.Content, k, r)
+		}
+	}
+	if !sc.top && !sc.e.opts.NoSourceMap {
+		rel, err := filepath.Rel(sc.e.topDir, sc.file)
+		if err != nil || filepath.IsAbs(sc.file) && strings.HasPrefix(rel, "..") {
+			rel = sc.file
+		}
+		rel = filepath.ToSlash(rel)
+		if !strings.HasPrefix(rel, ".") && !strings.HasPrefix(rel, "/") {
+			rel = "./" + rel
+		}
+		sm := strNode(fmt.Sprintf("%s:%s:%d", rel, name, key.Line))
+		md := mapGet(out, "Metadata")
+		if md == nil || md.Kind != yaml.MappingNode {
+			md = mapNode()
+			insertAfter(out, "Type", "Metadata", md)
+		}
+		mapSet(md, "SourceMap", sm)
+	}
+	return &emitted{local: name, name: sc.prefix + name, node: out}, nil
+}
+
+// insertAfter inserts key: v after the pair named after (or first).
+func insertAfter(m *yaml.Node, after, key string, v *yaml.Node) {
+	pos := 0
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == after {
+			pos = i + 2
+		}
+	}
+	kv := []*yaml.Node{strNode(key), v}
+	m.Content = append(m.Content[:pos:pos], append(kv, m.Content[pos:]...)...)
+}
+
+// dependsOn renames a DependsOn value; a module name stands for all of its
+// resources. It returns nil when nothing is left.
+func (sc *scope) dependsOn(v *yaml.Node) (*yaml.Node, error) {
+	var names []*yaml.Node
+	switch v.Kind {
+	case yaml.ScalarNode:
+		names = []*yaml.Node{v}
+	case yaml.SequenceNode:
+		names = v.Content
+	default:
+		return nil, sc.errorf(v, ErrInvalid, "DependsOn must be a name or a list of names")
+	}
+	var out []*yaml.Node
+	seen := map[string]bool{}
+	addName := func(s string, at *yaml.Node) {
+		if !seen[s] {
+			seen[s] = true
+			n := strNode(s)
+			n.Line, n.Column = at.Line, at.Column
+			out = append(out, n)
+		}
+	}
+	for _, n := range names {
+		if !isScalar(n) {
+			return nil, sc.errorf(n, ErrInvalid, "DependsOn must be a name or a list of names")
+		}
+		if m := sc.mods[n.Value]; m != nil {
+			if err := sc.expand(m); err != nil {
+				return nil, err
+			}
+			if m.state == 2 {
+				for _, r := range m.child.emitted {
+					addName(r.name, n)
+				}
+			}
+			continue
+		}
+		if f, ok := sc.res[n.Value]; ok {
+			addName(f, n)
+			continue
+		}
+		if sc.removed[n.Value] {
+			continue
+		}
+		addName(n.Value, n)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	if v.Kind == yaml.ScalarNode && len(out) == 1 {
+		return out[0], nil
+	}
+	s := seqNode(out...)
+	s.Line, s.Column = v.Line, v.Column
+	return s, nil
+}
+
+// expand expands module m of the scope, once.
+func (sc *scope) expand(m *module) error {
+	switch m.state {
+	case 1:
+		return sc.errorf(m.key, ErrCycle, "module %s refers to its own outputs through its Properties or Overrides", m.name)
+	case 2, 3:
+		return nil
+	}
+	m.state = 1
+	entry := m.entry
+	if c := mapGet(entry, "Condition"); c != nil {
+		st, final, err := sc.condRef(c)
+		if err != nil {
+			return err
+		}
+		switch st {
+		case condFalse:
+			m.state = 3
+			return nil
+		case condUnknown:
+			m.cond = final
+		}
+	}
+	if fe := mapKey(entry, "ForEach"); fe != nil {
+		return sc.errorf(fe, ErrInvalid, "ForEach on module %s is not supported yet", m.name)
+	}
+	src := mapGet(entry, "Source")
+	if src == nil || !isStr(src) || src.Value == "" {
+		at := m.key
+		if src != nil {
+			at = src
+		}
+		return sc.errorf(at, ErrInvalid, "module %s needs a Source: the path of its module file", m.name)
+	}
+	e := sc.e
+	e.instances++
+	if e.instances > maxInstances {
+		return sc.errorf(m.key, ErrTooLarge, "more than %d module instances", maxInstances)
+	}
+	file, data, err := e.load(sc.file, src.Value)
+	if err != nil {
+		return wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
+	}
+	for i, f := range e.stack {
+		if f == file {
+			loop := append(append([]string{}, e.stack[i:]...), file)
+			return sc.errorf(src, ErrCycle, "module %s includes itself: %s", m.name, strings.Join(loop, " -> "))
+		}
+	}
+	t := e.cache[file]
+	if t == nil {
+		if t, err = Parse(file, data); err != nil {
+			var pe *Error
+			if errors.As(err, &pe) && pe.Chain == nil {
+				pe.Chain = append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
+			}
+			return err
+		}
+		e.cache[file] = t
+	}
+	chain := append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
+	child := e.newScope(t, sc.prefix+m.name, false, chain)
+
+	// Properties are written in this scope's terms: resolve them here.
+	var props *yaml.Node
+	if p := mapGet(entry, "Properties"); p != nil && !(isScalar(p) && p.Tag == tagNull) {
+		if p.Kind != yaml.MappingNode {
+			return sc.errorf(p, ErrInvalid, "Properties of module %s must be a mapping", m.name)
+		}
+		if props, err = sc.resolve(p); err != nil {
+			return err
+		}
+	}
+	if err := child.setParams(props, sc, m); err != nil {
+		return err
+	}
+	e.stack = append(e.stack, file)
+	err = child.run()
+	e.stack = e.stack[:len(e.stack)-1]
+	if err != nil {
+		return err
+	}
+	m.child = child
+	m.state = 2
+	if tr := mapGet(t.Root, "Transform"); tr != nil {
+		e.addTransforms(tr)
+	}
+
+	if ov := mapGet(entry, "Overrides"); ov != nil && !(isScalar(ov) && ov.Tag == tagNull) {
+		if ov.Kind != yaml.MappingNode {
+			return sc.errorf(ov, ErrInvalid, "Overrides of module %s must be a mapping of resource names", m.name)
+		}
+		r, err := sc.resolve(ov)
+		if err != nil {
+			return err
+		}
+		for i := 0; r != nil && i+1 < len(r.Content); i += 2 {
+			k, v := r.Content[i], r.Content[i+1]
+			target := child.byLocal[k.Value]
+			if target == nil {
+				if child.removed[k.Value] {
+					continue
+				}
+				return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which the module (%s) does not define", m.name, k.Value, file)
+			}
+			if v.Kind != yaml.MappingNode {
+				return sc.errorf(v, ErrInvalid, "override of %s must be a mapping", k.Value)
+			}
+			merge(target.node, v)
+		}
+	}
+	if d := mapGet(entry, "DependsOn"); d != nil {
+		deps, err := sc.dependsOn(d)
+		if err != nil {
+			return err
+		}
+		if deps != nil {
+			for _, r := range child.emitted {
+				addDepends(r.node, deps)
+			}
+		}
+	}
+	if m.cond != "" {
+		for _, r := range child.emitted {
+			if err := sc.addCondition(r, m.cond, m.key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// setParams fills the module's parameters from the resolved Properties and
+// the Defaults.
+func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error {
+	decl := mapGet(child.t.Root, "Parameters")
+	if decl != nil && decl.Kind != yaml.MappingNode && !(isScalar(decl) && decl.Tag == tagNull) {
+		return child.errorf(decl, ErrInvalid, "Parameters must be a mapping")
+	}
+	var defaults []int
+	for i := 0; decl != nil && i+1 < len(decl.Content); i += 2 {
+		name := decl.Content[i].Value
+		if v := mapGet(props, name); v != nil {
+			child.params[name] = v
+			continue
+		}
+		if d := mapGet(decl.Content[i+1], "Default"); d != nil {
+			defaults = append(defaults, i)
+			continue
+		}
+		return parent.errorf(m.key, ErrMissingParameter,
+			"module %s: parameter %s (declared at %s:%d) has no Default and is not set; add %s under the module's Properties",
+			m.name, name, child.file, decl.Content[i].Line, name)
+	}
+	for _, i := range defaults {
+		d, err := child.resolve(mapGet(decl.Content[i+1], "Default"))
+		if err != nil {
+			return err
+		}
+		if d != nil {
+			child.params[decl.Content[i].Value] = d
+		}
+	}
+	return nil
+}
+
+// addCondition puts condition cond (a final name) on an emitted resource,
+// combining it with the resource's own condition when there is one.
+func (sc *scope) addCondition(r *emitted, cond string, at *yaml.Node) error {
+	own := mapGet(r.node, "Condition")
+	if own == nil {
+		insertAfter(r.node, "Type", "Condition", strNode(cond))
+		return nil
+	}
+	name := r.name + "Condition"
+	expr := fn("Fn::And", seqNode(fn("Condition", strNode(own.Value), nil), fn("Condition", strNode(cond), nil)), nil)
+	if err := sc.e.emitCondition(sc, name, expr, at); err != nil {
+		return err
+	}
+	mapSet(r.node, "Condition", strNode(name))
+	return nil
+}
+
+func addDepends(res, deps *yaml.Node) {
+	cur := mapGet(res, "DependsOn")
+	var list []*yaml.Node
+	if cur != nil {
+		if cur.Kind == yaml.SequenceNode {
+			list = append(list, cur.Content...)
+		} else {
+			list = append(list, cur)
+		}
+	}
+	if deps.Kind == yaml.SequenceNode {
+		list = append(list, deps.Content...)
+	} else {
+		list = append(list, deps)
+	}
+	seen := map[string]bool{}
+	var out []*yaml.Node
+	for _, n := range list {
+		if !seen[n.Value] {
+			seen[n.Value] = true
+			out = append(out, clone(n))
+		}
+	}
+	var v *yaml.Node
+	if len(out) == 1 {
+		v = out[0]
+	} else {
+		v = seqNode(out...)
+	}
+	if cur == nil {
+		insertAfter(res, "Type", "DependsOn", v)
+	} else {
+		mapSet(res, "DependsOn", v)
+	}
+}
+
+// merge merges override src into dst: mappings recursively, lists appended,
+// anything else replaced.
+func merge(dst, src *yaml.Node) {
+	for i := 0; i+1 < len(src.Content); i += 2 {
+		k, v := src.Content[i], src.Content[i+1]
+		cur := mapGet(dst, k.Value)
+		switch {
+		case cur == nil:
+			dst.Content = append(dst.Content, k, clone(v))
+		case cur.Kind == yaml.MappingNode && v.Kind == yaml.MappingNode && !isIntrinsic(cur) && !isIntrinsic(v):
+			merge(cur, v)
+		case cur.Kind == yaml.SequenceNode && v.Kind == yaml.SequenceNode:
+			for _, x := range v.Content {
+				cur.Content = append(cur.Content, clone(x))
+			}
+		default:
+			mapSet(dst, k.Value, clone(v))
+		}
+	}
+}
+
+// isIntrinsic reports whether n is a one-key mapping naming a function.
+func isIntrinsic(n *yaml.Node) bool {
+	k, _, ok := single(n)
+	return ok && (k == "Ref" || k == "Condition" || strings.HasPrefix(k, "Fn::"))
+}
+
+// output returns a copy of module output name (path may reach into an
+// object output), resolved in the module's scope.
+func (m *module) output(sc *scope, name string, at *yaml.Node) (*yaml.Node, error) {
+	child := m.child
+	outName, path, _ := strings.Cut(name, ".")
+	v, ok := child.outMemo[outName]
+	if !ok {
+		outs := mapGet(child.t.Root, "Outputs")
+		o := mapGet(outs, outName)
+		if o == nil {
+			return nil, sc.errorf(at, ErrInvalid, "module %s (%s) has no output %s", m.name, child.file, outName)
+		}
+		val := o
+		if o.Kind == yaml.MappingNode && mapGet(o, "Value") != nil {
+			val = mapGet(o, "Value")
+			if c := mapGet(o, "Condition"); c != nil {
+				st, _, err := child.condRef(c)
+				if err != nil {
+					return nil, err
+				}
+				if st == condFalse {
+					return nil, sc.errorf(at, ErrInvalid, "output %s of module %s is turned off by its condition", outName, m.name)
+				}
+			}
+		}
+		var err error
+		if v, err = child.resolve(val); err != nil {
+			return nil, err
+		}
+		child.outMemo[outName] = v
+	}
+	if v == nil {
+		return nil, nil
+	}
+	if path != "" {
+		x, ok := walkPath(v, path)
+		if !ok {
+			return nil, sc.errorf(at, ErrInvalid, "output %s of module %s has no field %s", outName, m.name, path)
+		}
+		v = x
+	}
+	return clone(v), nil
+}
+
+// walkPath follows a dotted path of keys (or list indexes) into v.
+func walkPath(v *yaml.Node, path string) (*yaml.Node, bool) {
+	for _, p := range strings.Split(path, ".") {
+		switch v.Kind {
+		case yaml.MappingNode:
+			if v = mapGet(v, p); v == nil {
+				return nil, false
+			}
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(v.Content) {
+				return nil, false
+			}
+			v = v.Content[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func (e *engine) addTransforms(tr *yaml.Node) {
+	items := []*yaml.Node{tr}
+	if tr.Kind == yaml.SequenceNode {
+		items = tr.Content
+	}
+	for _, x := range items {
+		dup := false
+		for _, y := range e.transforms {
+			if equal(x, y) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			e.transforms = append(e.transforms, clone(x))
+		}
+	}
+}
+
+func (e *engine) emitCondition(sc *scope, name string, expr, at *yaml.Node) error {
+	if e.condSet[name] {
+		return sc.errorf(at, ErrNameClash, "condition %s emitted by module %s clashes with an existing condition of that name; rename one of them", name, sc.prefix)
+	}
+	e.condSet[name] = true
+	e.conds = append(e.conds, strNode(name), expr)
+	return nil
+}
+
+func (e *engine) emitMapping(sc *scope, name string, m, at *yaml.Node) error {
+	if e.mapSet[name] {
+		return sc.errorf(at, ErrNameClash, "mapping %s emitted by module %s clashes with an existing mapping of that name; rename one of them", name, sc.prefix)
+	}
+	e.mapSet[name] = true
+	e.maps = append(e.maps, strNode(name), clone(m))
+	return nil
+}

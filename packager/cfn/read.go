@@ -1,0 +1,219 @@
+package cfn
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Limits on untrusted input.
+const (
+	// MaxFileBytes is the largest template or module file read.
+	MaxFileBytes = 8 << 20
+	// maxNodes bounds the nodes one file may hold once aliases are expanded.
+	maxNodes = 2_000_000
+)
+
+// Template is a parsed template or module file.
+type Template struct {
+	Name string     // file name used in messages
+	Root *yaml.Node // a mapping node, intrinsics in long form
+	JSON bool       // the file was JSON
+}
+
+var shortTag = regexp.MustCompile(`^!([A-Za-z][A-Za-z0-9]*(::[A-Za-z0-9]+)*)$`)
+
+// Parse reads a YAML or JSON template. Short-form tags become their long
+// forms ({Ref: X}, {Fn::GetAtt: [A, B]}, ...); aliases and merge keys are
+// expanded; duplicate keys are an error.
+func Parse(name string, data []byte) (*Template, error) {
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("file is larger than %d bytes", MaxFileBytes), Err: ErrTooLarge}
+	}
+	trim := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	isJSON := len(trim) > 0 && trim[0] == '{'
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if err.Error() == "EOF" {
+			return nil, &Error{File: name, Msg: "empty template; write at least a Resources section", Err: ErrSyntax}
+		}
+		return nil, syntaxError(name, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &Error{File: name, Line: extra.Line, Col: extra.Column, Msg: "more than one YAML document; keep one template per file", Err: ErrSyntax}
+	} else if err.Error() != "EOF" {
+		return nil, syntaxError(name, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, &Error{File: name, Msg: "empty template; write at least a Resources section", Err: ErrSyntax}
+	}
+	n := &normalizer{name: name}
+	root, err := n.norm(doc.Content[0], 0)
+	if err != nil {
+		return nil, err
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: name, Line: root.Line, Col: root.Column, Msg: "a template must be a mapping of sections (Resources, Parameters, ...)", Err: ErrSyntax}
+	}
+	return &Template{Name: name, Root: root, JSON: isJSON}, nil
+}
+
+func syntaxError(name string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if _, e := fmt.Sscanf(msg, "line %d:", &line); e == nil {
+		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+	}
+	return &Error{File: name, Line: line, Col: 1, Msg: msg, Err: ErrSyntax}
+}
+
+type normalizer struct {
+	name  string
+	nodes int
+}
+
+func (n *normalizer) errAt(at *yaml.Node, format string, args ...any) error {
+	return &Error{File: n.name, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf(format, args...), Err: ErrSyntax}
+}
+
+// norm returns a fresh, normalized copy of x.
+func (n *normalizer) norm(x *yaml.Node, depth int) (*yaml.Node, error) {
+	n.nodes++
+	if n.nodes > maxNodes {
+		return nil, &Error{File: n.name, Line: x.Line, Col: x.Column, Msg: fmt.Sprintf("more than %d nodes once aliases are expanded", maxNodes), Err: ErrTooLarge}
+	}
+	if depth > 1000 {
+		return nil, n.errAt(x, "nesting deeper than 1000 levels")
+	}
+	switch x.Kind {
+	case yaml.AliasNode:
+		if x.Alias == nil {
+			return nil, n.errAt(x, "unknown alias")
+		}
+		return n.norm(x.Alias, depth+1)
+	case yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode:
+	default:
+		return nil, n.errAt(x, "unexpected YAML node")
+	}
+	out := &yaml.Node{Kind: x.Kind, Style: x.Style &^ (yaml.TaggedStyle | yaml.FlowStyle), Tag: x.Tag, Value: x.Value, Line: x.Line, Column: x.Column}
+	switch x.Kind {
+	case yaml.SequenceNode:
+		out.Content = make([]*yaml.Node, 0, len(x.Content))
+		for _, c := range x.Content {
+			v, err := n.norm(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out.Content = append(out.Content, v)
+		}
+	case yaml.MappingNode:
+		if err := n.mapping(out, x, depth); err != nil {
+			return nil, err
+		}
+	}
+	if m := shortTag.FindStringSubmatch(x.Tag); m != nil {
+		return n.longForm(m[1], out)
+	}
+	switch out.Tag {
+	case tagStr, tagInt, tagBool, tagNull, tagFloat, tagMap, tagSeq, "!!timestamp", "!!binary", "":
+	default:
+		return nil, n.errAt(x, "unsupported tag %s", x.Tag)
+	}
+	return out, nil
+}
+
+// mapping fills out with x's pairs, expanding merge keys (<<).
+func (n *normalizer) mapping(out, x *yaml.Node, depth int) error {
+	seen := map[string]bool{}
+	add := func(k, v *yaml.Node, merged bool) error {
+		if seen[k.Value] {
+			if merged {
+				return nil // explicit keys win over merged ones
+			}
+			return n.errAt(k, "duplicate key %q", k.Value)
+		}
+		seen[k.Value] = true
+		out.Content = append(out.Content, k, v)
+		return nil
+	}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(x.Content); i += 2 {
+		kx := x.Content[i]
+		if kx.Kind == yaml.ScalarNode && kx.Tag == "!!merge" {
+			merges = append(merges, x.Content[i+1])
+			continue
+		}
+		if kx.Kind != yaml.ScalarNode {
+			return n.errAt(kx, "mapping keys must be plain strings")
+		}
+		if kx.Tag != tagStr && kx.Tag != tagInt && kx.Tag != tagBool && kx.Tag != tagFloat && kx.Tag != tagNull && kx.Tag != "" {
+			return n.errAt(kx, "mapping keys cannot carry the tag %s", kx.Tag)
+		}
+		k := &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: kx.Value, Line: kx.Line, Column: kx.Column}
+		if kx.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 || kx.Tag != tagStr {
+			k.Style = kx.Style & (yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle)
+		}
+		v, err := n.norm(x.Content[i+1], depth+1)
+		if err != nil {
+			return err
+		}
+		if err := add(k, v, false); err != nil {
+			return err
+		}
+	}
+	for _, mv := range merges {
+		src, err := n.norm(mv, depth+1)
+		if err != nil {
+			return err
+		}
+		var maps []*yaml.Node
+		switch src.Kind {
+		case yaml.MappingNode:
+			maps = []*yaml.Node{src}
+		case yaml.SequenceNode:
+			maps = src.Content
+		}
+		for _, m := range maps {
+			if m.Kind != yaml.MappingNode {
+				return n.errAt(mv, "a merge key (<<) needs a mapping or a list of mappings")
+			}
+			for i := 0; i+1 < len(m.Content); i += 2 {
+				if err := add(m.Content[i], m.Content[i+1], true); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// longForm turns the short form !name v into {Fn::name: v}.
+func (n *normalizer) longForm(name string, v *yaml.Node) (*yaml.Node, error) {
+	long := name
+	if name != "Ref" && name != "Condition" && !strings.HasPrefix(name, "Fn::") {
+		long = "Fn::" + name
+	}
+	if v.Kind == yaml.ScalarNode {
+		v.Tag = tagStr
+		if long == "Fn::GetAtt" {
+			a, b, ok := strings.Cut(v.Value, ".")
+			if !ok || a == "" || b == "" {
+				return nil, n.errAt(v, "!GetAtt %q needs the form Resource.Attribute", v.Value)
+			}
+			an, bn := strNode(a), strNode(b)
+			an.Line, an.Column, bn.Line, bn.Column = v.Line, v.Column, v.Line, v.Column
+			v = seqNode(an, bn)
+			v.Line, v.Column = an.Line, an.Column
+		}
+	} else if v.Kind == yaml.MappingNode {
+		v.Tag = tagMap
+	} else {
+		v.Tag = tagSeq
+	}
+	return fn(long, v, v), nil
+}

@@ -1,0 +1,329 @@
+package cfn
+
+import (
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// intrinsic resolves one function call n = {name: arg} in a scope. A nil
+// result means AWS::NoValue: the caller drops the key or list item.
+type intrinsic func(sc *scope, n, arg *yaml.Node) (*yaml.Node, error)
+
+// intrinsics is the one table every function call is dispatched from.
+// Functions not listed keep their name and have their arguments resolved.
+var intrinsics map[string]intrinsic
+
+func init() {
+	intrinsics = map[string]intrinsic{
+		"Ref":           (*scope).fnRef,
+		"Fn::GetAtt":    (*scope).fnGetAtt,
+		"Fn::Sub":       (*scope).fnSub,
+		"Fn::If":        (*scope).fnIf,
+		"Fn::Select":    (*scope).fnSelect,
+		"Fn::Join":      (*scope).fnJoin,
+		"Fn::FindInMap": (*scope).fnFindInMap,
+	}
+}
+
+// resolve returns a resolved copy of n in the scope's terms translated to
+// the top template's terms, or nil when n is AWS::NoValue.
+func (sc *scope) resolve(n *yaml.Node) (*yaml.Node, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		c := *n
+		return &c, nil
+	case yaml.SequenceNode:
+		out := &yaml.Node{Kind: n.Kind, Tag: n.Tag, Style: n.Style, Line: n.Line, Column: n.Column, Content: make([]*yaml.Node, 0, len(n.Content))}
+		for _, x := range n.Content {
+			r, err := sc.resolve(x)
+			if err != nil {
+				return nil, err
+			}
+			if r != nil {
+				out.Content = append(out.Content, r)
+			}
+		}
+		return out, nil
+	case yaml.MappingNode:
+		if k, v, ok := single(n); ok {
+			if f := intrinsics[k]; f != nil {
+				return f(sc, n, v)
+			}
+		}
+		out := &yaml.Node{Kind: n.Kind, Tag: n.Tag, Style: n.Style, Line: n.Line, Column: n.Column, Content: make([]*yaml.Node, 0, len(n.Content))}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			r, err := sc.resolve(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			if r != nil {
+				out.Content = append(out.Content, n.Content[i], r)
+			}
+		}
+		return out, nil
+	}
+	return nil, sc.errorf(n, ErrInvalid, "unexpected YAML node")
+}
+
+// keep returns {name: arg} with arg resolved; nil items become NoValue refs
+// again so that the call keeps its shape.
+func (sc *scope) keep(n *yaml.Node, name string, arg *yaml.Node) (*yaml.Node, error) {
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		r = noValue(arg)
+	}
+	return fn(name, r, n), nil
+}
+
+func noValue(at *yaml.Node) *yaml.Node {
+	return fn("Ref", strNode("AWS::NoValue"), at)
+}
+
+func (sc *scope) fnRef(n, arg *yaml.Node) (*yaml.Node, error) {
+	if !isStr(arg) {
+		return nil, sc.errorf(arg, ErrInvalid, "Ref needs a name")
+	}
+	if arg.Value == "AWS::NoValue" {
+		return nil, nil
+	}
+	return sc.ref(arg.Value, n)
+}
+
+// ref resolves Ref name.
+func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
+	if c, ok := strings.CutPrefix(name, "Const::"); ok {
+		v, found := sc.consts[c]
+		if !found {
+			return nil, sc.errorf(at, ErrInvalid, "Ref %s: no constant %s in the Constants section", name, c)
+		}
+		return sc.resolve(v)
+	}
+	if !sc.top {
+		if v, ok := sc.params[name]; ok {
+			return clone(v), nil
+		}
+		if base, path, ok := strings.Cut(name, "."); ok {
+			if v, ok := sc.params[base]; ok {
+				x, found := walkPath(v, path)
+				if !found {
+					return nil, sc.errorf(at, ErrInvalid, "Ref %s: parameter %s has no field %s", name, base, path)
+				}
+				return clone(x), nil
+			}
+		}
+	}
+	if f, ok := sc.res[name]; ok {
+		return fn("Ref", strNode(f), at), nil
+	}
+	if sc.removed[name] {
+		return nil, sc.errorf(at, ErrInvalid, "Ref %s: the resource is removed by its condition", name)
+	}
+	return fn("Ref", strNode(name), at), nil
+}
+
+func (sc *scope) fnGetAtt(n, arg *yaml.Node) (*yaml.Node, error) {
+	var target, attr *yaml.Node
+	switch {
+	case isStr(arg):
+		a, b, ok := strings.Cut(arg.Value, ".")
+		if !ok {
+			return nil, sc.errorf(arg, ErrInvalid, "Fn::GetAtt %q needs the form Resource.Attribute", arg.Value)
+		}
+		target, attr = strNode(a), strNode(b)
+	case arg.Kind == yaml.SequenceNode && len(arg.Content) == 2 && isStr(arg.Content[0]):
+		target = arg.Content[0]
+		r, err := sc.resolve(arg.Content[1])
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return nil, sc.errorf(arg.Content[1], ErrInvalid, "Fn::GetAtt attribute resolves to AWS::NoValue")
+		}
+		attr = r
+	default:
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::GetAtt needs [Resource, Attribute]")
+	}
+	if !isStr(attr) {
+		return fn("Fn::GetAtt", seqNode(strNode(sc.rename(target.Value)), attr), n), nil
+	}
+	return sc.getAtt(target.Value, attr.Value, n)
+}
+
+// rename maps a local logical ID to its final name (unknown names are kept).
+func (sc *scope) rename(name string) string {
+	if f, ok := sc.res[name]; ok {
+		return f
+	}
+	return name
+}
+
+// getAtt resolves Fn::GetAtt [name, attr].
+func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
+	if m := sc.mods[name]; m != nil {
+		if err := sc.expand(m); err != nil {
+			return nil, err
+		}
+		if m.state == 3 {
+			return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: module %s is removed by its condition", name, attr, name)
+		}
+		return m.output(sc, attr, at)
+	}
+	if f, ok := sc.res[name]; ok {
+		return fn("Fn::GetAtt", seqNode(strNode(f), strNode(attr)), at), nil
+	}
+	if sc.removed[name] {
+		return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: the resource is removed by its condition", name, attr)
+	}
+	if !sc.top {
+		if v, ok := sc.params[name]; ok && v.Kind == yaml.MappingNode {
+			x, found := walkPath(v, attr)
+			if !found {
+				return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: parameter %s has no field %s", name, attr, name, attr)
+			}
+			return clone(x), nil
+		}
+	}
+	return fn("Fn::GetAtt", seqNode(strNode(name), strNode(attr)), at), nil
+}
+
+func (sc *scope) fnSelect(n, arg *yaml.Node) (*yaml.Node, error) {
+	if arg.Kind != yaml.SequenceNode || len(arg.Content) != 2 {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Select needs [index, list]")
+	}
+	idx, err := sc.resolve(arg.Content[0])
+	if err != nil {
+		return nil, err
+	}
+	list, err := sc.resolve(arg.Content[1])
+	if err != nil {
+		return nil, err
+	}
+	if idx != nil && list != nil && isScalar(idx) && list.Kind == yaml.SequenceNode && !isIntrinsic(list) {
+		i, err := strconv.Atoi(idx.Value)
+		if err != nil || i < 0 || i >= len(list.Content) {
+			return nil, sc.errorf(arg.Content[0], ErrInvalid, "Fn::Select index %s is out of range for a list of %d", idx.Value, len(list.Content))
+		}
+		return list.Content[i], nil
+	}
+	if idx == nil {
+		idx = noValue(arg.Content[0])
+	}
+	if list == nil {
+		list = noValue(arg.Content[1])
+	}
+	return fn("Fn::Select", seqNode(idx, list), n), nil
+}
+
+func (sc *scope) fnJoin(n, arg *yaml.Node) (*yaml.Node, error) {
+	if arg.Kind != yaml.SequenceNode || len(arg.Content) != 2 {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Join needs [delimiter, list]")
+	}
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Content) == 2 && isScalar(r.Content[0]) && r.Content[1].Kind == yaml.SequenceNode {
+		parts := make([]string, 0, len(r.Content[1].Content))
+		for _, x := range r.Content[1].Content {
+			if !isScalar(x) || x.Tag == tagNull {
+				return fn("Fn::Join", r, n), nil
+			}
+			parts = append(parts, x.Value)
+		}
+		s := strNode(strings.Join(parts, r.Content[0].Value))
+		s.Line, s.Column = n.Line, n.Column
+		return s, nil
+	}
+	return fn("Fn::Join", r, n), nil
+}
+
+func (sc *scope) fnFindInMap(n, arg *yaml.Node) (*yaml.Node, error) {
+	if arg.Kind != yaml.SequenceNode || len(arg.Content) < 3 || len(arg.Content) > 4 {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::FindInMap needs [MapName, TopLevelKey, SecondLevelKey]")
+	}
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Content) != len(arg.Content) || !isStr(r.Content[0]) {
+		return fn("Fn::FindInMap", r, n), nil
+	}
+	name := r.Content[0].Value
+	m, ok := sc.mappings[name]
+	if !ok {
+		return fn("Fn::FindInMap", r, n), nil
+	}
+	if isScalar(r.Content[1]) && isScalar(r.Content[2]) {
+		if top := mapGet(m, r.Content[1].Value); top != nil {
+			if v := mapGet(top, r.Content[2].Value); v != nil {
+				return clone(v), nil
+			}
+		}
+		if len(r.Content) == 4 {
+			if d := mapGet(r.Content[3], "DefaultValue"); d != nil {
+				return d, nil
+			}
+		}
+		return nil, sc.errorf(n, ErrInvalid, "Fn::FindInMap: mapping %s has no %s.%s", name, r.Content[1].Value, r.Content[2].Value)
+	}
+	if sc.top {
+		return fn("Fn::FindInMap", r, n), nil
+	}
+	final, ok := sc.mapEmit[name]
+	if !ok {
+		final = sc.prefix + name
+		if err := sc.e.emitMapping(sc, final, m, n); err != nil {
+			return nil, err
+		}
+		sc.mapEmit[name] = final
+	}
+	r.Content[0] = strNode(final)
+	return fn("Fn::FindInMap", r, n), nil
+}
+
+func (sc *scope) fnIf(n, arg *yaml.Node) (*yaml.Node, error) {
+	if arg.Kind != yaml.SequenceNode || len(arg.Content) != 3 {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::If needs [Condition, ValueIfTrue, ValueIfFalse]")
+	}
+	var st tri
+	var cond *yaml.Node
+	if isStr(arg.Content[0]) {
+		s, final, err := sc.condName(arg.Content[0].Value, arg.Content[0])
+		if err != nil {
+			return nil, err
+		}
+		st, cond = s, strNode(final)
+	} else {
+		s, expr, err := sc.condExpr(arg.Content[0])
+		if err != nil {
+			return nil, err
+		}
+		st, cond = s, expr
+	}
+	switch st {
+	case condTrue:
+		return sc.resolve(arg.Content[1])
+	case condFalse:
+		return sc.resolve(arg.Content[2])
+	}
+	a, err := sc.resolve(arg.Content[1])
+	if err != nil {
+		return nil, err
+	}
+	b, err := sc.resolve(arg.Content[2])
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		a = noValue(arg.Content[1])
+	}
+	if b == nil {
+		b = noValue(arg.Content[2])
+	}
+	return fn("Fn::If", seqNode(cond, a, b), n), nil
+}

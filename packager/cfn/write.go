@@ -1,0 +1,175 @@
+package cfn
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// shortForms are the functions written back in their short YAML form.
+var shortForms = map[string]string{
+	"Ref": "!Ref", "Fn::Base64": "!Base64", "Fn::Cidr": "!Cidr", "Fn::FindInMap": "!FindInMap",
+	"Fn::GetAtt": "!GetAtt", "Fn::GetAZs": "!GetAZs", "Fn::ImportValue": "!ImportValue",
+	"Fn::Join": "!Join", "Fn::Select": "!Select", "Fn::Split": "!Split", "Fn::Sub": "!Sub",
+	"Fn::Transform": "!Transform", "Fn::And": "!And", "Fn::Equals": "!Equals", "Fn::If": "!If",
+	"Fn::Not": "!Not", "Fn::Or": "!Or", "Fn::Length": "!Length", "Fn::ToJsonString": "!ToJsonString",
+}
+
+// EncodeYAML writes root as YAML, with intrinsics in their short forms and
+// key order kept.
+func EncodeYAML(root *yaml.Node) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{shorten(root)}}
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("cfn: write yaml: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("cfn: write yaml: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// shorten returns a copy of n with long-form intrinsics in short form.
+func shorten(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Line, c.Column = 0, 0
+	if n.Kind == yaml.ScalarNode {
+		if c.Tag == tagStr && c.Style == 0 && needsQuote(c.Value) {
+			c.Style = yaml.DoubleQuotedStyle
+		}
+		return &c
+	}
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		c.Content[i] = shorten(x)
+	}
+	if k, v, ok := single(&c); ok {
+		if tag, ok := shortForms[k]; ok {
+			if k == "Fn::GetAtt" && v.Kind == yaml.SequenceNode && len(v.Content) == 2 && isStr(v.Content[0]) && isStr(v.Content[1]) && v.Content[0].Tag == tagStr && v.Content[1].Tag == tagStr && !strings.Contains(v.Content[0].Value, ".") {
+				return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v.Content[0].Value + "." + v.Content[1].Value}
+			}
+			if v.Kind == yaml.ScalarNode && v.Tag != tagStr {
+				return &c // keep {Fn::Base64: 123}: a tag would make it a string
+			}
+			s := *v
+			s.Tag = tag
+			return &s
+		}
+	}
+	return &c
+}
+
+// needsQuote reports whether a plain string would read back as another type
+// under YAML 1.1 rules (yes/no/on/off), which yaml.v3 does not quote.
+func needsQuote(s string) bool {
+	switch strings.ToLower(s) {
+	case "y", "n", "yes", "no", "on", "off":
+		return true
+	}
+	return false
+}
+
+// EncodeJSON writes root as indented JSON with intrinsics in long form.
+func EncodeJSON(root *yaml.Node) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, root, 0); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
+	ind := func(d int) {
+		b.WriteByte('\n')
+		for i := 0; i < d; i++ {
+			b.WriteString("  ")
+		}
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		if len(n.Content) == 0 {
+			b.WriteString("{}")
+			return nil
+		}
+		b.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			ind(depth + 1)
+			k, _ := json.Marshal(n.Content[i].Value)
+			b.Write(k)
+			b.WriteString(": ")
+			if err := writeJSON(b, n.Content[i+1], depth+1); err != nil {
+				return err
+			}
+		}
+		ind(depth)
+		b.WriteByte('}')
+	case yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			b.WriteString("[]")
+			return nil
+		}
+		b.WriteByte('[')
+		for i, x := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			ind(depth + 1)
+			if err := writeJSON(b, x, depth+1); err != nil {
+				return err
+			}
+		}
+		ind(depth)
+		b.WriteByte(']')
+	case yaml.ScalarNode:
+		b.Write(jsonScalar(n))
+	default:
+		return fmt.Errorf("cfn: write json: unexpected node kind %d", n.Kind)
+	}
+	return nil
+}
+
+func jsonScalar(n *yaml.Node) []byte {
+	str := func() []byte {
+		s, _ := json.Marshal(n.Value)
+		return s
+	}
+	switch n.Tag {
+	case tagNull:
+		return []byte("null")
+	case tagBool:
+		var v bool
+		if n.Decode(&v) == nil {
+			return []byte(strconv.FormatBool(v))
+		}
+	case tagInt:
+		var v int64
+		if n.Decode(&v) == nil {
+			return []byte(strconv.FormatInt(v, 10))
+		}
+		var u uint64
+		if n.Decode(&u) == nil {
+			return []byte(strconv.FormatUint(u, 10))
+		}
+	case tagFloat:
+		if json.Valid([]byte(n.Value)) {
+			return []byte(n.Value)
+		}
+		var v float64
+		if n.Decode(&v) == nil {
+			if s, err := json.Marshal(v); err == nil {
+				return s
+			}
+		}
+	}
+	return str()
+}

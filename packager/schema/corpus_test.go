@@ -1,0 +1,84 @@
+package schema
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// corpusDir is ../shared/corpus/resource-schemas relative to this package.
+var corpusDir = filepath.Join("..", "..", "..", "shared", "corpus", "resource-schemas")
+
+func needCorpus(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat(corpusDir); err != nil {
+		t.Skip("corpus not available: ", corpusDir)
+	}
+}
+
+// TestPublishedSchemas validates every published AWS schema: all must pass.
+func TestPublishedSchemas(t *testing.T) {
+	needCorpus(t)
+	files, err := filepath.Glob(filepath.Join(corpusDir, "corpus", "aws-cloudformation-schema", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1665 {
+		t.Fatalf("found %d published schemas, want 1665", len(files))
+	}
+	v, err := DefaultValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for _, r := range v.ValidateFiles(files, 0) {
+		if !r.Valid {
+			bad++
+			if bad <= 20 {
+				t.Errorf("%s: %v", filepath.Base(r.File), r.Errors)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d published schemas invalid", bad, len(files))
+	}
+}
+
+// TestIndexVerdicts reproduces every valid/invalid verdict in index.tsv.
+func TestIndexVerdicts(t *testing.T) {
+	needCorpus(t)
+	f, err := os.Open(filepath.Join(corpusDir, "index.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := DefaultValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	sc.Scan() // header
+	checked := 0
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "\t")
+		file, verdict := cols[0], cols[1]
+		var want bool
+		switch {
+		case verdict == "valid":
+			want = true
+		case verdict == "invalid" || verdict == "invalid (semantic)":
+			want = false
+		default:
+			continue // hooks, meta-schemas, shared definitions, model documents
+		}
+		checked++
+		r := v.ValidateFile(filepath.Join(corpusDir, filepath.FromSlash(file)))
+		if r.Valid != want {
+			t.Errorf("%s: valid=%v, index says %s (%s); errors: %v", file, r.Valid, verdict, cols[2], r.Errors)
+		}
+	}
+	t.Logf("%d verdicts checked", checked)
+}
