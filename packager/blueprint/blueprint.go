@@ -1,6 +1,7 @@
 package blueprint
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -174,6 +175,7 @@ func (c *checker) knownVariables(vars map[string]any, at *includeSite) map[strin
 		if val == nil { // passed, but known only at deploy time
 			continue
 		}
+		val = normaliseVar(val)
 		if str, isStr := val.(string); isStr {
 			// Strings (from the command line or assembly.yaml) are read as
 			// the variable's type.
@@ -212,6 +214,30 @@ func (c *checker) knownVariables(vars map[string]any, at *includeSite) map[strin
 		}
 	}
 	return known
+}
+
+// normaliseVar turns the number types callers may pass (json.Number, int,
+// float32, ...) into int64 or float64.
+func normaliseVar(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return x.String()
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case uint:
+		return int64(x)
+	case float32:
+		return float64(x)
+	}
+	return v
 }
 
 // parseAs reads a string as a value of a variable type.

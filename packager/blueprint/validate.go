@@ -503,7 +503,7 @@ func goHasType(v any, typ string) bool {
 	switch v.(type) {
 	case string:
 		return typ != "integer" && typ != "float" && typ != "boolean"
-	case int, int64:
+	case int64:
 		return typ == "integer" || typ == "float"
 	case float64:
 		f := v.(float64)
