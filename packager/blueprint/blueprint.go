@@ -107,7 +107,7 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 		}
 		return nil
 	}
-	root, perr := parseDocument(path, src)
+	root, perr := parseDocument(path, src, true)
 	if perr != nil {
 		*l.errs = append(*l.errs, perr)
 		return nil

@@ -116,3 +116,43 @@ func TestCorpusVerdicts(t *testing.T) {
 		t.Errorf("checked %d verdicts, want 46", checked)
 	}
 }
+
+// fragmentKind maps a fragment's schema/__testdata folder to its kind.
+var fragmentKind = map[string]string{
+	"conditions":        FragmentCondition,
+	"datasourcefields":  FragmentDataSourceExport,
+	"datasourcefilters": FragmentDataSourceFilter,
+	"exports":           FragmentExport,
+	"transform":         FragmentTransform,
+	"values":            FragmentValue,
+	"variables":         FragmentVariable,
+}
+
+func TestCorpusFragments(t *testing.T) {
+	checked := 0
+	for _, tc := range readIndex(t) {
+		if tc.validity != "valid-fragment" && tc.validity != "invalid-fragment" {
+			continue
+		}
+		kind := fragmentKind[filepath.Base(filepath.Dir(tc.file))]
+		checked++
+		t.Run(tc.file, func(t *testing.T) {
+			if kind == "" {
+				t.Fatalf("no fragment kind for %s", tc.file)
+			}
+			err := CheckFragment(kind, filepath.Join(corpusDir, filepath.FromSlash(tc.file)))
+			if tc.validity == "valid-fragment" {
+				if err != nil {
+					t.Fatalf("want valid, got:\n%v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrSchema) {
+				t.Fatalf("want %v, got:\n%v", ErrSchema, err)
+			}
+		})
+	}
+	if checked != 28 {
+		t.Errorf("checked %d fragments, want 28", checked)
+	}
+}

@@ -43,7 +43,7 @@ func readFile(path string) ([]byte, error) {
 var yamlLine = regexp.MustCompile(`(?:yaml: )?line (\d+)(?:, column (\d+))?: (.*)`)
 
 // parseDocument parses YAML or JSON source into its top-level mapping node.
-func parseDocument(file string, src []byte) (*yaml.Node, *Error) {
+func parseDocument(file string, src []byte, requireMapping bool) (*yaml.Node, *Error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&doc); err != nil {
@@ -71,6 +71,9 @@ func parseDocument(file string, src []byte) (*yaml.Node, *Error) {
 		return nil, &Error{File: file, Err: ErrSyntax, Msg: "empty file: a blueprint needs at least version and resources"}
 	}
 	root := doc.Content[0]
+	if !requireMapping {
+		return root, nil
+	}
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: file, Line: root.Line, Column: root.Column, Err: ErrSchema, Msg: "a blueprint must be a mapping with version and resources"}
 	}

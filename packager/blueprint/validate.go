@@ -610,28 +610,36 @@ func (c *checker) checkDataSource(key, val *yaml.Node) {
 		}
 	}
 	if kv, ok := f["exports"]; ok {
-		c.noSubs(kv.val, "data source exports")
-		if kv.val.Kind != yaml.MappingNode || len(kv.val.Content) == 0 {
-			c.errAt(kv.val, ErrSchema, "%s.exports must be a non-empty mapping of field names to definitions, found %s", what, kindName(kv.val))
-		}
-		for _, e := range pairs(kv.val) {
-			ew := fmt.Sprintf("%s export %q", what, e.key.Value)
-			ef := c.fields(e.val, ew, []string{"type", "aliasFor", "description"}, []string{"type"})
-			if ef == nil {
-				continue
-			}
-			typ, tn, ok := c.str(ef, "type", ew)
-			if ok && !slices.Contains(dsFieldTypes, typ) {
-				c.errAt(tn, ErrSchema, "%s has unsupported field type %q; you can choose from string, integer, float, boolean and array", ew, typ)
-			}
-			c.str(ef, "aliasFor", ew)
-			c.str(ef, "description", ew)
-			d.exports[e.key.Value] = typ
-		}
+		d.exports = c.checkDataSourceExports(kv.val, what)
 	}
 	if kv, ok := f["filter"]; ok {
 		c.checkFilter(kv.val, id, what)
 	}
+}
+
+// checkDataSourceExports checks a data source's exports and returns their
+// types by name.
+func (c *checker) checkDataSourceExports(n *yaml.Node, what string) map[string]string {
+	out := map[string]string{}
+	c.noSubs(n, "data source exports")
+	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		c.errAt(n, ErrSchema, "%s.exports must be a non-empty mapping of field names to definitions, found %s", what, kindName(n))
+	}
+	for _, e := range pairs(n) {
+		ew := fmt.Sprintf("%s export %q", what, e.key.Value)
+		ef := c.fields(e.val, ew, []string{"type", "aliasFor", "description"}, []string{"type"})
+		if ef == nil {
+			continue
+		}
+		typ, tn, ok := c.str(ef, "type", ew)
+		if ok && !slices.Contains(dsFieldTypes, typ) {
+			c.errAt(tn, ErrSchema, "%s has unsupported field type %q; you can choose from string, integer, float, boolean and array", ew, typ)
+		}
+		c.str(ef, "aliasFor", ew)
+		c.str(ef, "description", ew)
+		out[e.key.Value] = typ
+	}
+	return out
 }
 
 func (c *checker) scalarMap(n *yaml.Node, what string) {
