@@ -43,6 +43,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // commands lists every subcommand, in the order --help shows them.
 func commands() []*cli.Command {
 	return []*cli.Command{
+		buildCmd(),
+		inspectCmd(),
+		graphCmd(),
 		packageCmd(),
 		blueprintCmd(),
 	}
