@@ -52,6 +52,7 @@ func commands() []*cli.Command {
 		extractCmd(),
 		schemaCmd(),
 		moduleCmd(),
+		blueprintCmd(),
 	}
 }
 
