@@ -88,12 +88,13 @@ type loaded struct {
 }
 
 type engine struct {
-	loaded map[loadKey]loaded
-	opts   Options
-	load   Loader
-	cache  map[string]*Template
-	topDir string
-	stack  []string // files being expanded, outermost first
+	topRoot *yaml.Node
+	loaded  map[loadKey]loaded
+	opts    Options
+	load    Loader
+	cache   map[string]*Template
+	topDir  string
+	stack   []string // files being expanded, outermost first
 
 	conds      []*yaml.Node // emitted conditions, pairs
 	condSet    map[string]bool
@@ -137,6 +138,7 @@ type scope struct {
 	res       map[string]string // local logical ID -> final
 	removed   map[string]bool
 	mods      map[string]*module
+	groups    map[string]*group
 	modOrder  []*module
 	outMemo   map[string]*yaml.Node
 	emitted   []*emitted
@@ -150,7 +152,7 @@ func (e *engine) newScope(t *Template, prefix string, top bool, chain []Frame) *
 		params: map[string]*yaml.Node{}, consts: map[string]*yaml.Node{},
 		conds: map[string]*yaml.Node{}, condMemo: map[string]*condResult{},
 		mappings: map[string]*yaml.Node{}, mapEmit: map[string]string{},
-		res: map[string]string{}, removed: map[string]bool{}, mods: map[string]*module{},
+		res: map[string]string{}, groups: map[string]*group{}, removed: map[string]bool{}, mods: map[string]*module{},
 		outMemo: map[string]*yaml.Node{}, byLocal: map[string]*emitted{},
 	}
 }
@@ -218,20 +220,19 @@ func (sc *scope) run() error {
 	}
 	var pairs []*yaml.Node
 	if resources != nil {
-		pairs = resources.Content
+		if pairs, err = sc.expandForEach(resources.Content, "Resources"); err != nil {
+			return err
+		}
 		for i := 0; i+1 < len(pairs); i += 2 {
 			name, def := pairs[i].Value, pairs[i+1]
 			if strings.HasPrefix(name, "Fn::ForEach::") {
-				if !sc.top {
-					return sc.errorf(pairs[i], ErrInvalid, "Fn::ForEach in a module's Resources is not supported yet")
-				}
 				continue
 			}
 			if def.Kind != yaml.MappingNode {
 				return sc.errorf(def, ErrInvalid, "resource %s must be a mapping with a Type", name)
 			}
-			if mapGet(def, "ForEach") != nil {
-				return sc.errorf(mapKey(def, "ForEach"), ErrInvalid, "ForEach on resource %s is not supported yet", name)
+			if _, dup := sc.res[name]; dup {
+				return sc.errorf(pairs[i], ErrNameClash, "two resources are named %s (one made by ForEach); rename one of them", name)
 			}
 			sc.res[name] = sc.prefix + name
 		}
@@ -255,10 +256,14 @@ func (sc *scope) run() error {
 		return err
 	}
 	if mods != nil {
-		for i := 0; i+1 < len(mods.Content); i += 2 {
-			k, v := mods.Content[i], mods.Content[i+1]
-			if strings.HasPrefix(k.Value, "Fn::ForEach::") {
-				return sc.errorf(k, ErrInvalid, "Fn::ForEach in Modules is not supported yet")
+		mpairs, err := sc.expandForEach(mods.Content, "Modules")
+		if err != nil {
+			return err
+		}
+		for i := 0; i+1 < len(mpairs); i += 2 {
+			k, v := mpairs[i], mpairs[i+1]
+			if _, dup := sc.mods[k.Value]; dup {
+				return sc.errorf(k, ErrNameClash, "two modules are named %s (one made by ForEach); rename one of them", k.Value)
 			}
 			if v.Kind != yaml.MappingNode {
 				return sc.errorf(v, ErrInvalid, "module %s must be a mapping with a Source", k.Value)
@@ -413,6 +418,23 @@ func (sc *scope) dependsOn(v *yaml.Node) (*yaml.Node, error) {
 		if !isScalar(n) {
 			return nil, sc.errorf(n, ErrInvalid, "DependsOn must be a name or a list of names")
 		}
+		if g := sc.groups[n.Value]; g != nil && sc.mods[n.Value] == nil && sc.res[n.Value] == "" {
+			for _, inst := range g.names {
+				if m := sc.mods[inst]; m != nil {
+					if err := sc.expand(m); err != nil {
+						return nil, err
+					}
+					if m.state == 2 {
+						for _, r := range m.child.emitted {
+							addName(r.name, n)
+						}
+					}
+				} else if f, ok := sc.res[inst]; ok {
+					addName(f, n)
+				}
+			}
+			continue
+		}
 		if m := sc.mods[n.Value]; m != nil {
 			if err := sc.expand(m); err != nil {
 				return nil, err
@@ -466,9 +488,6 @@ func (sc *scope) expand(m *module) error {
 		case condUnknown:
 			m.cond = final
 		}
-	}
-	if fe := mapKey(entry, "ForEach"); fe != nil {
-		return sc.errorf(fe, ErrInvalid, "ForEach on module %s is not supported yet", m.name)
 	}
 	src := mapGet(entry, "Source")
 	if src == nil || !isStr(src) || src.Value == "" {

@@ -164,6 +164,17 @@ func (sc *scope) rename(name string) string {
 
 // getAtt resolves Fn::GetAtt [name, attr].
 func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
+	if base, sel, ok := bracket(name); ok {
+		if v, handled, err := sc.selectAtt(base, sel, attr, at); handled || err != nil {
+			return v, err
+		}
+	}
+	if sc.mods[name] == nil && sc.res[name] == "" {
+		sel, rest, _ := strings.Cut(attr, ".")
+		if v, handled, err := sc.selectAtt(name, sel, rest, at); sc.groups[name] != nil || (sel == "*" && handled) || err != nil {
+			return v, err
+		}
+	}
 	if m := sc.mods[name]; m != nil {
 		if err := sc.expand(m); err != nil {
 			return nil, err
