@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/packager/cfn/paramschema"
 )
 
 // maxInstances bounds the module instances one template may expand to.
@@ -44,6 +46,7 @@ func Package(path string, opts Options) (*Template, error) {
 		load:    load,
 		cache:   map[string]*Template{},
 		loaded:  map[loadKey]loaded{},
+		schemas: map[*Template]*paramschema.Section{},
 		topDir:  filepath.Dir(path),
 		condSet: map[string]bool{},
 		mapSet:  map[string]bool{},
@@ -88,6 +91,7 @@ type loaded struct {
 }
 
 type engine struct {
+	schemas map[*Template]*paramschema.Section
 	topRoot *yaml.Node
 	loaded  map[loadKey]loaded
 	opts    Options
@@ -580,7 +584,7 @@ func (sc *scope) expand(m *module) error {
 			if v.Kind != yaml.MappingNode {
 				return sc.errorf(v, ErrInvalid, "override of %s must be a mapping", k.Value)
 			}
-			merge(target.node, v)
+			mergeOverride(target.node, v)
 		}
 	}
 	if d := mapGet(entry, "DependsOn"); d != nil {
@@ -611,6 +615,10 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 	if decl != nil && decl.Kind != yaml.MappingNode && !(isScalar(decl) && decl.Tag == tagNull) {
 		return child.errorf(decl, ErrInvalid, "Parameters must be a mapping")
 	}
+	schema, err := child.e.paramSchema(child)
+	if err != nil {
+		return err
+	}
 	var defaults []int
 	for i := 0; decl != nil && i+1 < len(decl.Content); i += 2 {
 		name := decl.Content[i].Value
@@ -622,9 +630,16 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 			defaults = append(defaults, i)
 			continue
 		}
+		if schema != nil && schema.Schema(name) != nil && schema.Schema(name).Default() != nil {
+			continue // the ParameterSchema supplies it
+		}
 		return parent.errorf(m.key, ErrMissingParameter,
 			"module %s: parameter %s (declared at %s:%d) has no Default and is not set; add %s under the module's Properties",
 			m.name, name, child.file, decl.Content[i].Line, name)
+	}
+	given := map[string]bool{}
+	for name := range child.params {
+		given[name] = true
 	}
 	for _, i := range defaults {
 		d, err := child.resolve(mapGet(decl.Content[i+1], "Default"))
@@ -635,7 +650,52 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 			child.params[decl.Content[i].Value] = d
 		}
 	}
+	if schema == nil {
+		return nil
+	}
+	for _, name := range schema.Names() {
+		v, err := schema.Validate(name, child.params[name])
+		if err != nil {
+			var pe *paramschema.Error
+			file := child.file
+			if errors.As(err, &pe) && !pe.InSchema && given[name] {
+				file = parent.file
+			}
+			e := &Error{File: file, Msg: fmt.Sprintf("module %s: parameter %v", m.name, err), Chain: child.chain, Err: ErrInvalid}
+			if file == parent.file {
+				e.Chain = parent.chain
+			}
+			if pe != nil {
+				e.Line, e.Col = pe.Line, pe.Column
+			}
+			return e
+		}
+		if v != nil {
+			child.params[name] = v
+		}
+	}
 	return nil
+}
+
+// paramSchema compiles the ParameterSchema section of a module file, once.
+func (e *engine) paramSchema(sc *scope) (*paramschema.Section, error) {
+	if s, ok := e.schemas[sc.t]; ok {
+		return s, nil
+	}
+	var sec *paramschema.Section
+	if n := mapGet(sc.t.Root, "ParameterSchema"); n != nil {
+		var err error
+		if sec, err = paramschema.CompileSection(n); err != nil {
+			e := &Error{File: sc.file, Msg: "ParameterSchema: " + err.Error(), Chain: sc.chain, Err: ErrInvalid}
+			var pe *paramschema.Error
+			if errors.As(err, &pe) {
+				e.Line, e.Col = pe.Line, pe.Column
+			}
+			return nil, e
+		}
+	}
+	e.schemas[sc.t] = sec
+	return sec, nil
 }
 
 // addCondition puts condition cond (a final name) on an emitted resource,
@@ -691,9 +751,9 @@ func addDepends(res, deps *yaml.Node) {
 	}
 }
 
-// merge merges override src into dst: mappings recursively, lists appended,
+// mergeOverride merges override src into dst: mappings recursively, lists appended,
 // anything else replaced.
-func merge(dst, src *yaml.Node) {
+func mergeOverride(dst, src *yaml.Node) {
 	for i := 0; i+1 < len(src.Content); i += 2 {
 		k, v := src.Content[i], src.Content[i+1]
 		cur := mapGet(dst, k.Value)
@@ -701,7 +761,7 @@ func merge(dst, src *yaml.Node) {
 		case cur == nil:
 			dst.Content = append(dst.Content, k, clone(v))
 		case cur.Kind == yaml.MappingNode && v.Kind == yaml.MappingNode && !isIntrinsic(cur) && !isIntrinsic(v):
-			merge(cur, v)
+			mergeOverride(cur, v)
 		case cur.Kind == yaml.SequenceNode && v.Kind == yaml.SequenceNode:
 			for _, x := range v.Content {
 				cur.Content = append(cur.Content, clone(x))

@@ -47,7 +47,7 @@ func LocalLoader(root string) (Loader, error) {
 		}
 		rel, err := filepath.Rel(abs, ap)
 		if err != nil || !filepath.IsLocal(rel) {
-			return "", nil, fmt.Errorf("%w: %s leaves the project folder %s; move the module into it", ErrOutsideRoot, source, root)
+			return "", nil, fmt.Errorf("%w: %s leaves the project folder %s; move the file into it", ErrOutsideRoot, source, root)
 		}
 		f, err := r.Open(rel)
 		if err != nil {

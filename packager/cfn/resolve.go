@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloud-assembly/assemble/packager/cfn/merge"
+
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -17,13 +19,15 @@ var intrinsics map[string]intrinsic
 
 func init() {
 	intrinsics = map[string]intrinsic{
-		"Ref":           (*scope).fnRef,
-		"Fn::GetAtt":    (*scope).fnGetAtt,
-		"Fn::Sub":       (*scope).fnSub,
-		"Fn::If":        (*scope).fnIf,
-		"Fn::Select":    (*scope).fnSelect,
-		"Fn::Join":      (*scope).fnJoin,
-		"Fn::FindInMap": (*scope).fnFindInMap,
+		"Ref":            (*scope).fnRef,
+		"Fn::GetAtt":     (*scope).fnGetAtt,
+		"Fn::Sub":        (*scope).fnSub,
+		"Fn::If":         (*scope).fnIf,
+		"Fn::Select":     (*scope).fnSelect,
+		"Fn::Join":       (*scope).fnJoin,
+		"Fn::FindInMap":  (*scope).fnFindInMap,
+		merge.Name:       (*scope).fnMerge,
+		"Fn::InsertFile": (*scope).fnInsertFile,
 	}
 }
 
@@ -337,4 +341,45 @@ func (sc *scope) fnIf(n, arg *yaml.Node) (*yaml.Node, error) {
 		b = noValue(arg.Content[2])
 	}
 	return fn("Fn::If", seqNode(cond, a, b), n), nil
+}
+
+// fnMerge resolves Fn::Merge (package merge) once its arguments are known.
+func (sc *scope) fnMerge(n, arg *yaml.Node) (*yaml.Node, error) {
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Merge needs a list of objects or lists")
+	}
+	out, err := merge.Merge(r)
+	if err != nil {
+		return nil, sc.errorf(n, ErrInvalid, "%v", err)
+	}
+	return out, nil
+}
+
+// maxInsertFile bounds the size of a file Fn::InsertFile inserts.
+const maxInsertFile = 1 << 20
+
+// fnInsertFile inserts a file's content as a string. The path is relative
+// to the file that holds the call and goes through the Loader, so it cannot
+// leave the project folder.
+func (sc *scope) fnInsertFile(n, arg *yaml.Node) (*yaml.Node, error) {
+	if !isStr(arg) || arg.Value == "" {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::InsertFile needs a file path")
+	}
+	_, data, err := sc.e.load(sc.file, arg.Value)
+	if err != nil {
+		return nil, wrapLoad(sc.file, arg.Line, arg.Column, sc.chain, err)
+	}
+	if len(data) > maxInsertFile {
+		return nil, sc.errorf(arg, ErrTooLarge, "Fn::InsertFile %s: file is larger than %d bytes", arg.Value, maxInsertFile)
+	}
+	s := strNode(string(data))
+	s.Line, s.Column = n.Line, n.Column
+	if strings.Contains(s.Value, "\n") {
+		s.Style = yaml.LiteralStyle
+	}
+	return s, nil
 }
