@@ -59,7 +59,7 @@ var corpusCases = map[string]struct {
 	"insertfile":               {},
 	"invalid-parameter-schema": {errWant: "Username", atLine: true},
 	"invalid-parameter-type":   {errWant: "Number", atLine: true},
-	"invoke":                   {pending: "part 2: Fn::Invoke"},
+	"invoke":                   {},
 	"merge":                    {},
 	"module-resource-foreach":  {},
 	"parameter-schema":         {},

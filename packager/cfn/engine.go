@@ -42,14 +42,16 @@ func Package(path string, opts Options) (*Template, error) {
 		}
 	}
 	e := &engine{
-		opts:    opts,
-		load:    load,
-		cache:   map[string]*Template{},
-		loaded:  map[loadKey]loaded{},
-		schemas: map[*Template]*paramschema.Section{},
-		topDir:  filepath.Dir(path),
-		condSet: map[string]bool{},
-		mapSet:  map[string]bool{},
+		opts:      opts,
+		load:      load,
+		cache:     map[string]*Template{},
+		loaded:    map[loadKey]loaded{},
+		condExprs: map[string]*yaml.Node{},
+		mapNodes:  map[string]*yaml.Node{},
+		schemas:   map[*Template]*paramschema.Section{},
+		topDir:    filepath.Dir(path),
+		condSet:   map[string]bool{},
+		mapSet:    map[string]bool{},
 	}
 	file, data, err := load(path, filepath.Base(path))
 	if err != nil {
@@ -91,14 +93,16 @@ type loaded struct {
 }
 
 type engine struct {
-	schemas map[*Template]*paramschema.Section
-	topRoot *yaml.Node
-	loaded  map[loadKey]loaded
-	opts    Options
-	load    Loader
-	cache   map[string]*Template
-	topDir  string
-	stack   []string // files being expanded, outermost first
+	condExprs map[string]*yaml.Node // emitted by modules
+	mapNodes  map[string]*yaml.Node // emitted by modules
+	schemas   map[*Template]*paramschema.Section
+	topRoot   *yaml.Node
+	loaded    map[loadKey]loaded
+	opts      Options
+	load      Loader
+	cache     map[string]*Template
+	topDir    string
+	stack     []string // files being expanded, outermost first
 
 	conds      []*yaml.Node // emitted conditions, pairs
 	condSet    map[string]bool
@@ -142,6 +146,7 @@ type scope struct {
 	res       map[string]string // local logical ID -> final
 	removed   map[string]bool
 	mods      map[string]*module
+	missing   map[string]*yaml.Node // declared parameters with no value
 	groups    map[string]*group
 	modOrder  []*module
 	outMemo   map[string]*yaml.Node
@@ -156,7 +161,7 @@ func (e *engine) newScope(t *Template, prefix string, top bool, chain []Frame) *
 		params: map[string]*yaml.Node{}, consts: map[string]*yaml.Node{},
 		conds: map[string]*yaml.Node{}, condMemo: map[string]*condResult{},
 		mappings: map[string]*yaml.Node{}, mapEmit: map[string]string{},
-		res: map[string]string{}, groups: map[string]*group{}, removed: map[string]bool{}, mods: map[string]*module{},
+		res: map[string]string{}, groups: map[string]*group{}, missing: map[string]*yaml.Node{}, removed: map[string]bool{}, mods: map[string]*module{},
 		outMemo: map[string]*yaml.Node{}, byLocal: map[string]*emitted{},
 	}
 }
@@ -493,65 +498,7 @@ func (sc *scope) expand(m *module) error {
 			m.cond = final
 		}
 	}
-	src := mapGet(entry, "Source")
-	if src == nil || !isStr(src) || src.Value == "" {
-		at := m.key
-		if src != nil {
-			at = src
-		}
-		return sc.errorf(at, ErrInvalid, "module %s needs a Source: the path of its module file", m.name)
-	}
-	e := sc.e
-	e.instances++
-	if e.instances > maxInstances {
-		return sc.errorf(m.key, ErrTooLarge, "more than %d module instances", maxInstances)
-	}
-	lk := loadKey{filepath.Dir(sc.file), src.Value}
-	ld, ok := e.loaded[lk]
-	if !ok {
-		ld.file, ld.data, ld.err = e.load(sc.file, src.Value)
-		e.loaded[lk] = ld
-	}
-	file, data, err := ld.file, ld.data, ld.err
-	if err != nil {
-		return wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
-	}
-	for i, f := range e.stack {
-		if f == file {
-			loop := append(append([]string{}, e.stack[i:]...), file)
-			return sc.errorf(src, ErrCycle, "module %s includes itself: %s", m.name, strings.Join(loop, " -> "))
-		}
-	}
-	t := e.cache[file]
-	if t == nil {
-		if t, err = Parse(file, data); err != nil {
-			var pe *Error
-			if errors.As(err, &pe) && pe.Chain == nil {
-				pe.Chain = append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
-			}
-			return err
-		}
-		e.cache[file] = t
-	}
-	chain := append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
-	child := e.newScope(t, sc.prefix+m.name, false, chain)
-
-	// Properties are written in this scope's terms: resolve them here.
-	var props *yaml.Node
-	if p := mapGet(entry, "Properties"); p != nil && !(isScalar(p) && p.Tag == tagNull) {
-		if p.Kind != yaml.MappingNode {
-			return sc.errorf(p, ErrInvalid, "Properties of module %s must be a mapping", m.name)
-		}
-		if props, err = sc.resolve(p); err != nil {
-			return err
-		}
-	}
-	if err := child.setParams(props, sc, m); err != nil {
-		return err
-	}
-	e.stack = append(e.stack, file)
-	err = child.run()
-	e.stack = e.stack[:len(e.stack)-1]
+	child, t, file, err := sc.instantiate(m, nil)
 	if err != nil {
 		return err
 	}
@@ -561,7 +508,7 @@ func (sc *scope) expand(m *module) error {
 		sc.res[m.name+c.local] = c.name
 	}
 	if tr := mapGet(t.Root, "Transform"); tr != nil {
-		e.addTransforms(tr)
+		sc.e.addTransforms(tr)
 	}
 
 	if ov := mapGet(entry, "Overrides"); ov != nil && !(isScalar(ov) && ov.Tag == tagNull) {
@@ -608,6 +555,83 @@ func (sc *scope) expand(m *module) error {
 	return nil
 }
 
+// instantiate loads module m and expands one instance of it, with extra
+// properties (already resolved) replacing those of the entry.
+func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, string, error) {
+	entry := m.entry
+	src := mapGet(entry, "Source")
+	if src == nil || !isStr(src) || src.Value == "" {
+		at := m.key
+		if src != nil {
+			at = src
+		}
+		return nil, nil, "", sc.errorf(at, ErrInvalid, "module %s needs a Source: the path of its module file", m.name)
+	}
+	e := sc.e
+	e.instances++
+	if e.instances > maxInstances {
+		return nil, nil, "", sc.errorf(m.key, ErrTooLarge, "more than %d module instances", maxInstances)
+	}
+	lk := loadKey{filepath.Dir(sc.file), src.Value}
+	ld, ok := e.loaded[lk]
+	if !ok {
+		ld.file, ld.data, ld.err = e.load(sc.file, src.Value)
+		e.loaded[lk] = ld
+	}
+	file, data, err := ld.file, ld.data, ld.err
+	if err != nil {
+		return nil, nil, "", wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
+	}
+	for i, f := range e.stack {
+		if f == file {
+			loop := append(append([]string{}, e.stack[i:]...), file)
+			return nil, nil, "", sc.errorf(src, ErrCycle, "module %s includes itself: %s", m.name, strings.Join(loop, " -> "))
+		}
+	}
+	t := e.cache[file]
+	if t == nil {
+		if t, err = Parse(file, data); err != nil {
+			var pe *Error
+			if errors.As(err, &pe) && pe.Chain == nil {
+				pe.Chain = append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
+			}
+			return nil, nil, "", err
+		}
+		e.cache[file] = t
+	}
+	chain := append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
+	child := e.newScope(t, sc.prefix+m.name, false, chain)
+
+	// Properties are written in this scope's terms: resolve them here.
+	var props *yaml.Node
+	if p := mapGet(entry, "Properties"); p != nil && !(isScalar(p) && p.Tag == tagNull) {
+		if p.Kind != yaml.MappingNode {
+			return nil, nil, "", sc.errorf(p, ErrInvalid, "Properties of module %s must be a mapping", m.name)
+		}
+		if props, err = sc.resolve(p); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	if extra != nil {
+		if props == nil {
+			props = mapNode()
+		}
+		for i := 0; i+1 < len(extra.Content); i += 2 {
+			mapSet(props, extra.Content[i].Value, extra.Content[i+1])
+		}
+	}
+	if err := child.setParams(props, sc, m); err != nil {
+		return nil, nil, "", err
+	}
+	e.stack = append(e.stack, file)
+	err = child.run()
+	e.stack = e.stack[:len(e.stack)-1]
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return child, t, file, nil
+}
+
 // setParams fills the module's parameters from the resolved Properties and
 // the Defaults.
 func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error {
@@ -633,9 +657,8 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 		if schema != nil && schema.Schema(name) != nil && schema.Schema(name).Default() != nil {
 			continue // the ParameterSchema supplies it
 		}
-		return parent.errorf(m.key, ErrMissingParameter,
-			"module %s: parameter %s (declared at %s:%d) has no Default and is not set; add %s under the module's Properties",
-			m.name, name, child.file, decl.Content[i].Line, name)
+		// Only an error when something uses it (as the aws-cli does).
+		child.missing[name] = decl.Content[i]
 	}
 	given := map[string]bool{}
 	for name := range child.params {
@@ -863,19 +886,53 @@ func (e *engine) addTransforms(tr *yaml.Node) {
 }
 
 func (e *engine) emitCondition(sc *scope, name string, expr, at *yaml.Node) error {
+	if prev, ok := e.condExprs[name]; ok && equal(prev, expr) {
+		return nil // the same module condition again (Fn::Invoke)
+	}
 	if e.condSet[name] {
 		return sc.errorf(at, ErrNameClash, "condition %s emitted by module %s clashes with an existing condition of that name; rename one of them", name, sc.prefix)
 	}
 	e.condSet[name] = true
+	e.condExprs[name] = expr
 	e.conds = append(e.conds, strNode(name), expr)
 	return nil
 }
 
 func (e *engine) emitMapping(sc *scope, name string, m, at *yaml.Node) error {
+	if prev, ok := e.mapNodes[name]; ok && equal(prev, m) {
+		return nil
+	}
 	if e.mapSet[name] {
 		return sc.errorf(at, ErrNameClash, "mapping %s emitted by module %s clashes with an existing mapping of that name; rename one of them", name, sc.prefix)
 	}
 	e.mapSet[name] = true
+	e.mapNodes[name] = m
 	e.maps = append(e.maps, strNode(name), clone(m))
 	return nil
+}
+
+// param returns the value of module parameter name. Using a parameter
+// that has no value and no Default is an error at the module entry.
+func (sc *scope) param(name string, at *yaml.Node) (*yaml.Node, bool, error) {
+	if sc.top {
+		return nil, false, nil
+	}
+	if v, ok := sc.params[name]; ok {
+		return v, true, nil
+	}
+	decl, ok := sc.missing[name]
+	if !ok {
+		return nil, false, nil
+	}
+	f := sc.chain[0]
+	where := ""
+	if at != nil {
+		where = fmt.Sprintf(" (used at %s:%d:%d)", sc.file, at.Line, at.Column)
+	}
+	return nil, true, &Error{
+		File: f.File, Line: f.Line, Col: 3,
+		Msg: fmt.Sprintf("module %s: parameter %s (declared at %s:%d) has no Default and is not set; add %s under the module's Properties%s",
+			f.Module, name, sc.file, decl.Line, name, where),
+		Chain: sc.chain[1:], Err: ErrMissingParameter,
+	}
 }

@@ -242,7 +242,10 @@ func (sc *scope) selectAtt(base, sel, rest string, at *yaml.Node) (*yaml.Node, b
 	if sc.top {
 		return nil, false, nil
 	}
-	p, ok := sc.params[base]
+	p, ok, err := sc.param(base, at)
+	if err != nil {
+		return nil, true, err
+	}
 	if !ok || p.Kind != yaml.MappingNode {
 		return nil, false, nil
 	}

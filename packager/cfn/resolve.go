@@ -28,6 +28,7 @@ func init() {
 		"Fn::FindInMap":  (*scope).fnFindInMap,
 		merge.Name:       (*scope).fnMerge,
 		"Fn::InsertFile": (*scope).fnInsertFile,
+		"Fn::Invoke":     (*scope).fnInvoke,
 	}
 }
 
@@ -108,11 +109,13 @@ func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
 		return sc.resolve(v)
 	}
 	if !sc.top {
-		if v, ok := sc.params[name]; ok {
-			return clone(v), nil
+		if v, ok, err := sc.param(name, at); err != nil || ok {
+			return clone(v), err
 		}
 		if base, path, ok := strings.Cut(name, "."); ok {
-			if v, ok := sc.params[base]; ok {
+			if v, ok, err := sc.param(base, at); err != nil {
+				return nil, err
+			} else if ok {
 				x, found := walkPath(v, path)
 				if !found {
 					return nil, sc.errorf(at, ErrInvalid, "Ref %s: parameter %s has no field %s", name, base, path)
@@ -195,7 +198,9 @@ func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
 		return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: the resource is removed by its condition", name, attr)
 	}
 	if !sc.top {
-		if v, ok := sc.params[name]; ok && v.Kind == yaml.MappingNode {
+		if v, ok, err := sc.param(name, at); err != nil {
+			return nil, err
+		} else if ok && v.Kind == yaml.MappingNode {
 			x, found := walkPath(v, attr)
 			if !found {
 				return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: parameter %s has no field %s", name, attr, name, attr)
@@ -382,4 +387,30 @@ func (sc *scope) fnInsertFile(n, arg *yaml.Node) (*yaml.Node, error) {
 		s.Style = yaml.LiteralStyle
 	}
 	return s, nil
+}
+
+// fnInvoke evaluates Fn::Invoke [Module, {Properties}, Output]: the module
+// is expanded again, with the given properties replacing its own, and the
+// output is returned. The resources of that evaluation are not emitted.
+func (sc *scope) fnInvoke(n, arg *yaml.Node) (*yaml.Node, error) {
+	if arg.Kind != yaml.SequenceNode || len(arg.Content) != 3 || !isStr(arg.Content[0]) || !isStr(arg.Content[2]) {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Invoke needs [Module, {Properties}, Output]")
+	}
+	m := sc.mods[arg.Content[0].Value]
+	if m == nil {
+		return nil, sc.errorf(arg.Content[0], ErrInvalid, "Fn::Invoke: no module %s in this file's Modules", arg.Content[0].Value)
+	}
+	props, err := sc.resolve(arg.Content[1])
+	if err != nil {
+		return nil, err
+	}
+	if props != nil && props.Kind != yaml.MappingNode {
+		return nil, sc.errorf(arg.Content[1], ErrInvalid, "Fn::Invoke: the properties must be a mapping")
+	}
+	child, _, _, err := sc.instantiate(m, props)
+	if err != nil {
+		return nil, err
+	}
+	inv := &module{name: m.name, key: m.key, entry: m.entry, state: 2, child: child}
+	return inv.output(sc, arg.Content[2].Value, arg.Content[2])
 }

@@ -163,7 +163,9 @@ func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
 		return valueText(name, v, extra), nil
 	}
 	if !sc.top {
-		if v, ok := sc.params[base]; ok {
+		if v, ok, err := sc.param(base, at); err != nil {
+			return "", err
+		} else if ok {
 			if dotted {
 				x, found := walkPath(v, path)
 				if !found {
