@@ -26,7 +26,7 @@ var corpusCases = map[string]struct {
 }{
 	"badref":          {errWant: "NotSet"},
 	"basic":           {},
-	"cond-conflict":   {errWant: "P"},
+	"cond-conflict":   {errWant: "FooIsRegionUsEast1"}, // the clash the case was written for
 	"cond-intrinsics": {},
 	"cond-ref":        {},
 	"conditional":     {},
