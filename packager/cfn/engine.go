@@ -1,6 +1,7 @@
 package cfn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -17,11 +18,11 @@ const maxInstances = 200_000
 
 // Options configures Package.
 type Options struct {
-	// Root is the project folder; no file outside it is read. Empty means
-	// the template's own folder. Ignored when Load is set.
+	// Root is the project folder; no local file outside it is read. Empty
+	// means the template's own folder. Ignored when Sources is set.
 	Root string
-	// Load resolves module sources; nil means LocalLoader(Root).
-	Load Loader
+	// Sources resolves module sources; nil means NewSources(Root).
+	Sources Sources
 	// NoSourceMap turns off the Metadata.SourceMap of emitted resources.
 	NoSourceMap bool
 }
@@ -30,20 +31,20 @@ type Options struct {
 // packaging-time intrinsics. The result is in long form; write it with
 // EncodeYAML or EncodeJSON.
 func Package(path string, opts Options) (*Template, error) {
-	load := opts.Load
-	if load == nil {
+	srcs := opts.Sources
+	if srcs == nil {
 		root := opts.Root
 		if root == "" {
 			root = filepath.Dir(path)
 		}
 		var err error
-		if load, err = LocalLoader(root); err != nil {
-			return nil, err
+		if srcs, err = NewSources(context.Background(), root, nil); err != nil {
+			return nil, wrapLoad(path, 0, 0, nil, err)
 		}
 	}
 	e := &engine{
 		opts:      opts,
-		load:      load,
+		srcs:      srcs,
 		cache:     map[string]*Template{},
 		loaded:    map[loadKey]loaded{},
 		condExprs: map[string]*yaml.Node{},
@@ -53,7 +54,7 @@ func Package(path string, opts Options) (*Template, error) {
 		condSet:   map[string]bool{},
 		mapSet:    map[string]bool{},
 	}
-	file, data, err := load(path, filepath.Base(path))
+	file, data, err := srcs.Load("", path, "")
 	if err != nil {
 		return nil, wrapLoad(path, 0, 0, nil, err)
 	}
@@ -64,27 +65,19 @@ func Package(path string, opts Options) (*Template, error) {
 	return e.top(t)
 }
 
-func wrapLoad(file string, line, col int, chain []Frame, err error) error {
-	var ce *Error
-	if errors.As(err, &ce) {
-		return err
+// load reads a source named in the file from, once per folder and source.
+func (e *engine) load(from, src, hash string) (string, []byte, error) {
+	lk := loadKey{filepath.Dir(from), src, hash}
+	ld, ok := e.loaded[lk]
+	if !ok {
+		ld.file, ld.data, ld.err = e.srcs.Load(from, src, hash)
+		e.loaded[lk] = ld
 	}
-	sentinel := ErrInvalid
-	for _, s := range []error{ErrOutsideRoot, ErrTooLarge, ErrInvalid, ErrSyntax} {
-		if errors.Is(err, s) {
-			sentinel = s
-			break
-		}
-	}
-	msg := err.Error()
-	if sentinel != ErrInvalid || errors.Is(err, ErrInvalid) {
-		msg = strings.TrimPrefix(msg, sentinel.Error()+": ")
-	}
-	return &Error{File: file, Line: line, Col: col, Msg: msg, Chain: chain, Err: sentinel}
+	return ld.file, ld.data, ld.err
 }
 
 // loadKey identifies a Source as written in a folder; each is loaded once.
-type loadKey struct{ dir, source string }
+type loadKey struct{ dir, source, hash string }
 
 type loaded struct {
 	file string
@@ -99,7 +92,7 @@ type engine struct {
 	topRoot   *yaml.Node
 	loaded    map[loadKey]loaded
 	opts      Options
-	load      Loader
+	srcs      Sources
 	cache     map[string]*Template
 	topDir    string
 	stack     []string // files being expanded, outermost first
@@ -190,6 +183,24 @@ func (sc *scope) section(name string) (*yaml.Node, error) {
 // run expands the scope: constants, conditions, mappings, modules, then its
 // own resources. Outputs are resolved when something asks for them.
 func (sc *scope) run() error {
+	if pk, err := sc.section("Packages"); err != nil {
+		return err
+	} else if pk != nil {
+		for i := 0; i+1 < len(pk.Content); i += 2 {
+			k, v := pk.Content[i], pk.Content[i+1]
+			src, hash := mapGet(v, "Source"), mapGet(v, "Hash")
+			if src == nil || !isStr(src) {
+				return sc.errorf(v, ErrInvalid, "package %s needs a Source (a zip file or an https:// URL)", k.Value)
+			}
+			h := ""
+			if hash != nil {
+				h = hash.Value
+			}
+			if err := sc.e.srcs.AddPackage(sc.file, k.Value, src.Value, h); err != nil {
+				return wrapLoad(sc.file, k.Line, k.Column, sc.chain, err)
+			}
+		}
+	}
 	consts, err := sc.section("Constants")
 	if err != nil {
 		return err
@@ -572,13 +583,11 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, st
 	if e.instances > maxInstances {
 		return nil, nil, "", sc.errorf(m.key, ErrTooLarge, "more than %d module instances", maxInstances)
 	}
-	lk := loadKey{filepath.Dir(sc.file), src.Value}
-	ld, ok := e.loaded[lk]
-	if !ok {
-		ld.file, ld.data, ld.err = e.load(sc.file, src.Value)
-		e.loaded[lk] = ld
+	hash := ""
+	if h := mapGet(entry, "Hash"); h != nil && isStr(h) {
+		hash = h.Value
 	}
-	file, data, err := ld.file, ld.data, ld.err
+	file, data, err := e.load(sc.file, src.Value, hash)
 	if err != nil {
 		return nil, nil, "", wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
 	}

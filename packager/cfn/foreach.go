@@ -30,10 +30,8 @@ func (sc *scope) forEachItems(n *yaml.Node) ([]feItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	if k, v, ok := single(r); ok && k == "Ref" && isStr(v) {
-		if d := mapGet(mapGet(mapGet(sc.e.topRoot, "Parameters"), v.Value), "Default"); d != nil {
-			r = d
-		}
+	if r != nil {
+		r = sc.e.topDefault(r)
 	}
 	var items []feItem
 	switch {
@@ -276,4 +274,15 @@ func (sc *scope) selectAtt(base, sel, rest string, at *yaml.Node) (*yaml.Node, b
 		v = x
 	}
 	return clone(v), true, nil
+}
+
+// topDefault returns the Default of the top template's parameter when n is
+// a Ref to one (a value known at packaging time), else n.
+func (e *engine) topDefault(n *yaml.Node) *yaml.Node {
+	if k, v, ok := single(n); ok && k == "Ref" && isStr(v) {
+		if d := mapGet(mapGet(mapGet(e.topRoot, "Parameters"), v.Value), "Default"); d != nil {
+			return d
+		}
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloud-assembly/assemble/packager/cfn/flatten"
 	"github.com/cloud-assembly/assemble/packager/cfn/merge"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -29,6 +30,7 @@ func init() {
 		merge.Name:       (*scope).fnMerge,
 		"Fn::InsertFile": (*scope).fnInsertFile,
 		"Fn::Invoke":     (*scope).fnInvoke,
+		"Fn::Flatten":    (*scope).fnFlatten,
 	}
 }
 
@@ -374,7 +376,7 @@ func (sc *scope) fnInsertFile(n, arg *yaml.Node) (*yaml.Node, error) {
 	if !isStr(arg) || arg.Value == "" {
 		return nil, sc.errorf(arg, ErrInvalid, "Fn::InsertFile needs a file path")
 	}
-	_, data, err := sc.e.load(sc.file, arg.Value)
+	_, data, err := sc.e.load(sc.file, arg.Value, "")
 	if err != nil {
 		return nil, wrapLoad(sc.file, arg.Line, arg.Column, sc.chain, err)
 	}
@@ -413,4 +415,26 @@ func (sc *scope) fnInvoke(n, arg *yaml.Node) (*yaml.Node, error) {
 	}
 	inv := &module{name: m.name, key: m.key, entry: m.entry, state: 2, child: child}
 	return inv.output(sc, arg.Content[2].Value, arg.Content[2])
+}
+
+// fnFlatten resolves Fn::Flatten (package flatten). A Source that refers to
+// a parameter of the top template uses the parameter's Default.
+func (sc *scope) fnFlatten(n, arg *yaml.Node) (*yaml.Node, error) {
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Flatten needs a list or {Source: ...}")
+	}
+	if r.Kind == yaml.MappingNode {
+		if src := mapGet(r, "Source"); src != nil {
+			mapSet(r, "Source", sc.e.topDefault(src))
+		}
+	}
+	out, err := flatten.Flatten(r)
+	if err != nil {
+		return nil, sc.errorf(n, ErrInvalid, "Fn::Flatten: %v", err)
+	}
+	return out, nil
 }
