@@ -29,15 +29,17 @@ type Options struct {
 // EncodeYAML or EncodeJSON.
 func Package(path string, opts Options) (*Template, error) {
 	load := opts.Load
+	var res *resolverLoader
 	if load == nil {
 		root := opts.Root
 		if root == "" {
 			root = filepath.Dir(path)
 		}
 		var err error
-		if load, err = LocalLoader(root); err != nil {
+		if res, err = newResolverLoader(root); err != nil {
 			return nil, err
 		}
+		load = res.load
 	}
 	e := &engine{
 		opts:    opts,
@@ -47,6 +49,7 @@ func Package(path string, opts Options) (*Template, error) {
 		condSet: map[string]bool{},
 		mapSet:  map[string]bool{},
 	}
+	e.res = res
 	file, data, err := load(path, filepath.Base(path))
 	if err != nil {
 		return nil, wrapLoad(path, 0, 0, nil, err)
@@ -90,6 +93,7 @@ type engine struct {
 	mapSet     map[string]bool
 	transforms []*yaml.Node
 	instances  int
+	res        *resolverLoader // the default loader, for Packages; nil with Options.Load
 }
 
 // emitted is a resource in its final form.
@@ -168,6 +172,9 @@ func (sc *scope) section(name string) (*yaml.Node, error) {
 // run expands the scope: constants, conditions, mappings, modules, then its
 // own resources. Outputs are resolved when something asks for them.
 func (sc *scope) run() error {
+	if err := sc.addPackages(); err != nil { // extensions.go
+		return err
+	}
 	consts, err := sc.section("Constants")
 	if err != nil {
 		return err
@@ -476,6 +483,9 @@ func (sc *scope) expand(m *module) error {
 	if err != nil {
 		return wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
 	}
+	if err := sc.checkHash(entry, data); err != nil { // extensions.go
+		return err
+	}
 	for i, f := range e.stack {
 		if f == file {
 			loop := append(append([]string{}, e.stack[i:]...), file)
@@ -596,7 +606,7 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 			child.params[decl.Content[i].Value] = d
 		}
 	}
-	return nil
+	return child.checkParamSchema(props, parent, m) // extensions.go
 }
 
 // addCondition puts condition cond (a final name) on an emitted resource,

@@ -1,0 +1,210 @@
+package cfn
+
+// The part-2 features that live in their own packages, wired into the
+// engine: Fn::Merge, Fn::Flatten, ParameterSchema, Packages and module
+// sources resolved by package source (package zips, HTTPS, hashes).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/cloud-assembly/assemble/packager/cfn/flatten"
+	fnmerge "github.com/cloud-assembly/assemble/packager/cfn/merge"
+	"github.com/cloud-assembly/assemble/packager/cfn/paramschema"
+	"github.com/cloud-assembly/assemble/packager/cfn/source"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// fnMerge evaluates Fn::Merge once its arguments are resolved in the scope.
+func (sc *scope) fnMerge(n, arg *yaml.Node) (*yaml.Node, error) {
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Merge needs a list of objects or of lists")
+	}
+	out, err := fnmerge.Merge(r)
+	if err != nil {
+		return nil, sc.errorf(n, sentinelFor(err), "%v", err)
+	}
+	return out, nil
+}
+
+// fnFlatten evaluates Fn::Flatten once its argument is resolved in the
+// scope (a module parameter in Source becomes its value).
+func (sc *scope) fnFlatten(n, arg *yaml.Node) (*yaml.Node, error) {
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Flatten needs a list or an object with Source")
+	}
+	out, err := flatten.Flatten(r)
+	if err != nil {
+		return nil, sc.errorf(n, sentinelFor(err), "%v", err)
+	}
+	return out, nil
+}
+
+func sentinelFor(err error) error {
+	if errors.Is(err, flatten.ErrTooLarge) || errors.Is(err, fnmerge.ErrTooLarge) || errors.Is(err, paramschema.ErrTooLarge) {
+		return ErrTooLarge
+	}
+	return ErrInvalid
+}
+
+// checkParamSchema checks the module's parameter values against its
+// ParameterSchema section and applies the schema's defaults. It runs once
+// the values are set (Properties resolved in the parent, else Parameters
+// Defaults); values still holding intrinsic functions are not checked.
+func (child *scope) checkParamSchema(props *yaml.Node, parent *scope, m *module) error {
+	sec, err := paramschema.CompileSection(mapGet(child.t.Root, "ParameterSchema"))
+	if err != nil {
+		return child.schemaError(err, m)
+	}
+	for _, name := range sec.Names() {
+		v, err := sec.Validate(name, child.params[name])
+		if err != nil {
+			at := child // the value came from a Default of the module
+			var pe *paramschema.Error
+			if errors.As(err, &pe) && !pe.InSchema && mapGet(props, name) != nil {
+				at = parent // the value came from the parent's Properties
+			}
+			return at.schemaError(err, m)
+		}
+		if v != nil {
+			child.params[name] = v
+		}
+	}
+	return nil
+}
+
+// schemaError reports a ParameterSchema error in the file of scope sc.
+func (sc *scope) schemaError(err error, m *module) error {
+	e := &Error{File: sc.file, Msg: fmt.Sprintf("module %s: %v", m.name, err), Chain: sc.chain, Err: sentinelFor(err)}
+	var pe *paramschema.Error
+	if errors.As(err, &pe) {
+		e.Line, e.Col = pe.Line, pe.Column
+	}
+	return e
+}
+
+// checkHash verifies a module entry's Hash (sha256:<hex>) against the
+// module's content, whatever loaded it.
+func (sc *scope) checkHash(entry *yaml.Node, data []byte) error {
+	h := mapGet(entry, "Hash")
+	if h == nil {
+		return nil
+	}
+	if !isStr(h) {
+		return sc.errorf(h, ErrInvalid, "Hash must be a string sha256:<64 hex digits>")
+	}
+	err := source.CheckHash(h.Value, data)
+	var he *source.HashError
+	switch {
+	case errors.As(err, &he):
+		return sc.errorf(h, ErrInvalid, "the module does not match its Hash: pinned %s, got %s; update the Hash if the module changed on purpose", he.Want, he.Got)
+	case err != nil:
+		return sc.errorf(h, ErrInvalid, "%v", err)
+	}
+	return nil
+}
+
+// addPackages registers the Packages section of the scope's file with the
+// resolver, so that Sources like $alias/module.yaml work from any file.
+func (sc *scope) addPackages() error {
+	pk, err := sc.section("Packages")
+	if err != nil || pk == nil {
+		return err
+	}
+	if sc.e.res == nil {
+		return sc.errorf(pk, ErrInvalid, "Packages need the default module loader; a custom Options.Load cannot read them")
+	}
+	from, err := sc.e.res.location(sc.file)
+	if err != nil {
+		return sc.errorf(pk, ErrInvalid, "%v", err)
+	}
+	for i := 0; i+1 < len(pk.Content); i += 2 {
+		k, v := pk.Content[i], pk.Content[i+1]
+		src, hash := mapGet(v, "Source"), mapGet(v, "Hash")
+		if !isStr(src) || src.Value == "" || (hash != nil && !isStr(hash)) {
+			return sc.errorf(v, ErrInvalid, "package %s needs a Source (a zip file or an https:// URL) and at most a Hash string", k.Value)
+		}
+		h := ""
+		if hash != nil {
+			h = hash.Value
+		}
+		if err := sc.e.res.r.AddPackage(from, k.Value, src.Value, h); err != nil {
+			return sc.errorf(k, ErrInvalid, "%v", err)
+		}
+	}
+	return nil
+}
+
+// resolverLoader is the default Loader: it reads module sources through a
+// source.Resolver (project files, $alias package entries, HTTPS). File names
+// are kept as LocalLoader gives them for local files; package entries are
+// named $alias/path and downloads by their URL.
+type resolverLoader struct {
+	r    *source.Resolver
+	locs map[string]source.Location
+}
+
+func newResolverLoader(root string) (*resolverLoader, error) {
+	r, err := source.New(root, nil)
+	if err != nil {
+		return nil, fmt.Errorf("cfn: project folder: %w", err)
+	}
+	return &resolverLoader{r: r, locs: map[string]source.Location{}}, nil
+}
+
+func (rl *resolverLoader) location(file string) (source.Location, error) {
+	if loc, ok := rl.locs[file]; ok {
+		return loc, nil
+	}
+	loc, err := rl.r.FileLocation(file)
+	if err != nil {
+		return source.Location{}, err
+	}
+	rl.locs[file] = loc
+	return loc, nil
+}
+
+func (rl *resolverLoader) load(from, src string) (string, []byte, error) {
+	loc, err := rl.location(from)
+	if err != nil {
+		return "", nil, mapSourceErr(err)
+	}
+	data, got, err := rl.r.Resolve(context.Background(), loc, src, "")
+	if err != nil {
+		return "", nil, mapSourceErr(err)
+	}
+	var file string
+	switch got.Kind {
+	case source.File:
+		if loc.Kind == source.File && !filepath.IsAbs(from) && !filepath.IsAbs(filepath.FromSlash(src)) {
+			file = filepath.Clean(filepath.Join(filepath.Dir(from), filepath.FromSlash(src)))
+		} else {
+			file = got.Path
+		}
+	default:
+		file = got.String()
+	}
+	rl.locs[file] = got
+	return file, data, nil
+}
+
+func mapSourceErr(err error) error {
+	switch {
+	case errors.Is(err, source.ErrOutsideRoot), errors.Is(err, source.ErrOutsidePackage):
+		return fmt.Errorf("%w: %s", ErrOutsideRoot, strings.TrimPrefix(err.Error(), "source: "))
+	case errors.Is(err, source.ErrTooLarge):
+		return fmt.Errorf("%w: %s", ErrTooLarge, strings.TrimPrefix(err.Error(), "source: "))
+	}
+	return fmt.Errorf("%w: %s", ErrInvalid, strings.TrimPrefix(err.Error(), "source: "))
+}
