@@ -606,7 +606,7 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 			child.params[decl.Content[i].Value] = d
 		}
 	}
-	return child.checkParamSchema(props, parent, m) // extensions.go
+	return nil
 }
 
 // addCondition puts condition cond (a final name) on an emitted resource,

@@ -1,8 +1,9 @@
 package cfn
 
-// The part-2 features that live in their own packages, wired into the
-// engine: Fn::Merge, Fn::Flatten, ParameterSchema, Packages and module
-// sources resolved by package source (package zips, HTTPS, hashes).
+// Part-2 features that live in their own packages, wired into the engine:
+// Fn::Flatten, Packages, and module sources resolved by package source
+// (package zips, HTTPS, Hash pinning). Fn::Merge and ParameterSchema are
+// wired in resolve.go and engine.go on the modules branch.
 
 import (
 	"context"
@@ -12,27 +13,9 @@ import (
 	"strings"
 
 	"github.com/cloud-assembly/assemble/packager/cfn/flatten"
-	fnmerge "github.com/cloud-assembly/assemble/packager/cfn/merge"
-	"github.com/cloud-assembly/assemble/packager/cfn/paramschema"
 	"github.com/cloud-assembly/assemble/packager/cfn/source"
 	yaml "go.yaml.in/yaml/v3"
 )
-
-// fnMerge evaluates Fn::Merge once its arguments are resolved in the scope.
-func (sc *scope) fnMerge(n, arg *yaml.Node) (*yaml.Node, error) {
-	r, err := sc.resolve(arg)
-	if err != nil {
-		return nil, err
-	}
-	if r == nil {
-		return nil, sc.errorf(arg, ErrInvalid, "Fn::Merge needs a list of objects or of lists")
-	}
-	out, err := fnmerge.Merge(r)
-	if err != nil {
-		return nil, sc.errorf(n, sentinelFor(err), "%v", err)
-	}
-	return out, nil
-}
 
 // fnFlatten evaluates Fn::Flatten once its argument is resolved in the
 // scope (a module parameter in Source becomes its value).
@@ -52,46 +35,10 @@ func (sc *scope) fnFlatten(n, arg *yaml.Node) (*yaml.Node, error) {
 }
 
 func sentinelFor(err error) error {
-	if errors.Is(err, flatten.ErrTooLarge) || errors.Is(err, fnmerge.ErrTooLarge) || errors.Is(err, paramschema.ErrTooLarge) {
+	if errors.Is(err, flatten.ErrTooLarge) {
 		return ErrTooLarge
 	}
 	return ErrInvalid
-}
-
-// checkParamSchema checks the module's parameter values against its
-// ParameterSchema section and applies the schema's defaults. It runs once
-// the values are set (Properties resolved in the parent, else Parameters
-// Defaults); values still holding intrinsic functions are not checked.
-func (child *scope) checkParamSchema(props *yaml.Node, parent *scope, m *module) error {
-	sec, err := paramschema.CompileSection(mapGet(child.t.Root, "ParameterSchema"))
-	if err != nil {
-		return child.schemaError(err, m)
-	}
-	for _, name := range sec.Names() {
-		v, err := sec.Validate(name, child.params[name])
-		if err != nil {
-			at := child // the value came from a Default of the module
-			var pe *paramschema.Error
-			if errors.As(err, &pe) && !pe.InSchema && mapGet(props, name) != nil {
-				at = parent // the value came from the parent's Properties
-			}
-			return at.schemaError(err, m)
-		}
-		if v != nil {
-			child.params[name] = v
-		}
-	}
-	return nil
-}
-
-// schemaError reports a ParameterSchema error in the file of scope sc.
-func (sc *scope) schemaError(err error, m *module) error {
-	e := &Error{File: sc.file, Msg: fmt.Sprintf("module %s: %v", m.name, err), Chain: sc.chain, Err: sentinelFor(err)}
-	var pe *paramschema.Error
-	if errors.As(err, &pe) {
-		e.Line, e.Col = pe.Line, pe.Column
-	}
-	return e
 }
 
 // checkHash verifies a module entry's Hash (sha256:<hex>) against the

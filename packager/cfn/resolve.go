@@ -24,7 +24,6 @@ func init() {
 		"Fn::Select":    (*scope).fnSelect,
 		"Fn::Join":      (*scope).fnJoin,
 		"Fn::FindInMap": (*scope).fnFindInMap,
-		"Fn::Merge":     (*scope).fnMerge,   // extensions.go
 		"Fn::Flatten":   (*scope).fnFlatten, // extensions.go
 	}
 }
