@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/cloud-assembly/assemble/packager/cfn/flatten"
@@ -93,56 +92,57 @@ func (sc *scope) addPackages() error {
 	return nil
 }
 
-// resolverLoader is the default Loader: it reads module sources through a
-// source.Resolver (project files, $alias package entries, HTTPS). File names
-// are kept as LocalLoader gives them for local files; package entries are
-// named $alias/path and downloads by their URL.
+// resolverLoader is the default Loader. Local paths named by local files
+// go to LocalLoader, unchanged; package entries ($alias/path), HTTPS URLs,
+// other schemes and anything named from inside a package or a download go
+// through a source.Resolver. Package entries are named $alias/path and
+// downloads by their URL.
 type resolverLoader struct {
-	r    *source.Resolver
-	locs map[string]source.Location
+	local Loader
+	r     *source.Resolver
+	locs  map[string]source.Location // files that are not local paths
 }
 
 func newResolverLoader(root string) (*resolverLoader, error) {
-	r, err := source.New(root, nil)
+	local, err := LocalLoader(root)
+	if err != nil {
+		return nil, err
+	}
+	r, err := source.New(root, &source.Options{MaxFileSize: MaxFileBytes})
 	if err != nil {
 		return nil, fmt.Errorf("cfn: project folder: %w", err)
 	}
-	return &resolverLoader{r: r, locs: map[string]source.Location{}}, nil
+	return &resolverLoader{local: local, r: r, locs: map[string]source.Location{}}, nil
 }
 
 func (rl *resolverLoader) location(file string) (source.Location, error) {
 	if loc, ok := rl.locs[file]; ok {
 		return loc, nil
 	}
-	loc, err := rl.r.FileLocation(file)
-	if err != nil {
-		return source.Location{}, err
-	}
-	rl.locs[file] = loc
-	return loc, nil
+	return rl.r.FileLocation(file)
 }
 
 func (rl *resolverLoader) load(from, src string) (string, []byte, error) {
-	loc, err := rl.location(from)
-	if err != nil {
-		return "", nil, mapSourceErr(err)
+	loc, remote := rl.locs[from]
+	if !remote && !strings.Contains(src, "://") && !strings.HasPrefix(src, "$") {
+		return rl.local(from, src)
+	}
+	if !remote {
+		var err error
+		if loc, err = rl.r.FileLocation(from); err != nil {
+			return "", nil, mapSourceErr(err)
+		}
 	}
 	data, got, err := rl.r.Resolve(context.Background(), loc, src, "")
 	if err != nil {
 		return "", nil, mapSourceErr(err)
 	}
-	var file string
-	switch got.Kind {
-	case source.File:
-		if loc.Kind == source.File && !filepath.IsAbs(from) && !filepath.IsAbs(filepath.FromSlash(src)) {
-			file = filepath.Clean(filepath.Join(filepath.Dir(from), filepath.FromSlash(src)))
-		} else {
-			file = got.Path
-		}
-	default:
-		file = got.String()
+	file := got.String()
+	if got.Kind == source.File {
+		file = got.Path
+	} else {
+		rl.locs[file] = got
 	}
-	rl.locs[file] = got
 	return file, data, nil
 }
 
