@@ -49,7 +49,7 @@ func Package(path string, opts Options) (*Template, error) {
 		condSet: map[string]bool{},
 		mapSet:  map[string]bool{},
 	}
-	e.res = res
+	e.ext.res = res
 	file, data, err := load(path, filepath.Base(path))
 	if err != nil {
 		return nil, wrapLoad(path, 0, 0, nil, err)
@@ -93,7 +93,7 @@ type engine struct {
 	mapSet     map[string]bool
 	transforms []*yaml.Node
 	instances  int
-	res        *resolverLoader // the default loader, for Packages; nil with Options.Load
+	ext        extensions // extensions.go
 }
 
 // emitted is a resource in its final form.
@@ -172,7 +172,7 @@ func (sc *scope) section(name string) (*yaml.Node, error) {
 // run expands the scope: constants, conditions, mappings, modules, then its
 // own resources. Outputs are resolved when something asks for them.
 func (sc *scope) run() error {
-	if err := sc.addPackages(); err != nil { // extensions.go
+	if err := sc.runExtensions(); err != nil { // extensions.go
 		return err
 	}
 	consts, err := sc.section("Constants")

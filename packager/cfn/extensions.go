@@ -26,11 +26,34 @@ func (sc *scope) fnFlatten(n, arg *yaml.Node) (*yaml.Node, error) {
 	if r == nil {
 		return nil, sc.errorf(arg, ErrInvalid, "Fn::Flatten needs a list or an object with Source")
 	}
+	// Fn::Flatten runs only at packaging time, so a Source naming a
+	// parameter of the top template can only mean its Default, as for
+	// ForEach lists.
+	if d := sc.topDefault(r); d != nil {
+		r = d
+	} else if src := mapGet(r, "Source"); src != nil {
+		if d := sc.topDefault(src); d != nil {
+			mapSet(r, "Source", d)
+		}
+	}
 	out, err := flatten.Flatten(r)
 	if err != nil {
 		return nil, sc.errorf(n, sentinelFor(err), "%v", err)
 	}
 	return out, nil
+}
+
+// topDefault returns a copy of the Default of the top template's parameter
+// that n refers to ({Ref: Name}), or nil.
+func (sc *scope) topDefault(n *yaml.Node) *yaml.Node {
+	k, v, ok := single(n)
+	if !ok || k != "Ref" || !isStr(v) {
+		return nil
+	}
+	if d := mapGet(mapGet(mapGet(sc.e.ext.topRoot, "Parameters"), v.Value), "Default"); d != nil {
+		return clone(d)
+	}
+	return nil
 }
 
 func sentinelFor(err error) error {
@@ -61,6 +84,20 @@ func (sc *scope) checkHash(entry *yaml.Node, data []byte) error {
 	return nil
 }
 
+// extensions is the engine's state for this file's features.
+type extensions struct {
+	res     *resolverLoader // the default loader; nil with Options.Load
+	topRoot *yaml.Node      // the top template, for its parameters' Defaults
+}
+
+// runExtensions runs first when a scope is expanded.
+func (sc *scope) runExtensions() error {
+	if sc.top {
+		sc.e.ext.topRoot = sc.t.Root
+	}
+	return sc.addPackages()
+}
+
 // addPackages registers the Packages section of the scope's file with the
 // resolver, so that Sources like $alias/module.yaml work from any file.
 func (sc *scope) addPackages() error {
@@ -68,10 +105,10 @@ func (sc *scope) addPackages() error {
 	if err != nil || pk == nil {
 		return err
 	}
-	if sc.e.res == nil {
+	if sc.e.ext.res == nil {
 		return sc.errorf(pk, ErrInvalid, "Packages need the default module loader; a custom Options.Load cannot read them")
 	}
-	from, err := sc.e.res.location(sc.file)
+	from, err := sc.e.ext.res.location(sc.file)
 	if err != nil {
 		return sc.errorf(pk, ErrInvalid, "%v", err)
 	}
@@ -85,7 +122,7 @@ func (sc *scope) addPackages() error {
 		if hash != nil {
 			h = hash.Value
 		}
-		if err := sc.e.res.r.AddPackage(from, k.Value, src.Value, h); err != nil {
+		if err := sc.e.ext.res.r.AddPackage(from, k.Value, src.Value, h); err != nil {
 			return sc.errorf(k, ErrInvalid, "%v", err)
 		}
 	}
