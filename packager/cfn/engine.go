@@ -483,9 +483,6 @@ func (sc *scope) expand(m *module) error {
 	if err != nil {
 		return wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
 	}
-	if err := sc.checkHash(entry, data); err != nil { // extensions.go
-		return err
-	}
 	for i, f := range e.stack {
 		if f == file {
 			loop := append(append([]string{}, e.stack[i:]...), file)

@@ -64,7 +64,7 @@ func sentinelFor(err error) error {
 }
 
 // checkHash verifies a module entry's Hash (sha256:<hex>) against the
-// module's content, whatever loaded it.
+// module's content.
 func (sc *scope) checkHash(entry *yaml.Node, data []byte) error {
 	h := mapGet(entry, "Hash")
 	if h == nil {
@@ -90,12 +90,35 @@ type extensions struct {
 	topRoot *yaml.Node      // the top template, for its parameters' Defaults
 }
 
-// runExtensions runs first when a scope is expanded.
+// runExtensions runs first when a scope is expanded: it notes the top
+// template, registers the scope's Packages and checks the Hash of the
+// modules that pin one.
 func (sc *scope) runExtensions() error {
 	if sc.top {
 		sc.e.ext.topRoot = sc.t.Root
 	}
-	return sc.addPackages()
+	if err := sc.addPackages(); err != nil {
+		return err
+	}
+	mods, err := sc.section("Modules")
+	if err != nil || mods == nil {
+		return err
+	}
+	for i := 0; i+1 < len(mods.Content); i += 2 {
+		entry := mods.Content[i+1]
+		src := mapGet(entry, "Source")
+		if mapGet(entry, "Hash") == nil || !isStr(src) || src.Value == "" {
+			continue
+		}
+		_, data, err := sc.e.load(sc.file, src.Value)
+		if err != nil {
+			return wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
+		}
+		if err := sc.checkHash(entry, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addPackages registers the Packages section of the scope's file with the
