@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -32,7 +33,7 @@ const (
 	// measured on its minified JSON.
 	MaxSchemaSize = 60 << 10
 	// regexTimeout bounds one ECMAScript regular expression match.
-	regexTimeout = 100 * time.Millisecond
+	regexTimeout = time.Second
 )
 
 // Sentinel errors.
@@ -129,11 +130,14 @@ func NewValidator() (*Validator, error) {
 	// reported by lint, not a meta-schema error.
 	var compiled atomic.Bool
 	c.UseRegexpEngine(func(s string) (jsonschema.Regexp, error) {
+		if !compiled.Load() {
+			return trustedCompile(s)
+		}
 		re, err := ecmaCompile(s)
-		if err != nil && compiled.Load() {
+		if err != nil {
 			return neverMatch(s), nil
 		}
-		return re, err
+		return re, nil
 	})
 	c.UseLoader(noLoader{})
 	for _, m := range metaFiles {
@@ -183,6 +187,21 @@ func (r ecmaRegexp) String() string { return r.re.String() }
 
 func ecmaCompile(s string) (jsonschema.Regexp, error) {
 	re, err := compileECMA(s)
+	if err != nil {
+		return nil, err
+	}
+	return ecmaRegexp{re}, nil
+}
+
+// trustedCompile compiles a pattern of the embedded meta-schema. These are
+// matched against every property name of every schema, so they must never
+// time out under load: RE2 when it can (linear time), else regexp2 without
+// a timeout (only the lookahead in provider.configuration needs it).
+func trustedCompile(s string) (jsonschema.Regexp, error) {
+	if re, err := regexp.Compile(s); err == nil {
+		return re, nil
+	}
+	re, err := regexp2.Compile(s, regexp2.ECMAScript)
 	if err != nil {
 		return nil, err
 	}
