@@ -8,7 +8,10 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/cloud-assembly/assemble/droplets"
 )
 
 // SchemaVersion is the only manifest schema this package reads and writes.
@@ -454,4 +457,47 @@ func typeName(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// CheckManifestFiles checks that every path property of a droplet of a
+// known kind names what the archive holds: a file for a file property, at
+// least one file under the folder for a directory property. Problems are
+// *ValidationError values, joined.
+func (r *Reader) CheckManifestFiles(m *Manifest) error {
+	var errs []error
+	for _, id := range m.IDs() {
+		d := m.Droplets[id]
+		sp, err := droplets.ParseSpecifier(d.Type)
+		if err != nil {
+			continue
+		}
+		kind, ok := droplets.Lookup(sp)
+		if !ok {
+			continue
+		}
+		for _, p := range kind.Properties {
+			v, ok := d.Properties[p.Name].(string)
+			if p.Path == 0 || !ok {
+				continue
+			}
+			switch p.Path {
+			case droplets.PathFile:
+				if r.File(v) == nil {
+					errs = append(errs, &ValidationError{Droplet: id, Field: "properties." + p.Name, Err: fmt.Errorf("names %q, which is not a file in the archive", v)})
+				}
+			case droplets.PathDirectory:
+				found := false
+				for _, f := range r.Files() {
+					if strings.HasPrefix(f.Name(), v+"/") {
+						found = true
+						break
+					}
+				}
+				if !found {
+					errs = append(errs, &ValidationError{Droplet: id, Field: "properties." + p.Name, Err: fmt.Errorf("names folder %q, which holds no file in the archive", v)})
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

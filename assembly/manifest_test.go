@@ -244,3 +244,19 @@ func TestParseString(t *testing.T) {
 		}
 	}
 }
+
+func TestReaderManifest(t *testing.T) {
+	b := zipOf(t, "stacks/a.yaml")
+	r, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Manifest(); !errors.Is(err, ErrManifest) || !strings.Contains(err.Error(), "no manifest.json") {
+		t.Fatalf("got %v", err)
+	}
+	b = zipOf(t, "manifest.json") // content "content of manifest.json": not JSON
+	r, _ = NewReader(bytes.NewReader(b), int64(len(b)))
+	if _, err := r.Manifest(); !errors.Is(err, ErrManifest) || !strings.Contains(err.Error(), "manifest.json:1:1:") {
+		t.Fatalf("got %v", err)
+	}
+}
