@@ -88,6 +88,9 @@ func (c *checker) semantic(raw []byte) {
 // checkSize applies the registration size limit, measured on the minified
 // document.
 func (c *checker) checkSize(raw []byte) {
+	if len(raw) <= MaxSchemaSize {
+		return // minifying only shrinks it
+	}
 	var buf bytes.Buffer
 	if json.Compact(&buf, raw) == nil && buf.Len() > MaxSchemaSize {
 		tn, _ := c.root["typeName"].(string)
