@@ -264,6 +264,13 @@ func (f *Fragment) Validate(limits Limits) error {
 		}
 	}
 
+	// The other sections holding named entries must be mappings.
+	for _, name := range []string{"Parameters", "Outputs", "Mappings", "Conditions"} {
+		if _, v := f.section(name); v != nil && v.Kind != yaml.MappingNode && !isNullNode(v) {
+			add(v, "the %s section must be a mapping of names to entries", name)
+		}
+	}
+
 	// Parameters.
 	if _, params := f.section("Parameters"); params != nil {
 		for _, p := range pairs(params) {
@@ -312,6 +319,10 @@ func (f *Fragment) Validate(limits Limits) error {
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
 	return &ValidationError{File: f.File, Problems: ps}
+}
+
+func isNullNode(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
 // rootKey returns the top-level key node named name.
