@@ -224,7 +224,10 @@ func (b *builder) droplet(id string) error {
 		}
 		var body []byte
 		if pk := packerFor(kind.Type, prop.Name); pk != nil {
-			if body, err = pk(real, PackageOptions{Root: b.root}); err != nil {
+			addFile := func(rel string, body []byte) error {
+				return b.add(path.Join(path.Dir(name), rel), "", body, "packaged "+real+" ("+rel+")")
+			}
+			if body, err = pk(real, PackageOptions{Root: b.root, Properties: d.Properties, AddFile: addFile}); err != nil {
 				return b.errAt(id, field, err)
 			}
 		}

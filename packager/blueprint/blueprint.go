@@ -19,6 +19,9 @@ type Options struct {
 	// Cwd is the folder ${cwd()} stands for when include paths are
 	// resolved. Empty means the process's working directory.
 	Cwd string
+	// Root, when set, is the folder every loaded blueprint must lie in:
+	// an include resolving outside it is an ErrInclude error.
+	Root string
 	// Variables gives values for the root blueprint's variables (string,
 	// int, int64, float64 or bool). Variables without a value keep their
 	// default, or stay unknown until deploy time.
@@ -79,6 +82,16 @@ func Load(path string, opts Options) (*Blueprint, error) {
 	}
 	var errs ErrorList
 	l := &loader{cwd: cwd, errs: &errs}
+	if opts.Root != "" {
+		root, err := filepath.Abs(opts.Root)
+		if err != nil {
+			return nil, fmt.Errorf("blueprint: root: %w", err)
+		}
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			root = real
+		}
+		l.root = root
+	}
 	bp := l.load(path, opts.Variables, nil, nil, 1)
 	if len(errs) > 0 {
 		return bp, errs.sorted()
@@ -88,6 +101,7 @@ func Load(path string, opts Options) (*Blueprint, error) {
 
 type loader struct {
 	cwd  string
+	root string // "" for no restriction
 	errs *ErrorList
 }
 
@@ -324,6 +338,16 @@ func (l *loader) include(c *checker, parent *Blueprint, in *Include, stack []str
 		p = filepath.Join(filepath.Dir(parent.Path), p)
 	}
 	abs, _ := filepath.Abs(p)
+	if l.root != "" {
+		real := abs
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			real = r
+		}
+		if rel, err := filepath.Rel(l.root, real); err != nil || !filepath.IsLocal(rel) {
+			at.errAt(ErrInclude, "include %q names %s, which lies outside the project folder %s; keep included blueprints inside it", in.Name, p, l.root)
+			return
+		}
+	}
 	for _, s := range stack {
 		if s == abs {
 			chain := append(stack[indexOf(stack, abs):], abs)

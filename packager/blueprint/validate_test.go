@@ -218,6 +218,7 @@ func TestIncludes(t *testing.T) {
 		{"self include", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  me: {path: main.yaml}\n"}, nil, ErrIncludeCycle, `include "me" makes a cycle`},
 		{"depth 5 ok", chain(5), nil, nil, ""},
 		{"depth 6", chain(6), nil, ErrIncludeDepth, "would be blueprint depth 6"},
+		{"outside root", map[string]string{"proj/main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: ../child.yaml, variables: {env: a}}\n", "child.yaml": child}, nil, ErrInclude, "lies outside the project folder"},
 		{"root variable type", map[string]string{"main.yaml": "version: 2023-04-20\nvariables:\n  n: {type: integer}" + res}, map[string]any{"n": "x"}, ErrSchema, `variable "n" of`},
 		{"root variable unknown", map[string]string{"main.yaml": "version: 2023-04-20" + res}, map[string]any{"zz": "x"}, ErrSchema, `variable "zz", which the blueprint does not define`},
 	}
@@ -228,7 +229,12 @@ func TestIncludes(t *testing.T) {
 			if _, ok := tt.files["main.yaml"]; !ok {
 				main = filepath.Join(dir, "d1.yaml")
 			}
-			bp, err := Load(main, Options{Cwd: dir, Variables: tt.vars})
+			root := ""
+			if tt.name == "outside root" {
+				root = filepath.Join(dir, "proj")
+				main = filepath.Join(root, "main.yaml")
+			}
+			bp, err := Load(main, Options{Cwd: dir, Root: root, Variables: tt.vars})
 			if tt.class == nil {
 				if err != nil {
 					t.Fatalf("want valid, got:\n%v", err)
