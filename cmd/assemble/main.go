@@ -47,6 +47,11 @@ func commands() []*cli.Command {
 		inspectCmd(),
 		graphCmd(),
 		packageCmd(),
+		signCmd(),
+		verifyCmd(),
+		extractCmd(),
+		schemaCmd(),
+		moduleCmd(),
 		blueprintCmd(),
 	}
 }

@@ -43,6 +43,7 @@ func Package(path string, opts Options) (*Template, error) {
 		opts:    opts,
 		load:    load,
 		cache:   map[string]*Template{},
+		loaded:  map[loadKey]loaded{},
 		topDir:  filepath.Dir(path),
 		condSet: map[string]bool{},
 		mapSet:  map[string]bool{},
@@ -77,7 +78,17 @@ func wrapLoad(file string, line, col int, chain []Frame, err error) error {
 	return &Error{File: file, Line: line, Col: col, Msg: msg, Chain: chain, Err: sentinel}
 }
 
+// loadKey identifies a Source as written in a folder; each is loaded once.
+type loadKey struct{ dir, source string }
+
+type loaded struct {
+	file string
+	data []byte
+	err  error
+}
+
 type engine struct {
+	loaded map[loadKey]loaded
 	opts   Options
 	load   Loader
 	cache  map[string]*Template
@@ -472,7 +483,13 @@ func (sc *scope) expand(m *module) error {
 	if e.instances > maxInstances {
 		return sc.errorf(m.key, ErrTooLarge, "more than %d module instances", maxInstances)
 	}
-	file, data, err := e.load(sc.file, src.Value)
+	lk := loadKey{filepath.Dir(sc.file), src.Value}
+	ld, ok := e.loaded[lk]
+	if !ok {
+		ld.file, ld.data, ld.err = e.load(sc.file, src.Value)
+		e.loaded[lk] = ld
+	}
+	file, data, err := ld.file, ld.data, ld.err
 	if err != nil {
 		return wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
 	}
@@ -517,6 +534,9 @@ func (sc *scope) expand(m *module) error {
 	}
 	m.child = child
 	m.state = 2
+	for _, c := range child.emitted {
+		sc.res[m.name+c.local] = c.name
+	}
 	if tr := mapGet(t.Root, "Transform"); tr != nil {
 		e.addTransforms(tr)
 	}

@@ -47,7 +47,7 @@ func LocalLoader(root string) (Loader, error) {
 		}
 		rel, err := filepath.Rel(abs, ap)
 		if err != nil || !filepath.IsLocal(rel) {
-			return "", nil, fmt.Errorf("%w: %s is outside %s", ErrOutsideRoot, file, root)
+			return "", nil, fmt.Errorf("%w: %s leaves the project folder %s; move the module into it", ErrOutsideRoot, source, root)
 		}
 		f, err := r.Open(rel)
 		if err != nil {
@@ -55,7 +55,7 @@ func LocalLoader(root string) (Loader, error) {
 				return "", nil, fmt.Errorf("%w: %s does not exist", ErrInvalid, file)
 			}
 			if strings.Contains(err.Error(), "escapes") {
-				return "", nil, fmt.Errorf("%w: %s is outside %s", ErrOutsideRoot, file, root)
+				return "", nil, fmt.Errorf("%w: %s leads outside the project folder %s (symbolic link)", ErrOutsideRoot, source, root)
 			}
 			return "", nil, err
 		}

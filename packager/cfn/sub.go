@@ -107,7 +107,7 @@ func (sc *scope) fnSub(n, arg *yaml.Node) (*yaml.Node, error) {
 	if len(extra.Content) == 0 {
 		if !hasVars(out) && !strings.Contains(out, "${!") {
 			r := strNode(out)
-			r.Line, r.Column, r.Style = str.Line, str.Column, str.Style
+			r.Line, r.Column = str.Line, str.Column
 			return r, nil
 		}
 		r := strNode(out)
