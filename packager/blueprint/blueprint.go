@@ -100,15 +100,23 @@ func Load(path string, opts Options) (*Blueprint, error) {
 }
 
 type loader struct {
-	cwd  string
-	root string // "" for no restriction
-	errs *ErrorList
+	loaded int
+	cwd    string
+	root   string // "" for no restriction
+	errs   *ErrorList
 }
 
 // load loads one blueprint. stack holds the absolute paths of the
 // blueprints including it; at is the include entry (in the parent) that led
 // here, for errors about the passed variables.
 func (l *loader) load(path string, vars map[string]any, stack []string, at *includeSite, depth int) *Blueprint {
+	l.loaded++
+	if l.loaded > MaxBlueprints {
+		if l.loaded == MaxBlueprints+1 {
+			at.errAt(ErrInclude, "include %q: more than %d blueprint files in one load; include fewer blueprints", at.inc.Name, MaxBlueprints)
+		}
+		return nil
+	}
 	src, err := readFile(path)
 	if err != nil {
 		var e *Error

@@ -176,6 +176,23 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// fanOut makes a chain of blueprints each including the next 8 times:
+// 8^4 loads without the MaxBlueprints bound.
+func fanOut() map[string]string {
+	files := map[string]string{}
+	for i := 1; i <= 5; i++ {
+		src := "version: 2023-04-20" + res
+		if i < 5 {
+			src += "include:\n"
+			for j := 0; j < 8; j++ {
+				src += "  n" + itoa(j) + ": {path: 'd" + itoa(i+1) + ".yaml'}\n"
+			}
+		}
+		files["d"+itoa(i)+".yaml"] = src
+	}
+	return files
+}
+
 const child = `version: 2023-04-20
 variables:
   env: {type: string}
@@ -219,6 +236,7 @@ func TestIncludes(t *testing.T) {
 		{"depth 5 ok", chain(5), nil, nil, ""},
 		{"depth 6", chain(6), nil, ErrIncludeDepth, "would be blueprint depth 6"},
 		{"outside root", map[string]string{"proj/main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: ../child.yaml, variables: {env: a}}\n", "child.yaml": child}, nil, ErrInclude, "lies outside the project folder"},
+		{"too many", fanOut(), nil, ErrInclude, "more than 256 blueprint files"},
 		{"root variable type", map[string]string{"main.yaml": "version: 2023-04-20\nvariables:\n  n: {type: integer}" + res}, map[string]any{"n": "x"}, ErrSchema, `variable "n" of`},
 		{"root variable unknown", map[string]string{"main.yaml": "version: 2023-04-20" + res}, map[string]any{"zz": "x"}, ErrSchema, `variable "zz", which the blueprint does not define`},
 	}
