@@ -125,7 +125,7 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 		} else if at != nil {
 			at.errAt(ErrInclude, "include %q: %v; check the path", at.inc.Name, unwrapPathErr(err))
 		} else {
-			*l.errs = append(*l.errs, &Error{File: path, Err: ErrInclude, Msg: unwrapPathErr(err).Error()})
+			*l.errs = append(*l.errs, &Error{File: path, Err: ErrRead, Msg: fmt.Sprintf("can not read the blueprint: %v", unwrapPathErr(err))})
 		}
 		return nil
 	}
