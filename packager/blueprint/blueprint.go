@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -154,7 +155,44 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 	for _, in := range bp.Includes {
 		l.include(c, bp, in, stack, depth)
 	}
+	c.checkChildRefs()
 	return bp
+}
+
+// checkChildRefs checks that references to loaded children name one of
+// their exports.
+func (c *checker) checkChildRefs() {
+	for _, s := range c.sites {
+		for _, part := range s.str.Parts {
+			subst.Walk(part.Sub, func(n subst.Node) {
+				ref, ok := n.(*subst.Child)
+				if !ok || len(ref.Path) == 0 || ref.Path[0].IsIndex {
+					return
+				}
+				ch, ok := c.bp.Children[ref.Name]
+				if !ok || ch.Blueprint == nil {
+					return
+				}
+				exports := ch.Blueprint.exportNames()
+				if !slices.Contains(exports, ref.Path[0].Name) {
+					c.errAtOffset(s.node, ref.Pos(), ErrReference, "child blueprint %q (%s) does not export %q; its exports are %s", ref.Name, ch.Resolved, ref.Path[0].Name, quoteList(exports))
+				}
+			})
+		}
+	}
+}
+
+// exportNames lists the blueprint's exports in source order.
+func (bp *Blueprint) exportNames() []string {
+	var out []string
+	for _, sec := range pairs(bp.Root) {
+		if sec.key.Value == "exports" {
+			for _, kv := range pairs(sec.val) {
+				out = append(out, kv.key.Value)
+			}
+		}
+	}
+	return out
 }
 
 func unwrapPathErr(err error) error {

@@ -231,6 +231,7 @@ func TestIncludes(t *testing.T) {
 		{"wrong type", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: child.yaml, variables: {env: a, n: true}}\n", "child.yaml": child}, nil, ErrInclude, `variable "n" of`},
 		{"missing required", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: child.yaml}\n", "child.yaml": child}, nil, ErrInclude, `does not pass variable "env"`},
 		{"deploy-time value ok", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: child.yaml, variables: {env: '${resources.r.state.arn}'}}\n", "child.yaml": child}, nil, nil, ""},
+		{"child export", map[string]string{"main.yaml": "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${children.c.topicArn}'}}\ninclude:\n  c: {path: child.yaml, variables: {env: a}}\n", "child.yaml": child + "exports:\n  arn: {type: string, field: resources.t.state.arn}\n"}, nil, ErrReference, `child blueprint "c" (`},
 		{"child invalid", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: child.yaml}\n", "child.yaml": "version: 2023-04-20\nresources: {x: {type: nope, spec: {}}}"}, nil, ErrSchema, `has type "nope"`},
 		{"self include", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  me: {path: main.yaml}\n"}, nil, ErrIncludeCycle, `include "me" makes a cycle`},
 		{"depth 5 ok", chain(5), nil, nil, ""},
