@@ -34,7 +34,7 @@ func (e *callErr) Unwrap() error { return e.err }
 var notKnown = errors.New("known only at deploy time")
 
 // evaluator evaluates what is known at packaging time: literals, variables
-// with values or defaults (never secret ones), values built from them, and
+// with values or defaults and values built from them (never secret ones), and
 // core function calls on such arguments. datetime and cwd are never
 // evaluated: they depend on when and where the blueprint is deployed.
 type evaluator struct {
@@ -120,7 +120,7 @@ func (e *evaluator) value(name string) (any, error) {
 		return v, nil
 	}
 	def, ok := e.c.values[name]
-	if !ok || def.Node == nil || e.visiting[name] {
+	if !ok || def.Node == nil || def.Secret || e.visiting[name] {
 		return nil, notKnown
 	}
 	e.visiting[name] = true

@@ -36,7 +36,7 @@ type Packaged struct {
 //     except secret variables, are replaced by the value; a variable given a
 //     value here gets it as its default, so the packaged blueprint stands
 //     alone;
-//   - references to values built only from those, and core function calls
+//   - references to (non-secret) values built only from those, and core function calls
 //     on known arguments, are replaced by their result; where a whole
 //     substitution can not be evaluated, its known arguments are still
 //     folded to literals (as in ${eq("prod", resources.db.state.tier)});

@@ -59,11 +59,12 @@ type Variable struct {
 
 // Value is a value definition.
 type Value struct {
-	Name  string
-	Type  string
-	Node  *yaml.Node // the value field
-	key   *yaml.Node
-	inter *subst.Interpolated
+	Name   string
+	Type   string
+	Secret bool
+	Node   *yaml.Node // the value field
+	key    *yaml.Node
+	inter  *subst.Interpolated
 }
 
 type dataSource struct {
@@ -539,7 +540,7 @@ func (c *checker) checkValue(key, val *yaml.Node) {
 		c.str(f, "description", what)
 		c.subs(kv.val, id, "description", false)
 	}
-	c.boolField(f, "secret", what)
+	v.Secret = c.boolField(f, "secret", what)
 	kv, ok := f["value"]
 	if !ok {
 		return
