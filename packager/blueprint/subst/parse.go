@@ -52,6 +52,9 @@ func (t token) describe() string {
 	}
 }
 
+// punct maps one-character tokens to their kinds.
+var punct = map[byte]tokKind{'(': tLParen, ')': tRParen, ',': tComma, '=': tEquals, '.': tDot, '[': tLBracket, ']': tRBracket, '}': tRBrace}
+
 type parser struct {
 	src   string
 	off   int
@@ -84,8 +87,7 @@ func (p *parser) lex() error {
 		return nil
 	}
 	c := p.src[p.off]
-	single := map[byte]tokKind{'(': tLParen, ')': tRParen, ',': tComma, '=': tEquals, '.': tDot, '[': tLBracket, ']': tRBracket, '}': tRBrace}
-	if k, ok := single[c]; ok {
+	if k, ok := punct[c]; ok {
 		p.off++
 		p.tok = token{kind: k, text: string(c), off: start}
 		return nil
