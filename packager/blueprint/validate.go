@@ -162,11 +162,56 @@ func (c *checker) posOf(n *yaml.Node, off int) (int, int) {
 	if strings.Contains(before, "\n") {
 		return n.Line, n.Column
 	}
-	q := 0
 	if n.Style == yaml.DoubleQuotedStyle || n.Style == yaml.SingleQuotedStyle {
-		q = 1
+		if col, ok := c.quotedColumn(n, off); ok {
+			return n.Line, col
+		}
+		return n.Line, n.Column + 1 + utf8.RuneCountInString(before)
 	}
-	return n.Line, n.Column + q + utf8.RuneCountInString(before)
+	return n.Line, n.Column + utf8.RuneCountInString(before)
+}
+
+// quotedColumn maps a byte offset in a quoted scalar's value to its column
+// in the source line, reading the escapes as written.
+func (c *checker) quotedColumn(n *yaml.Node, off int) (int, bool) {
+	lines := strings.SplitN(string(c.src), "\n", n.Line+1)
+	if n.Line < 1 || n.Line > len(lines) {
+		return 0, false
+	}
+	raw := []rune(lines[n.Line-1])
+	i := n.Column // the rune after the opening quote (Column is 1-based)
+	if i > len(raw) {
+		return 0, false
+	}
+	decoded := 0
+	for decoded < off {
+		if i >= len(raw) {
+			return 0, false
+		}
+		r := raw[i]
+		switch {
+		case n.Style == yaml.SingleQuotedStyle && r == '\'' && i+1 < len(raw) && raw[i+1] == '\'':
+			i += 2
+			decoded++
+		case n.Style == yaml.DoubleQuotedStyle && r == '\\' && i+1 < len(raw):
+			width := map[rune]int{'x': 2, 'u': 4, 'U': 8}[raw[i+1]]
+			if width > 0 && i+2+width <= len(raw) {
+				v, err := strconv.ParseUint(string(raw[i+2:i+2+width]), 16, 32)
+				if err != nil {
+					return 0, false
+				}
+				decoded += utf8.RuneLen(rune(v))
+				i += 2 + width
+			} else {
+				decoded++
+				i += 2
+			}
+		default:
+			decoded += utf8.RuneLen(r)
+			i++
+		}
+	}
+	return i + 1, decoded == off
 }
 
 // --- node helpers ---

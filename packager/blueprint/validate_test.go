@@ -101,6 +101,8 @@ func TestRules(t *testing.T) {
 		{"each resource dep", "version: 2023-04-20\nresources:\n  q: {type: aws/sqs/queue, spec: {}}\n  r: {type: aws/s3/bucket, each: '${resources.q.state.list}', spec: {}}", ErrEachDependency, `element type "resource"`, ""},
 		{"each child dep via value", "version: 2023-04-20\nvalues:\n  l: {type: array, value: '${children.c.list}'}\ninclude:\n  c: {path: 'remote.yaml', metadata: {sourceType: aws/s3}}\nresources:\n  r: {type: aws/s3/bucket, each: '${values.l}', spec: {}}", ErrEachDependency, `element type "child"`, ""},
 		{"elem outside", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${elem.x}'}}", ErrElemOutsideEach, "outside a resource with each", ":3:41:"},
+		{"position after escapes", "{\"version\": \"2023-04-20\", \"resources\": {\"r\": {\"type\": \"aws/sns/topic\", \"spec\": {\"a\": \"${eq(\\\"a\\\", \\\"b\\\")} ${elem}\"}}}}", ErrElemOutsideEach, "${elem}", ":1:109:"},
+		{"position single quoted", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: 'it''s ${elem}'}}", ErrElemOutsideEach, "${elem}", ":3:47:"},
 		{"i outside", "version: 2023-04-20\nvalues:\n  v: {type: integer, value: '${i}'}" + res, ErrElemOutsideEach, "${i} is used outside", ""},
 		{"labels sub", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, metadata: {labels: {app: '${variables.a}'}}, spec: {}}", ErrSubstitutionNotAllowed, "resource labels", ""},
 		{"linkSelector sub", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, linkSelector: {byLabel: {app: '${variables.a}'}}, spec: {}}", ErrSubstitutionNotAllowed, "linkSelector", ""},
