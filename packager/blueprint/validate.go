@@ -108,6 +108,7 @@ type checker struct {
 	bp    *Blueprint
 	file  string
 	src   []byte
+	lines []string // c.src split at line breaks, made on first use
 	errs  *ErrorList
 	known map[string]any // variable values known at validation time
 
@@ -153,7 +154,7 @@ func (c *checker) posOf(n *yaml.Node, off int) (int, int) {
 		line := n.Line + 1 + strings.Count(before, "\n")
 		lineStart := strings.LastIndex(before, "\n") + 1
 		indent := 0
-		if lines := strings.Split(string(c.src), "\n"); line-1 < len(lines) {
+		if lines := c.srcLines(); line-1 < len(lines) {
 			l := lines[line-1]
 			indent = len(l) - len(strings.TrimLeft(l, " "))
 		}
@@ -171,10 +172,18 @@ func (c *checker) posOf(n *yaml.Node, off int) (int, int) {
 	return n.Line, n.Column + utf8.RuneCountInString(before)
 }
 
+// srcLines splits the source into lines once.
+func (c *checker) srcLines() []string {
+	if c.lines == nil {
+		c.lines = strings.Split(string(c.src), "\n")
+	}
+	return c.lines
+}
+
 // quotedColumn maps a byte offset in a quoted scalar's value to its column
 // in the source line, reading the escapes as written.
 func (c *checker) quotedColumn(n *yaml.Node, off int) (int, bool) {
-	lines := strings.SplitN(string(c.src), "\n", n.Line+1)
+	lines := c.srcLines()
 	if n.Line < 1 || n.Line > len(lines) {
 		return 0, false
 	}
