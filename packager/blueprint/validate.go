@@ -109,6 +109,7 @@ type checker struct {
 	file  string
 	src   []byte
 	lines []string // c.src split at line breaks, made on first use
+	runes map[int][]rune
 	errs  *ErrorList
 	known map[string]any // variable values known at validation time
 
@@ -129,6 +130,9 @@ type edge struct {
 }
 
 func (c *checker) errAt(n *yaml.Node, class error, format string, args ...any) {
+	if c.full() {
+		return
+	}
 	e := &Error{File: c.file, Err: class, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
 		e.Line, e.Column = n.Line, n.Column
@@ -137,8 +141,26 @@ func (c *checker) errAt(n *yaml.Node, class error, format string, args ...any) {
 }
 
 func (c *checker) errAtOffset(n *yaml.Node, off int, class error, format string, args ...any) {
+	if c.full() {
+		return
+	}
 	line, col := c.posOf(n, off)
 	*c.errs = append(*c.errs, &Error{File: c.file, Line: line, Column: col, Err: class, Msg: fmt.Sprintf(format, args...)})
+}
+
+// MaxErrors bounds the errors one Load reports; the last one says the rest
+// were left out.
+const MaxErrors = 500
+
+// full reports whether the error list is full, adding the note once.
+func (c *checker) full() bool {
+	switch n := len(*c.errs); {
+	case n < MaxErrors-1:
+		return false
+	case n == MaxErrors-1:
+		*c.errs = append(*c.errs, &Error{File: c.file, Err: ErrSchema, Msg: fmt.Sprintf("too many errors; only the first %d are shown", MaxErrors-1)})
+	}
+	return true
 }
 
 // posOf maps a byte offset in a scalar's value to a line and column in the
@@ -187,7 +209,14 @@ func (c *checker) quotedColumn(n *yaml.Node, off int) (int, bool) {
 	if n.Line < 1 || n.Line > len(lines) {
 		return 0, false
 	}
-	raw := []rune(lines[n.Line-1])
+	if c.runes == nil {
+		c.runes = map[int][]rune{}
+	}
+	raw, ok := c.runes[n.Line]
+	if !ok {
+		raw = []rune(lines[n.Line-1])
+		c.runes[n.Line] = raw
+	}
 	i := n.Column // the rune after the opening quote (Column is 1-based)
 	if i > len(raw) {
 		return 0, false

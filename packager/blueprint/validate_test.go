@@ -271,3 +271,19 @@ func TestIncludes(t *testing.T) {
 		})
 	}
 }
+
+func TestMaxErrors(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: 2023-04-20\nresources:\n  r:\n    type: aws/sns/topic\n    spec:\n")
+	for i := 0; i < 2*MaxErrors; i++ {
+		b.WriteString("      a" + itoa(i) + ": ${variables.nope}\n")
+	}
+	err := loadString(t, b.String())
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != MaxErrors {
+		t.Fatalf("got %d errors, want %d", len(list), MaxErrors)
+	}
+	if !strings.Contains(err.Error(), "too many errors; only the first 499 are shown") {
+		t.Fatal("no note about the errors left out")
+	}
+}
