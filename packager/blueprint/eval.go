@@ -109,6 +109,10 @@ func (e *evaluator) eval(n subst.Node) (any, error) {
 		if err != nil {
 			return nil, &callErr{call: n, err: err}
 		}
+		if tooBig(v) {
+			// Leave huge results (values doubling each other) for deploy time.
+			return nil, notKnown
+		}
 		return access(v, n.Path)
 	}
 	return nil, notKnown
@@ -172,6 +176,37 @@ func (e *evaluator) interpolate(in *subst.Interpolated) (string, error) {
 		b.WriteString(s)
 	}
 	return b.String(), nil
+}
+
+// MaxEvalSize bounds the size of one value evaluated at packaging time, in
+// list and object items plus string bytes.
+const MaxEvalSize = 1 << 20
+
+// tooBig reports whether v exceeds MaxEvalSize, visiting at most that much.
+func tooBig(v any) bool {
+	budget := MaxEvalSize
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		budget--
+		switch x := v.(type) {
+		case string:
+			budget -= len(x)
+		case []any:
+			for _, y := range x {
+				if walk(y) {
+					return true
+				}
+			}
+		case map[string]any:
+			for _, y := range x {
+				if walk(y) {
+					return true
+				}
+			}
+		}
+		return budget < 0
+	}
+	return walk(v)
 }
 
 // scalarString renders a scalar for string interpolation.
