@@ -38,6 +38,7 @@ var notKnown = errors.New("known only at deploy time")
 // core function calls on such arguments. datetime and cwd are never
 // evaluated: they depend on when and where the blueprint is deployed.
 type evaluator struct {
+	inlined  int // size inlined so far, bounded by MaxInlineSize
 	c        *checker
 	known    map[string]any
 	cache    map[string]any
@@ -181,6 +182,36 @@ func (e *evaluator) interpolate(in *subst.Interpolated) (string, error) {
 // MaxEvalSize bounds the size of one value evaluated at packaging time, in
 // list and object items plus string bytes.
 const MaxEvalSize = 1 << 20
+
+// MaxInlineSize bounds the total size of what one blueprint's packaging
+// inlines; past it, references are left for deploy time.
+const MaxInlineSize = 4 * MaxEvalSize
+
+// sizeOf measures v as tooBig does (at most MaxEvalSize+1).
+func sizeOf(v any) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if n > MaxEvalSize {
+			return
+		}
+		n++
+		switch x := v.(type) {
+		case string:
+			n += len(x)
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		case map[string]any:
+			for _, y := range x {
+				walk(y)
+			}
+		}
+	}
+	walk(v)
+	return n
+}
 
 // tooBig reports whether v exceeds MaxEvalSize, visiting at most that much.
 func tooBig(v any) bool {

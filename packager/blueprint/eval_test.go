@@ -136,3 +136,24 @@ func TestEvalSizeBound(t *testing.T) {
 		t.Fatalf("want the huge value left and the small one inlined:\n%s", out[len(out)-600:])
 	}
 }
+
+func TestInlineBudget(t *testing.T) {
+	big := strings.Repeat("x", MaxEvalSize/2)
+	src := "version: 2023-04-20\nvariables:\n  big: {type: string, default: " + big + "}\nresources:\n  r:\n    type: aws/sns/topic\n    spec:\n"
+	for i := 0; i < 12; i++ {
+		src += "      a" + itoa(i) + ": p-${variables.big}\n"
+	}
+	dir := t.TempDir()
+	path := dir + "/bp.yaml"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Package(path, Options{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(p.Files["bp.yaml"])
+	if n := strings.Count(out, "p-${variables.big}"); n != 5 {
+		t.Fatalf("%d references left, want 5 (7 inlined within MaxInlineSize)", n)
+	}
+}
