@@ -43,6 +43,7 @@ const (
 	DefaultMaxFileSize     = 16 << 20 // a module, inserted file or package entry
 	DefaultMaxPackageSize  = 64 << 20 // a package zip
 	DefaultMaxPackageFiles = 4096
+	DefaultMaxDownloads    = 256 << 20 // all HTTPS downloads of one Resolver together
 	maxRedirects           = 5
 )
 
@@ -115,6 +116,8 @@ type Options struct {
 	MaxPackageSize int64
 	// MaxPackageFiles bounds the number of entries of a package zip.
 	MaxPackageFiles int
+	// MaxDownloads bounds the bytes of all HTTPS downloads together.
+	MaxDownloads int64
 }
 
 type pkg struct {
@@ -135,6 +138,7 @@ type Resolver struct {
 	opts     Options
 	packages map[string]*pkg
 	fetched  map[string][]byte
+	download int64 // bytes downloaded so far
 }
 
 // New returns a Resolver for the project folder root: no local file outside
@@ -163,6 +167,9 @@ func New(root string, opts *Options) (*Resolver, error) {
 	}
 	if r.opts.MaxPackageFiles <= 0 {
 		r.opts.MaxPackageFiles = DefaultMaxPackageFiles
+	}
+	if r.opts.MaxDownloads <= 0 {
+		r.opts.MaxDownloads = DefaultMaxDownloads
 	}
 	if r.opts.Client != nil {
 		c := *r.opts.Client // shares the Transport; only the redirect policy changes
@@ -424,10 +431,18 @@ func (r *Resolver) fetch(ctx context.Context, rawURL string, limit int64) ([]byt
 	if resp.ContentLength > limit {
 		return nil, Location{}, fmt.Errorf("%w: %s is %d bytes, more than %d", ErrTooLarge, u.Redacted(), resp.ContentLength, limit)
 	}
+	capped := false
+	if left := r.opts.MaxDownloads - r.download; left < limit {
+		limit, capped = left, true
+	}
 	b, err := readLimited(resp.Body, limit, u.Redacted())
 	if err != nil {
+		if errors.Is(err, ErrTooLarge) && capped {
+			return nil, Location{}, fmt.Errorf("%w: downloads exceed %d bytes in all", ErrTooLarge, r.opts.MaxDownloads)
+		}
 		return nil, Location{}, err
 	}
+	r.download += int64(len(b))
 	r.fetched[key] = b
 	return b, loc, nil
 }

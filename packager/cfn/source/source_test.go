@@ -382,6 +382,14 @@ func TestHTTPS(t *testing.T) {
 			}
 		})
 	}
+	// All downloads together are bounded too.
+	small, _, _ := project(t, &Options{Client: srv.Client(), MaxFileSize: 1024, MaxDownloads: 5})
+	if _, _, err := small.Resolve(ctx, loc, "a.yaml", ""); err != nil {
+		t.Fatalf("first download: %v", err)
+	}
+	if _, _, err := small.Resolve(ctx, loc, "sub/b.yaml", ""); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "in all") {
+		t.Errorf("second download: err = %v, want the total limit", err)
+	}
 	// Without the test server's certificate, the fetch fails.
 	plain, err := New(t.TempDir(), &Options{Timeout: time.Second})
 	if err != nil {
