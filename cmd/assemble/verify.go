@@ -1,0 +1,193 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/signing"
+)
+
+func verifyCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "verify",
+		Usage:     "check an assembly's structure, signature and contents before use",
+		ArgsUsage: "ASSEMBLY",
+		Description: `Checks, in this order and before anything is loaded: the ZIP structure
+from the raw bytes; that signature.asc is one cleartext-signed message made
+by a trusted key (--keyring, repeatable; armored or binary keyrings) that was
+not expired when it signed and is not revoked; the signed attestation; every
+file's size and salted hash. Only then is manifest.json parsed and validated.
+
+Unsigned assemblies fail unless --allow-unsigned is given, which checks the
+structure and manifest only and warns that nothing was authenticated.
+
+EXIT CODES:
+   0  the assembly is valid and signed by a trusted key
+   1  invalid, tampered, unsigned, or signed by an untrusted, expired or revoked key
+   2  usage error
+
+Example:
+   assemble verify --keyring release.pub.asc app.cloud`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "keyring", Usage: "trusted public keys `FILE` (repeatable)"},
+			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("verify takes one ASSEMBLY argument, got %d", c.NArg())
+			}
+			name := c.Args().First()
+			res, rc, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
+			if rc != nil {
+				defer rc.Close()
+			}
+			if c.Bool("json") {
+				printJSON(c, name, res, err)
+			} else if err == nil {
+				printVerified(c, name, res)
+			}
+			return err
+		},
+	}
+}
+
+// verifyResult is what verify reports, in text or as JSON.
+type verifyResult struct {
+	File      string        `json:"file"`
+	Valid     bool          `json:"valid"`
+	Signed    bool          `json:"signed"`
+	Signer    *signerResult `json:"signer,omitempty"`
+	Timestamp string        `json:"timestamp,omitempty"`
+	Algorithm string        `json:"algorithm,omitempty"`
+	Files     int           `json:"files"`
+	Bytes     int64         `json:"bytes"`
+	Droplets  int           `json:"droplets"`
+	Error     string        `json:"error,omitempty"`
+	verified  *signing.Verified
+}
+
+type signerResult struct {
+	Fingerprint string `json:"fingerprint"`
+	SigningKey  string `json:"signingKey"`
+	UserID      string `json:"userID"`
+}
+
+// verifyAssembly opens the assembly and runs the checks. The caller closes
+// the returned ReadCloser when it is not nil (res.verified reads from it).
+func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyResult, *assembly.ReadCloser, error) {
+	res := &verifyResult{File: name}
+	rc, err := assembly.Open(name)
+	if err != nil {
+		return res, nil, withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
+	}
+	if !rc.Signed() {
+		if !allowUnsigned {
+			return res, rc, withHint(fmt.Errorf("verify %s: %w", name, signing.ErrUnsigned),
+				"sign it with 'assemble sign --key FILE', or pass --allow-unsigned to check only its structure and manifest")
+		}
+		m, err := rc.Manifest()
+		if err != nil {
+			return res, rc, fmt.Errorf("verify %s: %w", name, err)
+		}
+		if _, err := m.Validate(); err != nil {
+			return res, rc, fmt.Errorf("verify %s: %w", name, err)
+		}
+		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", name)
+		res.Valid = true
+		res.Droplets = len(m.Droplets)
+		for _, f := range rc.Files() {
+			res.Files++
+			res.Bytes += f.Size()
+		}
+		return res, rc, nil
+	}
+	res.Signed = true
+	trusted, err := loadKeyrings(c)
+	if err != nil {
+		return res, rc, err
+	}
+	v, err := signing.VerifyContext(c.Context, &rc.Reader, trusted, nil)
+	if err != nil {
+		return res, rc, verifyHint(fmt.Errorf("verify %s: %w", name, err))
+	}
+	res.Valid = true
+	res.verified = v
+	res.Signer = &signerResult{Fingerprint: v.Fingerprint(), SigningKey: v.SigningKeyFingerprint(), UserID: v.UserID()}
+	res.Timestamp = v.Time().UTC().Format(time.RFC3339)
+	res.Algorithm = signing.AlgorithmName(v.Attestation().Algorithm)
+	res.Files = len(v.Files())
+	res.Bytes = v.Bytes()
+	res.Droplets = len(v.Manifest().Droplets)
+	return res, rc, nil
+}
+
+// loadKeyrings reads every --keyring file into one trusted key list.
+func loadKeyrings(c *cli.Context) (openpgp.EntityList, error) {
+	files := c.StringSlice("keyring")
+	if len(files) == 0 {
+		return nil, usagef("%s needs at least one --keyring FILE of trusted public keys", c.Command.Name)
+	}
+	var all openpgp.EntityList
+	for _, p := range files {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		keys, err := signing.ReadKeys(f)
+		f.Close()
+		if err != nil {
+			return nil, withHint(fmt.Errorf("--keyring %s: %w", p, err), "export trusted keys with 'gpg --export --armor KEYID'")
+		}
+		all = append(all, keys...)
+	}
+	return all, nil
+}
+
+// verifyHint adds the hint for the failure's cause.
+func verifyHint(err error) error {
+	switch {
+	case errors.Is(err, signing.ErrUnknownSigner):
+		return withHint(err, "if you trust the signer, add their public key with --keyring FILE")
+	case errors.Is(err, signing.ErrKeyExpired), errors.Is(err, signing.ErrKeyRevoked):
+		return withHint(err, "the signer must sign again with a valid key")
+	case errors.Is(err, signing.ErrDigestMismatch), errors.Is(err, signing.ErrSizeMismatch),
+		errors.Is(err, signing.ErrUnlisted), errors.Is(err, signing.ErrMissing), errors.Is(err, signing.ErrBadSignature):
+		return withHint(err, "the archive changed after it was signed; rebuild it and sign it again")
+	case errors.Is(err, signing.ErrWeakAlgorithm), errors.Is(err, signing.ErrWeakSignatureHash):
+		return withHint(err, "sign again with 'assemble sign' (SHA256 or stronger)")
+	case errors.Is(err, signing.ErrUnsignedContent), errors.Is(err, signing.ErrMalformedSignature):
+		return withHint(err, "signature.asc must hold exactly one cleartext-signed message; sign again with 'assemble sign'")
+	}
+	return err
+}
+
+func printVerified(c *cli.Context, name string, res *verifyResult) {
+	if !res.Signed {
+		fmt.Fprintf(c.App.Writer, "checked %d files (%d bytes, %d droplets) in %s: UNSIGNED, not authenticated\n", res.Files, res.Bytes, res.Droplets, name)
+		return
+	}
+	fmt.Fprintf(c.App.Writer, "verified %d files (%d bytes, %d droplets) in %s\nsigned by %q (%s) at %s\n",
+		res.Files, res.Bytes, res.Droplets, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
+}
+
+func printJSON(c *cli.Context, name string, res *verifyResult, err error) {
+	if res == nil {
+		res = &verifyResult{File: name}
+	}
+	if err != nil {
+		res.Valid = false
+		res.Error = err.Error()
+	}
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	enc.Encode(res)
+}

@@ -1,0 +1,228 @@
+package signing
+
+import (
+	"bytes"
+	"crypto"
+	_ "crypto/sha256" // SHA256 attestations
+	_ "crypto/sha512" // SHA384 and SHA512 attestations
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MinNonceSize is the smallest nonce, in bytes, the spec allows. A nonce is
+// also never shorter than the attestation algorithm's digest.
+const MinNonceSize = 32
+
+// maxAttestationSize bounds the attestation text before parsing.
+const maxAttestationSize = 16 << 20
+
+// An Attestation summarizes the files of an assembly: for each file its size
+// and its salted hash, H(content || nonce).
+type Attestation struct {
+	Timestamp time.Time       // UTC, whole seconds
+	Algorithm crypto.Hash     // crypto.SHA256, SHA384 or SHA512
+	Nonce     []byte          // at least MinNonceSize and the digest size
+	Items     map[string]Item // keyed by entry name, every file but signature.asc
+}
+
+// An Item is one attested file.
+type Item struct {
+	Size int64
+	Hash []byte
+}
+
+// Names lists the attested file names, sorted.
+func (a *Attestation) Names() []string {
+	names := make([]string, 0, len(a.Items))
+	for n := range a.Items {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// AlgorithmName is the attestation's spelling of h: SHA256, SHA384, SHA512.
+func AlgorithmName(h crypto.Hash) string {
+	switch h {
+	case crypto.SHA256:
+		return "SHA256"
+	case crypto.SHA384:
+		return "SHA384"
+	case crypto.SHA512:
+		return "SHA512"
+	}
+	return h.String()
+}
+
+// ParseAlgorithm reads an attestation algorithm name. SHA256, SHA384 and
+// SHA512 are accepted, also spelled SHA-256 and in lower case; MD5 and SHA1
+// are refused with ErrWeakAlgorithm, anything else with ErrAttestation.
+func ParseAlgorithm(name string) (crypto.Hash, error) {
+	switch strings.ReplaceAll(strings.ToUpper(name), "-", "") {
+	case "SHA256":
+		return crypto.SHA256, nil
+	case "SHA384":
+		return crypto.SHA384, nil
+	case "SHA512":
+		return crypto.SHA512, nil
+	case "MD5", "SHA1":
+		return 0, fmt.Errorf("%w: %q is broken by known collision attacks; sign with SHA256, SHA384 or SHA512", ErrWeakAlgorithm, name)
+	}
+	return 0, fmt.Errorf("%w: unknown algorithm %q (want SHA256, SHA384 or SHA512)", ErrAttestation, name)
+}
+
+type jsonItem struct {
+	Hash string `json:"hash"`
+	Size string `json:"size"`
+}
+
+// jsonAttestation has its fields in sorted order, so that Marshal writes
+// sorted keys (encoding/json sorts map keys itself).
+type jsonAttestation struct {
+	Algorithm string              `json:"algorithm"`
+	Items     map[string]jsonItem `json:"items"`
+	Nonce     string              `json:"nonce"`
+	Timestamp string              `json:"timestamp"`
+}
+
+// Marshal encodes a as JSON with sorted keys and 2-space indentation,
+// ending in a newline.
+func (a *Attestation) Marshal() ([]byte, error) {
+	j := jsonAttestation{
+		Algorithm: AlgorithmName(a.Algorithm),
+		Items:     make(map[string]jsonItem, len(a.Items)),
+		Nonce:     base64.StdEncoding.EncodeToString(a.Nonce),
+		Timestamp: a.Timestamp.UTC().Format(time.RFC3339),
+	}
+	for name, it := range a.Items {
+		j.Items[name] = jsonItem{Hash: base64.StdEncoding.EncodeToString(it.Hash), Size: strconv.FormatInt(it.Size, 10)}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ParseAttestation parses an attestation strictly: one JSON object, no
+// duplicate keys at any depth, no unknown or missing fields, an RFC 3339
+// timestamp, a known strong algorithm, a nonce of at least MinNonceSize bytes
+// and the digest size, decimal sizes and hashes of the digest's length.
+// Errors wrap ErrAttestation, ErrWeakAlgorithm or ErrNonce.
+func ParseAttestation(data []byte) (*Attestation, error) {
+	if len(data) > maxAttestationSize {
+		return nil, fmt.Errorf("%w: %d bytes, at most %d allowed", ErrAttestation, len(data), maxAttestationSize)
+	}
+	if err := checkDuplicateKeys(data); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrAttestation, err)
+	}
+	var j struct {
+		Algorithm *string              `json:"algorithm"`
+		Items     *map[string]jsonItem `json:"items"`
+		Nonce     *string              `json:"nonce"`
+		Timestamp *string              `json:"timestamp"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrAttestation, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: text after the JSON object", ErrAttestation)
+	}
+	switch {
+	case j.Algorithm == nil:
+		return nil, fmt.Errorf("%w: missing \"algorithm\"", ErrAttestation)
+	case j.Items == nil:
+		return nil, fmt.Errorf("%w: missing \"items\"", ErrAttestation)
+	case j.Nonce == nil:
+		return nil, fmt.Errorf("%w: missing \"nonce\"", ErrNonce)
+	case j.Timestamp == nil:
+		return nil, fmt.Errorf("%w: missing \"timestamp\"", ErrAttestation)
+	}
+	alg, err := ParseAlgorithm(*j.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := time.Parse(time.RFC3339, *j.Timestamp)
+	if err != nil {
+		return nil, fmt.Errorf("%w: timestamp %q is not RFC 3339 (like 2026-01-02T15:04:05Z)", ErrAttestation, *j.Timestamp)
+	}
+	nonce, err := base64.StdEncoding.Strict().DecodeString(*j.Nonce)
+	if err != nil {
+		return nil, fmt.Errorf("%w: nonce is not base64: %v", ErrNonce, err)
+	}
+	if min := max(MinNonceSize, alg.Size()); len(nonce) < min {
+		return nil, fmt.Errorf("%w: nonce of %d bytes, at least %d needed with %s", ErrNonce, len(nonce), min, AlgorithmName(alg))
+	}
+	a := &Attestation{Timestamp: ts.UTC(), Algorithm: alg, Nonce: nonce, Items: make(map[string]Item, len(*j.Items))}
+	for name, it := range *j.Items {
+		size, err := strconv.ParseInt(it.Size, 10, 64)
+		if err != nil || size < 0 || strconv.FormatInt(size, 10) != it.Size {
+			return nil, fmt.Errorf("%w: %q: size %q is not a decimal byte count", ErrAttestation, name, it.Size)
+		}
+		h, err := base64.StdEncoding.Strict().DecodeString(it.Hash)
+		if err != nil || len(h) != alg.Size() {
+			return nil, fmt.Errorf("%w: %q: hash is not a base64 %s digest", ErrAttestation, name, AlgorithmName(alg))
+		}
+		a.Items[name] = Item{Size: size, Hash: h}
+	}
+	return a, nil
+}
+
+// checkDuplicateKeys walks the JSON tokens and fails on a repeated key in
+// any object. encoding/json would silently keep the last one.
+func checkDuplicateKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var walk func(depth int) error
+	walk = func(depth int) error {
+		if depth > 16 {
+			return errors.New("JSON nested too deeply")
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				key := k.(string)
+				if seen[key] {
+					return fmt.Errorf("duplicate key %q", key)
+				}
+				seen[key] = true
+				if err := walk(depth + 1); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token()
+			return err
+		case json.Delim('['):
+			for dec.More() {
+				if err := walk(depth + 1); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token()
+			return err
+		}
+		return nil
+	}
+	return walk(0)
+}

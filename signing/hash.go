@@ -1,0 +1,149 @@
+package signing
+
+import (
+	"context"
+	"crypto"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/zip"
+	"golang.org/x/sync/errgroup"
+)
+
+// chunkSize is the read size of the pipelined hasher; two chunks per file
+// being hashed are in memory at once.
+const chunkSize = 1 << 20
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
+
+// digest is the result of hashing one entry.
+type digest struct {
+	size int64 // bytes read, at most limit
+	sum  []byte
+}
+
+// openContent returns the entry's uncompressed content, reading the raw
+// bytes directly: the salted hash authenticates the content, so the ZIP
+// CRC-32 is not computed.
+func openContent(f *assembly.File) (io.ReadCloser, error) {
+	raw, err := f.OpenRaw()
+	if err != nil {
+		return nil, err
+	}
+	switch f.Method() {
+	case zip.Store:
+		return io.NopCloser(raw), nil
+	case zip.Deflate:
+		return flate.NewReader(raw), nil
+	}
+	return nil, fmt.Errorf("%w: %q: compression method %d", assembly.ErrFormat, f.Name(), f.Method())
+}
+
+// hashEntry streams the entry once, reading at most limit bytes, into
+// H(content || nonce). Reading and hashing overlap: one goroutine reads
+// (and inflates) the next chunk while this one hashes the last.
+func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byte, limit int64) (digest, error) {
+	rc, err := openContent(f)
+	if err != nil {
+		return digest{}, err
+	}
+	defer rc.Close()
+	src := io.LimitReader(rc, limit)
+	hw := h.New()
+
+	type chunk struct {
+		buf *[]byte
+		n   int
+		err error
+	}
+	full := make(chan chunk, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(full)
+		for {
+			buf := chunkPool.Get().(*[]byte)
+			n, err := fill(src, *buf)
+			select {
+			case full <- chunk{buf, n, err}:
+			case <-stop:
+				chunkPool.Put(buf)
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var size int64
+	for c := range full {
+		hw.Write((*c.buf)[:c.n])
+		size += int64(c.n)
+		chunkPool.Put(c.buf)
+		if c.err == io.EOF {
+			break
+		}
+		if c.err != nil {
+			return digest{}, fmt.Errorf("%w: %q: %v", assembly.ErrFormat, f.Name(), c.err)
+		}
+		if err := ctx.Err(); err != nil {
+			return digest{}, err
+		}
+	}
+	hw.Write(nonce)
+	return digest{size: size, sum: hw.Sum(nil)}, nil
+}
+
+// hashAll hashes files in parallel (largest first, GOMAXPROCS at a time);
+// limit(f) bounds the bytes read from f. check, if not nil, is called for
+// each result as it arrives and stops everything on the first error. The
+// returned digests are in the order of files.
+func hashAll(ctx context.Context, files []*assembly.File, h crypto.Hash, nonce []byte,
+	limit func(*assembly.File) int64, check func(*assembly.File, digest) error) ([]digest, error) {
+	out := make([]digest, len(files))
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return files[order[a]].CompressedSize() > files[order[b]].CompressedSize() })
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, i := range order {
+		f := files[i]
+		g.Go(func() error {
+			d, err := hashEntry(ctx, f, h, nonce, limit(f))
+			if err != nil {
+				return err
+			}
+			if check != nil {
+				if err := check(f, d); err != nil {
+					return err
+				}
+			}
+			out[i] = d
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fill reads into buf until it is full or src fails; io.EOF means src ended.
+func fill(src io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := src.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

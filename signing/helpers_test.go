@@ -1,0 +1,133 @@
+package signing
+
+import (
+	"bytes"
+	"crypto"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/klauspost/compress/zip"
+)
+
+// keysDir holds the test-only keys made by fixtures/keys/gen.sh.
+var keysDir = filepath.Join("..", "fixtures", "keys")
+
+const testPassphrase = "correct horse battery staple"
+
+// created is when gen.sh made the keys (--faked-system-time); the "expired"
+// key expired a year later.
+var created = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func readKeys(t testing.TB, name string) openpgp.EntityList {
+	t.Helper()
+	f, err := os.Open(filepath.Join(keysDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	el, err := ReadKeys(f)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return el
+}
+
+// signer loads and decrypts a secret key from fixtures/keys.
+func signer(t testing.TB, name string) *openpgp.Entity {
+	t.Helper()
+	e, err := SelectSigner(readKeys(t, name), []byte(testPassphrase), time.Now())
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return e
+}
+
+// testFiles are the files of the small test assembly, in archive order.
+var testFiles = []struct {
+	name, body string
+	method     uint16
+}{
+	{"manifest.json", `{"schema":"cloud-assembly/1.0","droplets":{}}`, zip.Deflate},
+	{"stacks/app.yaml", "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n", zip.Deflate},
+	{"assets/blob.bin", string(bytes.Repeat([]byte{0, 1, 2, 3, 250}, 3000)), zip.Store},
+	{"assets/empty.txt", "", zip.Deflate},
+}
+
+// buildZip writes an unsigned test assembly.
+func buildZip(t testing.TB) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range testFiles {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.name, Method: f.method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(f.body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func reader(t testing.TB, b []byte) *assembly.Reader {
+	t.Helper()
+	r, err := assembly.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("NewReader: %v", err)
+	}
+	return r
+}
+
+// signZip signs b with the entity at the given time, deterministically.
+func signZip(t testing.TB, b []byte, e *openpgp.Entity, now time.Time, alg crypto.Hash) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	opts := &SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Rand: rand.New(rand.NewSource(now.Unix()))}
+	if _, err := Sign(&out, reader(t, b), e, opts); err != nil {
+		t.Fatalf("Sign: %v", err)
+	}
+	return out.Bytes()
+}
+
+// signatureOf returns the signature.asc content of a signed assembly.
+func signatureOf(t testing.TB, b []byte) []byte {
+	t.Helper()
+	r := reader(t, b)
+	f := r.File(assembly.SignatureName)
+	if f == nil {
+		t.Fatal("no signature.asc")
+	}
+	rc, err := f.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	var buf bytes.Buffer
+	buf.ReadFrom(rc)
+	return buf.Bytes()
+}
+
+// replaceSignature rewrites b with signature.asc set to sig (raw copies of
+// the other entries).
+func replaceSignature(t testing.TB, b, sig []byte) []byte {
+	t.Helper()
+	r := reader(t, b)
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	for _, f := range contentFiles(r) {
+		if err := copyRaw(zw, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, _ := zw.CreateHeader(&zip.FileHeader{Name: assembly.SignatureName, Method: zip.Deflate})
+	w.Write(sig)
+	zw.Close()
+	return out.Bytes()
+}

@@ -1,0 +1,293 @@
+package signing
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/klauspost/compress/zip"
+	"golang.org/x/sync/errgroup"
+)
+
+// SignOptions tune Sign. The zero value (or nil) signs with SHA256, the
+// current time and crypto/rand.
+type SignOptions struct {
+	// Algorithm hashes the files in the attestation, and is also the
+	// OpenPGP signature's digest: crypto.SHA256 (default), SHA384 or SHA512.
+	Algorithm crypto.Hash
+	// Now returns the signing time (default time.Now). Tests inject it to
+	// make signatures byte-stable and to sign before a key's expiry.
+	Now func() time.Time
+	// Rand is the source of the nonce and of signature randomness (default
+	// crypto/rand). Never reuse a deterministic source outside tests.
+	Rand io.Reader
+}
+
+func (o *SignOptions) now() time.Time {
+	if o == nil || o.Now == nil {
+		return time.Now().UTC().Truncate(time.Second)
+	}
+	return o.Now().UTC().Truncate(time.Second)
+}
+
+func (o *SignOptions) rand() io.Reader {
+	if o == nil || o.Rand == nil {
+		return rand.Reader
+	}
+	return o.Rand
+}
+
+func (o *SignOptions) algorithm() (crypto.Hash, error) {
+	if o == nil || o.Algorithm == 0 {
+		return crypto.SHA256, nil
+	}
+	switch o.Algorithm {
+	case crypto.SHA256, crypto.SHA384, crypto.SHA512:
+		return o.Algorithm, nil
+	}
+	return 0, fmt.Errorf("signing: algorithm %v not allowed (want SHA256, SHA384 or SHA512)", o.Algorithm)
+}
+
+// Attest hashes every file of r but signature.asc, in parallel, each read
+// once, and returns the attestation with a fresh nonce.
+func Attest(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attestation, error) {
+	alg, err := opts.algorithm()
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, max(MinNonceSize, alg.Size()))
+	if _, err := io.ReadFull(opts.rand(), nonce); err != nil {
+		return nil, fmt.Errorf("signing: reading random nonce: %w", err)
+	}
+	files := contentFiles(r)
+	sums, err := hashAll(ctx, files, alg, nonce,
+		func(f *assembly.File) int64 { return f.Size() + 1 },
+		func(f *assembly.File, d digest) error {
+			if d.size != f.Size() {
+				return fmt.Errorf("%w: %q: header says %d bytes, content has %d or more", assembly.ErrFormat, f.Name(), f.Size(), d.size)
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	a := &Attestation{Timestamp: opts.now(), Algorithm: alg, Nonce: nonce, Items: make(map[string]Item, len(files))}
+	for i, f := range files {
+		a.Items[f.Name()] = Item{Size: sums[i].size, Hash: sums[i].sum}
+	}
+	return a, nil
+}
+
+// contentFiles lists r's files other than signature.asc, in archive order.
+func contentFiles(r *assembly.Reader) []*assembly.File {
+	var files []*assembly.File
+	for _, f := range r.Files() {
+		if f.Name() != assembly.SignatureName {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// ClearSign signs the attestation with signer's signing key as a cleartext
+// message (RFC 4880 §7), armored with a CRC-24 checksum line so that GnuPG
+// 2.2 accepts it. signer must already be decrypted (see SelectSigner).
+func ClearSign(a *Attestation, signer *openpgp.Entity, opts *SignOptions) ([]byte, error) {
+	if signer == nil {
+		return nil, ErrNoKey
+	}
+	now := opts.now()
+	k, err := signingKey(signer, now)
+	if err != nil {
+		return nil, err
+	}
+	if k.PrivateKey.Encrypted {
+		return nil, fmt.Errorf("%w: key %s", ErrPassphraseNeeded, fingerprint(signer))
+	}
+	body, err := a.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	cfg := &packet.Config{DefaultHash: a.Algorithm, Time: func() time.Time { return now }, Rand: opts.rand()}
+	var buf bytes.Buffer
+	w, err := clearsign.Encode(&buf, k.PrivateKey, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("signing: %w", err)
+	}
+	// Without the final newline the JSON's "}" is the last signed line.
+	if _, err := w.Write(bytes.TrimSuffix(body, []byte("\n"))); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("signing: %w", err)
+	}
+	return addArmorChecksum(buf.Bytes())
+}
+
+// addArmorChecksum re-armors the signature block of a cleartext message
+// with the CRC-24 checksum line that go-crypto leaves out (RFC 4880 §6.2);
+// GnuPG 2.2 misreads some armor without it. The packets are unchanged.
+func addArmorChecksum(msg []byte) ([]byte, error) {
+	i := bytes.Index(msg, []byte("\n-----BEGIN PGP SIGNATURE-----"))
+	if i < 0 {
+		return nil, errors.New("signing: no signature block in the clear-signed message")
+	}
+	blk, err := armor.Decode(bytes.NewReader(msg[i+1:]))
+	if err != nil {
+		return nil, fmt.Errorf("signing: re-armoring signature: %w", err)
+	}
+	packets, err := io.ReadAll(blk.Body)
+	if err != nil {
+		return nil, fmt.Errorf("signing: re-armoring signature: %w", err)
+	}
+	out := bytes.NewBuffer(append([]byte{}, msg[:i+1]...))
+	w, err := armor.Encode(out, "PGP SIGNATURE", nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(packets); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// Sign writes to dst a copy of the assembly r sealed by signer: every entry
+// but signature.asc is copied with its exact stored bytes, then a new
+// signature.asc holding the clear-signed attestation is appended. It refuses
+// an expired or revoked key and a key without secret signing material. On
+// error dst may hold an incomplete archive: SignFile discards it.
+func Sign(dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
+	return SignContext(context.Background(), dst, r, signer, opts)
+}
+
+// SignContext is Sign with a context that can stop the hashing.
+func SignContext(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
+	if signer == nil {
+		return nil, ErrNoKey
+	}
+	if _, err := signingKey(signer, opts.now()); err != nil {
+		return nil, err
+	}
+	// One pass over the input: the entries are copied raw to dst while the
+	// hashing workers read them, so signing costs about what verifying does.
+	zw := zip.NewWriter(dst)
+	var a *Attestation
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		a, err = Attest(gctx, r, opts)
+		return err
+	})
+	g.Go(func() error {
+		for _, f := range contentFiles(r) {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			if err := copyRaw(zw, f); err != nil {
+				return fmt.Errorf("copying %q: %w", f.Name(), err)
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	sig, err := ClearSign(a, signer, opts)
+	if err != nil {
+		return nil, err
+	}
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: assembly.SignatureName, Method: zip.Deflate, Modified: a.Timestamp})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(sig); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// copyRaw copies f's stored bytes and header to zw without recompressing.
+func copyRaw(zw *zip.Writer, f *assembly.File) error {
+	h := f.Header()
+	h.Extra = stripZip64(h.Extra) // the writer adds its own when needed
+	raw, err := f.OpenRaw()
+	if err != nil {
+		return err
+	}
+	w, err := zw.CreateRaw(&h)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, raw)
+	return err
+}
+
+func stripZip64(extra []byte) []byte {
+	var out []byte
+	for len(extra) >= 4 {
+		id, n := int(extra[0])|int(extra[1])<<8, int(extra[2])|int(extra[3])<<8
+		if 4+n > len(extra) {
+			break
+		}
+		if id != 0x0001 {
+			out = append(out, extra[:4+n]...)
+		}
+		extra = extra[4+n:]
+	}
+	return out
+}
+
+// SignFile signs the assembly file in and writes the result to out (which
+// may be in). It writes a temporary file in out's folder and renames it into
+// place, so a failed sign leaves out untouched.
+func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
+	rc, err := assembly.Open(in)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(out); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	a, err := SignContext(ctx, tmp, &rc.Reader, signer, opts)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return nil, err
+	}
+	return a, nil
+}

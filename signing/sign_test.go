@@ -1,0 +1,278 @@
+package signing
+
+import (
+	"bytes"
+	"crypto"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/klauspost/compress/zip"
+)
+
+func TestSignVerifyRoundTrip(t *testing.T) {
+	trusted := readKeys(t, "trusted.asc")
+	for _, key := range []string{"ed25519.sec.asc", "ed25519.sec.gpg", "rsa3072.sec.asc", "subkey.sec.asc", "passphrase.sec.asc"} {
+		for _, alg := range []crypto.Hash{crypto.SHA256, crypto.SHA384, crypto.SHA512} {
+			t.Run(key+"/"+AlgorithmName(alg), func(t *testing.T) {
+				now := time.Now().UTC().Truncate(time.Second)
+				signed := signZip(t, buildZip(t), signer(t, key), now, alg)
+				v, err := Verify(reader(t, signed), trusted, nil)
+				if err != nil {
+					t.Fatalf("Verify: %v", err)
+				}
+				if !v.Time().Equal(now) || v.Attestation().Algorithm != alg {
+					t.Errorf("time %v alg %v, want %v %v", v.Time(), v.Attestation().Algorithm, now, alg)
+				}
+				if got := len(v.Files()); got != len(testFiles) {
+					t.Errorf("%d files verified, want %d", got, len(testFiles))
+				}
+				for _, f := range testFiles {
+					b, err := v.ReadFile(f.name)
+					if err != nil || string(b) != f.body {
+						t.Errorf("ReadFile(%q) = %d bytes, %v", f.name, len(b), err)
+					}
+				}
+				if v.UserID() == "" || len(v.Fingerprint()) != 40 {
+					t.Errorf("signer %q %q", v.UserID(), v.Fingerprint())
+				}
+			})
+		}
+	}
+}
+
+// Re-signing replaces signature.asc and keeps every other entry's bytes.
+func TestResignKeepsEntries(t *testing.T) {
+	b := buildZip(t)
+	once := signZip(t, b, signer(t, "ed25519.sec.asc"), time.Now(), crypto.SHA256)
+	twice := signZip(t, once, signer(t, "rsa3072.sec.asc"), time.Now(), crypto.SHA512)
+	r0, r2 := reader(t, b), reader(t, twice)
+	if len(r2.Files()) != len(r0.Files())+1 {
+		t.Fatalf("%d entries, want %d", len(r2.Files()), len(r0.Files())+1)
+	}
+	for i, f := range r0.Files() {
+		g := r2.Files()[i]
+		raw0, _ := f.OpenRaw()
+		raw2, _ := g.OpenRaw()
+		a, _ := io.ReadAll(raw0)
+		c, _ := io.ReadAll(raw2)
+		if f.Name() != g.Name() || !bytes.Equal(a, c) || f.CRC32() != g.CRC32() || f.Method() != g.Method() {
+			t.Errorf("entry %q changed", f.Name())
+		}
+	}
+	v, err := Verify(r2, readKeys(t, "trusted.asc"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.UserID(), "RSA") {
+		t.Errorf("signer %q, want the RSA key", v.UserID())
+	}
+}
+
+func TestAttestationFormat(t *testing.T) {
+	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	signed := signZip(t, buildZip(t), signer(t, "ed25519.sec.asc"), now, crypto.SHA256)
+	sig := string(signatureOf(t, signed))
+	for _, want := range []string{
+		"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\n{\n  \"algorithm\": \"SHA256\",\n  \"items\": {\n    \"assets/blob.bin\": {\n      \"hash\": ",
+		"\n  \"timestamp\": \"2026-03-04T05:06:07Z\"\n}\n-----BEGIN PGP SIGNATURE-----\n\n",
+		"\n-----END PGP SIGNATURE-----\n",
+	} {
+		if !strings.Contains(sig, want) {
+			t.Errorf("signature.asc lacks %q:\n%s", want, sig)
+		}
+	}
+	// The armor ends with a CRC-24 line ("=" and 4 base64 characters).
+	lines := strings.Split(strings.TrimSpace(sig), "\n")
+	if crc := lines[len(lines)-2]; len(crc) != 5 || crc[0] != '=' {
+		t.Errorf("no checksum line before END, got %q", crc)
+	}
+	a, err := ParseAttestation([]byte(sig[strings.Index(sig, "{"):strings.Index(sig, "-----BEGIN PGP SIGNATURE")]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Nonce) != 32 || !a.Timestamp.Equal(now) || len(a.Items) != len(testFiles) {
+		t.Errorf("attestation %+v", a)
+	}
+	if a.Items["assets/empty.txt"].Size != 0 || a.Items["assets/blob.bin"].Size != 15000 {
+		t.Errorf("sizes %+v", a.Items)
+	}
+}
+
+func TestNonceFresh(t *testing.T) {
+	b := buildZip(t)
+	e := signer(t, "ed25519.sec.asc")
+	var nonces [][]byte
+	for i := 0; i < 2; i++ {
+		var out bytes.Buffer
+		a, err := Sign(&out, reader(t, b), e, &SignOptions{Algorithm: crypto.SHA512})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Nonce) != 64 {
+			t.Errorf("SHA512 nonce of %d bytes, want 64", len(a.Nonce))
+		}
+		nonces = append(nonces, a.Nonce)
+	}
+	if bytes.Equal(nonces[0], nonces[1]) {
+		t.Error("nonce reused")
+	}
+}
+
+func TestSignRefuses(t *testing.T) {
+	b := buildZip(t)
+	tests := []struct {
+		name string
+		key  string
+		pass string
+		now  time.Time
+		want error
+	}{
+		{"expired", "expired.sec.asc", "", time.Now(), ErrSignerExpired},
+		{"revoked", "revoked.sec.asc", "", time.Now(), ErrSignerRevoked},
+		{"public key only", "ed25519.pub.asc", "", time.Now(), ErrNoSigningKey},
+		{"no passphrase", "passphrase.sec.asc", "", time.Now(), ErrPassphraseNeeded},
+		{"wrong passphrase", "passphrase.sec.asc", "hunter2", time.Now(), ErrWrongPassphrase},
+		{"before the key existed", "ed25519.sec.asc", "", created.Add(-time.Hour), ErrNoSigningKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := SelectSigner(readKeys(t, tt.key), []byte(tt.pass), tt.now)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("got %v, want %v", err, tt.want)
+			}
+			if tt.want == ErrWrongPassphrase && !strings.Contains(err.Error(), "wrong passphrase") {
+				t.Errorf("message %q lacks 'wrong passphrase'", err)
+			}
+		})
+	}
+	// Sign itself checks the key too (clearsign.Encode would not).
+	e := readKeys(t, "expired.sec.asc")[0]
+	var out bytes.Buffer
+	if _, err := Sign(&out, reader(t, b), e, nil); !errors.Is(err, ErrSignerExpired) {
+		t.Fatalf("Sign with expired key: %v", err)
+	}
+	if _, err := Sign(&out, reader(t, b), nil, nil); !errors.Is(err, ErrNoKey) {
+		t.Fatalf("Sign with no key: %v", err)
+	}
+	if out.Len() != 0 {
+		t.Error("refused Sign wrote output")
+	}
+}
+
+// A key that is expired now signed while it was valid: the signature
+// verifies. A signature made after expiry does not.
+func TestExpiredKey(t *testing.T) {
+	trusted := readKeys(t, "trusted.asc")
+	before := created.Add(180 * 24 * time.Hour)
+	e, err := SelectSigner(readKeys(t, "expired.sec.asc"), nil, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed := signZip(t, buildZip(t), e, before, crypto.SHA256)
+	if _, err := Verify(reader(t, signed), trusted, nil); err != nil {
+		t.Fatalf("signature made before expiry: %v", err)
+	}
+	// After expiry: sign with go-crypto directly, as a hostile signer could.
+	after := created.Add(540 * 24 * time.Hour)
+	a, err := Attest(t.Context(), reader(t, buildZip(t)), &SignOptions{Now: func() time.Time { return after }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := rawClearSign(t, a, e.PrivateKey, after, crypto.SHA256)
+	late := replaceSignature(t, buildZip(t), sig)
+	if _, err := Verify(reader(t, late), trusted, nil); !errors.Is(err, ErrKeyExpired) {
+		t.Fatalf("signature made after expiry: got %v, want ErrKeyExpired", err)
+	}
+}
+
+func TestRevokedKey(t *testing.T) {
+	// The revoked key's secret half still signs with go-crypto directly.
+	e := readKeys(t, "revoked.sec.asc")[0]
+	now := time.Now().UTC().Truncate(time.Second)
+	a, err := Attest(t.Context(), reader(t, buildZip(t)), &SignOptions{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed := replaceSignature(t, buildZip(t), rawClearSign(t, a, e.PrivateKey, now, crypto.SHA256))
+	_, err = Verify(reader(t, signed), readKeys(t, "trusted.asc"), nil)
+	if !errors.Is(err, ErrKeyRevoked) || !errors.Is(err, ErrVerification) {
+		t.Fatalf("got %v, want ErrKeyRevoked", err)
+	}
+}
+
+func TestUntrustedAndKeyrings(t *testing.T) {
+	signed := signZip(t, buildZip(t), signer(t, "rsa3072.sec.asc"), time.Now(), crypto.SHA256)
+	for _, ring := range []string{"trusted.asc", "trusted.gpg", "rsa3072.pub.asc"} {
+		if _, err := Verify(reader(t, signed), readKeys(t, ring), nil); err != nil {
+			t.Errorf("%s: %v", ring, err)
+		}
+	}
+	if n := len(readKeys(t, "trusted.asc")); n != 6 {
+		t.Errorf("trusted.asc holds %d keys, want 6", n)
+	}
+	untrusted := signZip(t, buildZip(t), signer(t, "untrusted.sec.asc"), time.Now(), crypto.SHA256)
+	if _, err := Verify(reader(t, untrusted), readKeys(t, "trusted.asc"), nil); !errors.Is(err, ErrUnknownSigner) {
+		t.Fatalf("untrusted signer: got %v, want ErrUnknownSigner", err)
+	}
+	if _, err := Verify(reader(t, untrusted), nil, nil); !errors.Is(err, ErrUnknownSigner) {
+		t.Fatalf("no trusted keys: got %v, want ErrUnknownSigner", err)
+	}
+	if _, err := Verify(reader(t, buildZip(t)), readKeys(t, "trusted.asc"), nil); !errors.Is(err, ErrUnsigned) {
+		t.Fatalf("unsigned: got %v, want ErrUnsigned", err)
+	}
+}
+
+// rawClearSign signs a with go-crypto alone, bypassing Sign's key checks.
+func rawClearSign(t testing.TB, a *Attestation, k *packet.PrivateKey, now time.Time, h crypto.Hash) []byte {
+	t.Helper()
+	body, err := a.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	cfg := &packet.Config{DefaultHash: h, Time: func() time.Time { return now }}
+	w, err := clearsign.Encode(&buf, k, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(body)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Step 5: a validly signed assembly with a bad or no manifest.json fails
+// with assembly.ErrManifest, after the signature checks.
+func TestVerifyManifest(t *testing.T) {
+	trusted := readKeys(t, "trusted.asc")
+	e := signer(t, "ed25519.sec.asc")
+	for name, files := range map[string][]string{
+		"invalid manifest": {"manifest.json", `{"schema":"cloud-assembly/1.0","droplets":{"a.b":{}}}`},
+		"no manifest":      {"other.json", `{}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			zw := zip.NewWriter(&buf)
+			w, _ := zw.Create(files[0])
+			w.Write([]byte(files[1]))
+			zw.Close()
+			signed := signZip(t, buf.Bytes(), e, time.Now(), crypto.SHA256)
+			_, err := Verify(reader(t, signed), trusted, nil)
+			if !errors.Is(err, assembly.ErrManifest) {
+				t.Fatalf("got %v, want assembly.ErrManifest", err)
+			}
+		})
+	}
+	signed := signZip(t, buildZip(t), e, time.Now(), crypto.SHA256)
+	v, err := Verify(reader(t, signed), trusted, nil)
+	if err != nil || v.Manifest() == nil || v.Manifest().Schema != "cloud-assembly/1.0" {
+		t.Fatalf("Manifest() after Verify: %v", err)
+	}
+}

@@ -1,0 +1,450 @@
+package signing
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/cloud-assembly/assemble/assembly"
+)
+
+// MaxClockSkew is how far the attestation's timestamp may be from the
+// signature's creation time, and how far in the future a signature may be.
+const MaxClockSkew = 5 * time.Minute
+
+// VerifyOptions tune Verify. The zero value (or nil) is the safe default.
+type VerifyOptions struct {
+	// Now is the time revocation and "signature from the future" are judged
+	// at (default time.Now). Key expiry is judged at the signature's time.
+	Now func() time.Time
+}
+
+func (o *VerifyOptions) now() time.Time {
+	if o == nil || o.Now == nil {
+		return time.Now()
+	}
+	return o.Now()
+}
+
+// Verified is a successfully verified assembly. It is the only way this
+// package gives out file content: Open and ReadFile return bytes whose size
+// and salted hash match the signed attestation.
+type Verified struct {
+	r           *assembly.Reader
+	att         *Attestation
+	signer      *openpgp.Entity
+	key         *packet.PublicKey
+	sigTime     time.Time
+	bytes       int64
+	fingerprint string
+	manifest    *assembly.Manifest
+	report      *assembly.Report
+}
+
+// Signer is the trusted entity that made the signature.
+func (v *Verified) Signer() *openpgp.Entity { return v.signer }
+
+// Fingerprint is the primary key fingerprint of the signer, upper-case hex.
+func (v *Verified) Fingerprint() string { return v.fingerprint }
+
+// SigningKeyFingerprint is the fingerprint of the (sub)key that signed.
+func (v *Verified) SigningKeyFingerprint() string { return fmt.Sprintf("%X", v.key.Fingerprint) }
+
+// UserID is the signer's primary user ID.
+func (v *Verified) UserID() string { return UserID(v.signer) }
+
+// Time is the signature's creation time.
+func (v *Verified) Time() time.Time { return v.sigTime }
+
+// Attestation is the signed attestation.
+func (v *Verified) Attestation() *Attestation { return v.att }
+
+// Files lists the verified files (every file but signature.asc), sorted.
+func (v *Verified) Files() []string { return v.att.Names() }
+
+// Bytes is the total uncompressed size of the verified files.
+func (v *Verified) Bytes() int64 { return v.bytes }
+
+// Open streams the named verified file. The content is read from the archive
+// again and checked as it goes: reading stops one byte past the attested
+// size, and the final Read returns an error wrapping ErrSizeMismatch or
+// ErrDigestMismatch instead of io.EOF if the archive changed since Verify.
+// Treat such an error as fatal and discard what was read; ReadFile does so.
+func (v *Verified) Open(name string) (io.ReadCloser, error) {
+	it, ok := v.att.Items[name]
+	f := v.r.File(name)
+	if !ok || f == nil {
+		return nil, fmt.Errorf("%w: %q", ErrMissing, name)
+	}
+	rc, err := openContent(f)
+	if err != nil {
+		return nil, err
+	}
+	return &checkedReader{rc: rc, r: io.LimitReader(rc, it.Size+1), h: v.att.Algorithm.New(), nonce: v.att.Nonce, name: name, want: it}, nil
+}
+
+// ReadFile returns the named verified file's content, checked in full
+// before it is returned.
+func (v *Verified) ReadFile(name string) ([]byte, error) {
+	rc, err := v.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+type checkedReader struct {
+	rc io.ReadCloser
+	r  io.Reader
+	h  interface {
+		Write([]byte) (int, error)
+		Sum([]byte) []byte
+	}
+	nonce []byte
+	name  string
+	want  Item
+	n     int64
+	err   error
+}
+
+func (c *checkedReader) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.r.Read(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	if c.n > c.want.Size {
+		c.err = &SizeError{Name: c.name, Want: c.want.Size, Got: c.n}
+		return 0, c.err
+	}
+	if err == io.EOF {
+		c.h.Write(c.nonce)
+		if c.n != c.want.Size {
+			c.err = &SizeError{Name: c.name, Want: c.want.Size, Got: c.n}
+		} else if got := c.h.Sum(nil); !bytes.Equal(got, c.want.Hash) {
+			c.err = &DigestError{Name: c.name, Want: c.want.Hash, Got: got}
+		} else {
+			c.err = io.EOF
+		}
+		return n, c.err
+	}
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+func (c *checkedReader) Close() error { return c.rc.Close() }
+
+// Verify checks a signed assembly before anything in it is used. r has
+// already passed the structural checks of assembly.NewReader. Verify then:
+//
+//  1. reads signature.asc, which must be exactly one cleartext-signed
+//     message with no text around it, signed once, not over MD5 or SHA-1;
+//  2. checks the signature against trusted (which must not be empty); the
+//     key must not have been expired when the signature was made, and must
+//     not be revoked now (any revocation, of the key, the signing subkey or
+//     the primary user ID);
+//  3. parses the attestation from the verified text only, strictly, and
+//     checks that its timestamp agrees with the signature's time and that it
+//     lists exactly the archive's files other than signature.asc;
+//  4. streams every file once, in parallel, reading no more than its attested
+//     size plus one byte, and compares its size and salted hash;
+//  5. only then parses and validates manifest.json (assembly.ParseManifest,
+//     Manifest.Validate), from the verified bytes.
+//
+// Every error of steps 1 to 4 wraps ErrVerification and one more specific
+// sentinel; manifest errors of step 5 wrap assembly.ErrManifest.
+func Verify(r *assembly.Reader, trusted openpgp.EntityList, opts *VerifyOptions) (*Verified, error) {
+	return VerifyContext(context.Background(), r, trusted, opts)
+}
+
+// VerifyContext is Verify with a context that can stop the hashing.
+func VerifyContext(ctx context.Context, r *assembly.Reader, trusted openpgp.EntityList, opts *VerifyOptions) (*Verified, error) {
+	if len(trusted) == 0 {
+		return nil, fmt.Errorf("%w: no trusted keys given", ErrUnknownSigner)
+	}
+	sf := r.File(assembly.SignatureName)
+	if sf == nil {
+		return nil, ErrUnsigned
+	}
+	if sf.Size() > assembly.MaxSignatureSize {
+		return nil, fmt.Errorf("%w: %s is %d bytes, at most %d allowed", ErrMalformedSignature, assembly.SignatureName, sf.Size(), assembly.MaxSignatureSize)
+	}
+	rc, err := sf.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformedSignature, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, assembly.MaxSignatureSize+1))
+	rc.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading %s: %v", ErrMalformedSignature, assembly.SignatureName, err)
+	}
+	v, err := verifyCleartext(data, trusted, opts.now())
+	if err != nil {
+		return nil, err
+	}
+	v.r = r
+	if err := v.checkFiles(ctx); err != nil {
+		return nil, err
+	}
+	// Step 5: only now is manifest.json parsed and validated, from
+	// verified bytes.
+	if v.manifest, v.report, err = v.loadManifest(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (v *Verified) loadManifest() (*assembly.Manifest, *assembly.Report, error) {
+	if _, ok := v.att.Items[assembly.ManifestName]; !ok {
+		return nil, nil, fmt.Errorf("%w: no %s in the archive", assembly.ErrManifest, assembly.ManifestName)
+	}
+	if v.att.Items[assembly.ManifestName].Size > assembly.MaxManifestSize {
+		return nil, nil, fmt.Errorf("%w: %s of %d bytes, at most %d allowed", assembly.ErrTooLarge, assembly.ManifestName, v.att.Items[assembly.ManifestName].Size, assembly.MaxManifestSize)
+	}
+	b, err := v.ReadFile(assembly.ManifestName)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := assembly.ParseManifest(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := m.Validate()
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, rep, nil
+}
+
+// Manifest is the verified assembly's parsed and validated manifest.json.
+func (v *Verified) Manifest() *assembly.Manifest { return v.manifest }
+
+// Report is the manifest validation's report (warnings, deploy order).
+func (v *Verified) Report() *assembly.Report { return v.report }
+
+// VerifyCleartext checks a signature.asc on its own (steps 1 to 3 of Verify
+// but the file list) and returns the signed attestation, its signer and the
+// signature time. It is what Verify uses; it gives out no file content.
+func VerifyCleartext(signed []byte, trusted openpgp.EntityList, opts *VerifyOptions) (*Attestation, *openpgp.Entity, time.Time, error) {
+	v, err := verifyCleartext(signed, trusted, opts.now())
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	return v.att, v.signer, v.sigTime, nil
+}
+
+func verifyCleartext(data []byte, trusted openpgp.EntityList, now time.Time) (*Verified, error) {
+	if len(trusted) == 0 {
+		return nil, fmt.Errorf("%w: no trusted keys given", ErrUnknownSigner)
+	}
+	const begin = "-----BEGIN PGP SIGNED MESSAGE-----"
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if !bytes.HasPrefix(trimmed, []byte(begin)) {
+		if bytes.Contains(data, []byte(begin)) {
+			return nil, fmt.Errorf("%w: text before the signed message", ErrUnsignedContent)
+		}
+		if bytes.Contains(data, []byte("-----BEGIN PGP SIGNATURE-----")) || bytes.Contains(data, []byte("-----BEGIN PGP MESSAGE-----")) {
+			return nil, fmt.Errorf("%w: %s must be a cleartext-signed message, not a detached or inline signature", ErrMalformedSignature, assembly.SignatureName)
+		}
+		return nil, fmt.Errorf("%w: %s is not a cleartext-signed message", ErrMalformedSignature, assembly.SignatureName)
+	}
+	b, rest := clearsign.Decode(trimmed)
+	if b == nil {
+		return nil, fmt.Errorf("%w: %s is not a well-formed cleartext-signed message", ErrMalformedSignature, assembly.SignatureName)
+	}
+	if len(bytes.TrimSpace(rest)) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the signature block", ErrUnsignedContent, len(rest))
+	}
+
+	// Read the signature packet once to check its shape and hash.
+	body, err := io.ReadAll(io.LimitReader(b.ArmoredSignature.Body, assembly.MaxSignatureSize))
+	if err != nil {
+		return nil, fmt.Errorf("%w: signature armor: %v", ErrMalformedSignature, err)
+	}
+	sig, err := onlySignature(body)
+	if err != nil {
+		return nil, err
+	}
+	switch sig.Hash {
+	case crypto.MD5, crypto.SHA1, crypto.RIPEMD160:
+		return nil, fmt.Errorf("%w: signature uses %v, which is broken; sign with SHA256 or stronger", ErrWeakSignatureHash, sig.Hash)
+	}
+	if hs := b.Headers.Values("Hash"); len(hs) > 0 {
+		// go-crypto does not check the Hash: header; we do.
+		if len(hs) != 1 || hs[0] != hashHeaderName(sig.Hash) {
+			return nil, fmt.Errorf("%w: Hash header %q does not match the signature's %v", ErrMalformedSignature, hs, sig.Hash)
+		}
+	}
+	sigTime := sig.CreationTime
+	if sigTime.After(now.Add(MaxClockSkew)) {
+		return nil, fmt.Errorf("%w: signature made in the future (%s)", ErrTimestamp, sigTime.UTC().Format(time.RFC3339))
+	}
+
+	// Verify at the signature's own time: a key that expired later is fine.
+	cfg := &packet.Config{Time: func() time.Time { return sigTime }}
+	_, signer, err := openpgp.VerifyDetachedSignature(trusted, bytes.NewReader(b.Bytes), bytes.NewReader(body), cfg)
+	if err != nil {
+		return nil, mapPGPError(err)
+	}
+	key := signingPublicKey(signer, sig)
+	if key == nil {
+		return nil, fmt.Errorf("%w: no key %X in the signer's key", ErrUnknownSigner, sig.IssuerKeyId)
+	}
+	// Revocation: any revocation known now, whatever its date or reason.
+	if revokedAny(signer, key) {
+		return nil, fmt.Errorf("%w: key %s (%s) is revoked", ErrKeyRevoked, fingerprint(signer), UserID(signer))
+	}
+
+	att, err := ParseAttestation(b.Plaintext)
+	if err != nil {
+		return nil, err
+	}
+	if d := att.Timestamp.Sub(sigTime); d > MaxClockSkew || d < -MaxClockSkew {
+		return nil, fmt.Errorf("%w: attestation says %s, signature was made %s", ErrTimestamp,
+			att.Timestamp.Format(time.RFC3339), sigTime.UTC().Format(time.RFC3339))
+	}
+	return &Verified{att: att, signer: signer, key: key, sigTime: sigTime, fingerprint: fingerprint(signer)}, nil
+}
+
+// onlySignature parses the armored packets: exactly one signature packet.
+func onlySignature(body []byte) (*packet.Signature, error) {
+	pr := packet.NewReader(bytes.NewReader(body))
+	var sig *packet.Signature
+	for {
+		p, err := pr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformedSignature, err)
+		}
+		s, ok := p.(*packet.Signature)
+		if !ok {
+			return nil, fmt.Errorf("%w: unexpected %T packet in the signature block", ErrMalformedSignature, p)
+		}
+		if sig != nil {
+			return nil, fmt.Errorf("%w: more than one signature", ErrMalformedSignature)
+		}
+		sig = s
+	}
+	if sig == nil {
+		return nil, fmt.Errorf("%w: no signature packet", ErrMalformedSignature)
+	}
+	if sig.SigType != packet.SigTypeText {
+		return nil, fmt.Errorf("%w: signature type %#x, want a text signature (0x01)", ErrMalformedSignature, sig.SigType)
+	}
+	if sig.IssuerKeyId == nil {
+		return nil, fmt.Errorf("%w: signature names no issuer", ErrMalformedSignature)
+	}
+	return sig, nil
+}
+
+func signingPublicKey(e *openpgp.Entity, sig *packet.Signature) *packet.PublicKey {
+	if e.PrimaryKey.KeyId == *sig.IssuerKeyId {
+		return e.PrimaryKey
+	}
+	for _, sk := range e.Subkeys {
+		if sk.PublicKey.KeyId == *sig.IssuerKeyId {
+			return sk.PublicKey
+		}
+	}
+	return nil
+}
+
+func hashHeaderName(h crypto.Hash) string {
+	switch h {
+	case crypto.SHA224:
+		return "SHA224"
+	case crypto.SHA256:
+		return "SHA256"
+	case crypto.SHA384:
+		return "SHA384"
+	case crypto.SHA512:
+		return "SHA512"
+	case crypto.SHA3_256:
+		return "SHA3-256"
+	case crypto.SHA3_512:
+		return "SHA3-512"
+	}
+	return h.String()
+}
+
+// mapPGPError turns go-crypto errors into our sentinels, so that callers
+// never match go-crypto's strings.
+func mapPGPError(err error) error {
+	switch {
+	case errors.Is(err, pgperrors.ErrUnknownIssuer):
+		return fmt.Errorf("%w: the signing key is not among the trusted keys", ErrUnknownSigner)
+	case errors.Is(err, pgperrors.ErrKeyExpired):
+		return fmt.Errorf("%w: the key had expired when the signature was made", ErrKeyExpired)
+	case errors.Is(err, pgperrors.ErrSignatureExpired):
+		return fmt.Errorf("%w: the key's self-signature had expired when the signature was made", ErrKeyExpired)
+	case errors.Is(err, pgperrors.ErrKeyRevoked):
+		return fmt.Errorf("%w: %v", ErrKeyRevoked, err)
+	}
+	var se pgperrors.SignatureError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%w: %v", ErrBadSignature, err)
+	}
+	return fmt.Errorf("%w: %v", ErrBadSignature, err)
+}
+
+// checkFiles compares the archive's files with the attestation, then
+// streams each one once, in parallel.
+func (v *Verified) checkFiles(ctx context.Context) error {
+	files := contentFiles(v.r)
+	inArchive := make(map[string]bool, len(files))
+	for _, f := range files {
+		inArchive[f.Name()] = true
+		if _, ok := v.att.Items[f.Name()]; !ok {
+			return fmt.Errorf("%w: %q is in the archive but not in the signed attestation", ErrUnlisted, f.Name())
+		}
+	}
+	for _, name := range v.att.Names() {
+		if !inArchive[name] {
+			return fmt.Errorf("%w: %q is attested but not in the archive", ErrMissing, name)
+		}
+	}
+	// Headers first: a wrong stated size fails before anything is inflated.
+	for _, f := range files {
+		if it := v.att.Items[f.Name()]; f.Size() != it.Size {
+			return &SizeError{Name: f.Name(), Want: it.Size, Got: f.Size()}
+		}
+	}
+	_, err := hashAll(ctx, files, v.att.Algorithm, v.att.Nonce,
+		func(f *assembly.File) int64 { return v.att.Items[f.Name()].Size + 1 },
+		func(f *assembly.File, d digest) error {
+			it := v.att.Items[f.Name()]
+			if d.size != it.Size {
+				return &SizeError{Name: f.Name(), Want: it.Size, Got: d.size}
+			}
+			if !bytes.Equal(d.sum, it.Hash) {
+				return &DigestError{Name: f.Name(), Want: it.Hash, Got: d.sum}
+			}
+			return nil
+		})
+	if err != nil {
+		if !errors.Is(err, ErrVerification) {
+			// A corrupt deflate stream or I/O error: the content cannot
+			// match what was signed.
+			return fmt.Errorf("%w: %v", ErrDigestMismatch, err)
+		}
+		return err
+	}
+	for _, f := range files {
+		v.bytes += f.Size()
+	}
+	return nil
+}
