@@ -132,8 +132,9 @@ type pkg struct {
 // A Resolver reads sources for one packaging run. It caches downloads and
 // packages. It is not safe for concurrent use.
 type Resolver struct {
-	root     string // absolute, clean
-	realRoot string // root with symbolic links evaluated
+	root     string   // absolute, clean
+	realRoot string   // root with symbolic links evaluated
+	fsRoot   *os.Root // realRoot, for reads that cannot escape it
 	client   *http.Client
 	opts     Options
 	packages map[string]*pkg
@@ -152,7 +153,11 @@ func New(root string, opts *Options) (*Resolver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: project folder %s: %w", ErrNotFound, root, err)
 	}
-	r := &Resolver{root: abs, realRoot: real, packages: map[string]*pkg{}, fetched: map[string][]byte{}}
+	fsRoot, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("%w: project folder %s: %v", ErrBadSource, root, err)
+	}
+	r := &Resolver{root: abs, realRoot: real, fsRoot: fsRoot, packages: map[string]*pkg{}, fetched: map[string][]byte{}}
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -362,10 +367,23 @@ func (r *Resolver) readFile(from Location, source string, limit int64) ([]byte, 
 	if err := r.inside(name, source); err != nil {
 		return nil, Location{}, err
 	}
-	f, err := os.Open(name)
+	// inside checked the path and its links; opening through the os.Root
+	// also refuses a link swapped in since.
+	real, err := filepath.EvalSymlinks(name)
+	if err != nil {
+		return nil, Location{}, fmt.Errorf("%w: %s: %w", ErrNotFound, source, err)
+	}
+	rel, err := filepath.Rel(r.realRoot, real)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return nil, Location{}, fmt.Errorf("%w: %s is outside %s", ErrOutsideRoot, source, r.root)
+	}
+	f, err := r.fsRoot.Open(rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, Location{}, fmt.Errorf("%w: %s: %w", ErrNotFound, source, err)
+		}
+		if strings.Contains(err.Error(), "escapes") {
+			return nil, Location{}, fmt.Errorf("%w: %s leads outside %s", ErrOutsideRoot, source, r.root)
 		}
 		return nil, Location{}, fmt.Errorf("%w: %s: %v", ErrBadSource, source, err)
 	}
