@@ -15,8 +15,15 @@ type PackageOptions struct {
 	Format string
 	// NoSourceMap turns off the SourceMap metadata on emitted resources.
 	NoSourceMap bool
-	// Load resolves module sources; nil reads local files under Root.
-	Load cfn.Loader
+	// Sources resolves module sources; nil reads local files under Root,
+	// Packages zips and HTTPS URLs (see cfn.NewSources).
+	Sources cfn.Sources
+	// Properties are the droplet's properties, for packers that need more
+	// than the file (a blueprint's variables). Set by the build.
+	Properties map[string]any
+	// AddFile, set by the build, adds another file to the archive, named
+	// relative to the packaged file's folder (a blueprint's children).
+	AddFile func(rel string, body []byte) error
 }
 
 // PackageTemplate reads the CloudFormation template at path, expands its
@@ -29,7 +36,7 @@ func PackageTemplate(path string, opts PackageOptions) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("package %s: unknown format %q (use yaml or json)", path, opts.Format)
 	}
-	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Load: opts.Load, NoSourceMap: opts.NoSourceMap})
+	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Sources: opts.Sources, NoSourceMap: opts.NoSourceMap})
 	if err != nil {
 		return nil, err
 	}
