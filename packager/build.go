@@ -224,9 +224,8 @@ func (b *builder) droplet(id string) error {
 			return b.errAt(id, field, err)
 		}
 		d.Properties[prop.Name] = name
-		switch prop.Path {
-		case droplets.PathDirectory:
-			if err := b.addDirectory(id, name, real); err != nil {
+		if prop.Path == droplets.PathDirectory {
+			if err := b.addDirectory(name, real); err != nil {
 				return b.errAt(id, field, err)
 			}
 			continue
@@ -370,7 +369,7 @@ func (b *builder) inside(v, real string) error {
 }
 
 // addDirectory adds every file under the folder real as name/....
-func (b *builder) addDirectory(id, name, real string) error {
+func (b *builder) addDirectory(name, real string) error {
 	count := 0
 	err := filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
