@@ -8,7 +8,10 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/cloud-assembly/assemble/droplets"
 )
 
 // SchemaVersion is the only manifest schema this package reads and writes.
@@ -214,12 +217,18 @@ func keyStart(b []byte, off int64) int64 {
 }
 
 func jsonErr(b []byte, off int64, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off = se.Offset
-	}
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 		return syntaxErr(b, int64(len(b)), "unexpected end of JSON")
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// The token reader's offsets are approximate; the full scanner's
+		// is exact: it points just past the offending byte.
+		var raw json.RawMessage
+		if err := json.Unmarshal(b, &raw); errors.As(err, &se) && se.Offset > 0 {
+			return syntaxErr(b, se.Offset-1, se.Error())
+		}
+		off = se.Offset
 	}
 	return syntaxErr(b, off, err.Error())
 }
@@ -454,4 +463,47 @@ func typeName(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// CheckManifestFiles checks that every path property of a droplet of a
+// known kind names what the archive holds: a file for a file property, at
+// least one file under the folder for a directory property. Problems are
+// *ValidationError values, joined.
+func (r *Reader) CheckManifestFiles(m *Manifest) error {
+	var errs []error
+	for _, id := range m.IDs() {
+		d := m.Droplets[id]
+		sp, err := droplets.ParseSpecifier(d.Type)
+		if err != nil {
+			continue
+		}
+		kind, ok := droplets.Lookup(sp)
+		if !ok {
+			continue
+		}
+		for _, p := range kind.Properties {
+			v, ok := d.Properties[p.Name].(string)
+			if p.Path == 0 || !ok {
+				continue
+			}
+			switch p.Path {
+			case droplets.PathFile:
+				if r.File(v) == nil {
+					errs = append(errs, &ValidationError{Droplet: id, Field: "properties." + p.Name, Err: fmt.Errorf("names %q, which is not a file in the archive", v)})
+				}
+			case droplets.PathDirectory:
+				found := false
+				for _, f := range r.Files() {
+					if strings.HasPrefix(f.Name(), v+"/") {
+						found = true
+						break
+					}
+				}
+				if !found {
+					errs = append(errs, &ValidationError{Droplet: id, Field: "properties." + p.Name, Err: fmt.Errorf("names folder %q, which holds no file in the archive", v)})
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -82,8 +82,9 @@ type Writer struct {
 
 type input struct {
 	name string
-	path string // file to read, or
-	data []byte // content
+	path string                        // file to read, or
+	open func() (io.ReadCloser, error) // a source to stream, or
+	data []byte                        // content
 }
 
 // NewWriter returns an empty Writer.
@@ -113,6 +114,12 @@ func (w *Writer) AddFile(name, path string) error { return w.add(input{name: nam
 // AddBytes adds data as the entry name.
 func (w *Writer) AddBytes(name string, data []byte) error {
 	return w.add(input{name: name, data: data})
+}
+
+// AddFunc adds an entry whose content open streams when the archive is
+// written (for example an entry of another assembly, via File.Open).
+func (w *Writer) AddFunc(name string, open func() (io.ReadCloser, error)) error {
+	return w.add(input{name: name, open: open})
 }
 
 // Has reports whether an entry of that name was added.
@@ -257,13 +264,21 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 
 func readEntry(i int, e input, send func(*chunk) error) error {
 	r := io.Reader(bytes.NewReader(e.data))
-	if e.path != "" {
+	switch {
+	case e.path != "":
 		f, err := os.Open(e.path)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		r = f
+	case e.open != nil:
+		rc, err := e.open()
+		if err != nil {
+			return fmt.Errorf("open %s: %w", e.name, err)
+		}
+		defer rc.Close()
+		r = rc
 	}
 	var crc uint32
 	var size int64

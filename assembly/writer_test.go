@@ -234,3 +234,59 @@ func BenchmarkWriter(b *testing.B) {
 		}
 	}
 }
+
+// An assembly copied entry by entry through AddFunc comes out identical.
+func TestWriterAddFuncCopies(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "")
+	dir := t.TempDir()
+	files := testTree(t, dir)
+	b := buildTree(t, dir, files, WriterOptions{})
+	r, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWriter(WriterOptions{})
+	for _, f := range r.Files() {
+		if err := w.AddFunc(f.Name(), f.Open); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), b) {
+		t.Fatal("copy differs from the original")
+	}
+}
+
+type failingWriter struct{ left int }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > f.left {
+		n := f.left
+		f.left = 0
+		return n, errors.New("disk full")
+	}
+	f.left -= len(p)
+	return len(p), nil
+}
+
+func TestWriterDestinationError(t *testing.T) {
+	dir := t.TempDir()
+	files := testTree(t, dir)
+	w := NewWriter(WriterOptions{})
+	for _, name := range sortedKeys(files) {
+		w.AddFile(name, filepath.Join(dir, filepath.FromSlash(name)))
+	}
+	if _, err := w.WriteTo(context.Background(), &failingWriter{left: 100000}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestManifestLimit(t *testing.T) {
+	b := make([]byte, MaxManifestSize+1)
+	if _, err := ParseManifest(b); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("got %v", err)
+	}
+}

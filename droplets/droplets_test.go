@@ -59,7 +59,7 @@ func TestKinds(t *testing.T) {
 			t.Errorf("%s: a versioned specifier does not find the kind", alias)
 		}
 	}
-	if got := strings.Join(Aliases(), ","); got != "directory,docker-image,file,stack" {
+	if got := strings.Join(Aliases(), ","); got != "blueprint,directory,docker-image,file,stack" {
 		t.Errorf("Aliases() = %s", got)
 	}
 }

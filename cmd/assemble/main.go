@@ -43,10 +43,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // commands lists every subcommand, in the order --help shows them.
 func commands() []*cli.Command {
 	return []*cli.Command{
+		buildCmd(),
+		inspectCmd(),
+		graphCmd(),
 		packageCmd(),
 		signCmd(),
 		verifyCmd(),
 		extractCmd(),
+		schemaCmd(),
+		moduleCmd(),
+		blueprintCmd(),
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,5 +35,13 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: scriptCmds(),
+		// [shared] holds when ../shared exists: [!shared] skip 'needs ../shared'.
+		Condition: func(cond string) (bool, error) {
+			if cond != "shared" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, err := os.Stat(filepath.Join("..", "..", "..", "shared"))
+			return err == nil, nil
+		},
 	})
 }

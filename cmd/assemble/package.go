@@ -1,9 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/packager"
@@ -49,29 +46,4 @@ Example:
 			return writeFileAtomic(dst, out)
 		},
 	}
-}
-
-// writeFileAtomic writes data to a temporary file beside dst, then renames
-// it, so dst is never half-written.
-func writeFileAtomic(dst string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err = f.Write(data); err == nil {
-		err = f.Close()
-	} else {
-		f.Close()
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, dst)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }

@@ -50,7 +50,9 @@ func (sc *scope) condName(name string, at *yaml.Node) (tri, string, error) {
 		return 0, "", err
 	}
 	r.busy, r.state = false, st
-	if st == condUnknown {
+	if k, v, ok := single(rexpr); ok && k == "Condition" && st == condUnknown {
+		r.final = v.Value // an alias of another condition: use that one
+	} else if st == condUnknown {
 		r.final = sc.prefix + name
 		if err := sc.e.emitCondition(sc, r.final, rexpr, at); err != nil {
 			return 0, "", err

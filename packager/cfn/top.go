@@ -8,6 +8,7 @@ import (
 // source's section order.
 func (e *engine) top(t *Template) (*Template, error) {
 	sc := e.newScope(t, "", true, nil)
+	e.topRoot = t.Root
 	if c := mapGet(t.Root, "Conditions"); c != nil && c.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(c.Content); i += 2 {
 			e.condSet[c.Content[i].Value] = true
@@ -50,11 +51,13 @@ func (e *engine) top(t *Template) (*Template, error) {
 			done["Mappings"] = true
 		}
 	}
-	if len(e.transforms) > 0 && mapGet(t.Root, "Transform") == nil {
-		put("Transform", transformNode(nil, e.transforms))
-	}
+	needTransform := len(e.transforms) > 0 && mapGet(t.Root, "Transform") == nil
 	for i := 0; i+1 < len(t.Root.Content); i += 2 {
 		k, v := t.Root.Content[i], t.Root.Content[i+1]
+		if needTransform && k.Value != "AWSTemplateFormatVersion" && k.Value != "Description" {
+			put("Transform", transformNode(nil, e.transforms))
+			needTransform = false
+		}
 		switch k.Value {
 		case "Modules":
 			if mapGet(t.Root, "Resources") == nil {
@@ -97,6 +100,9 @@ func (e *engine) top(t *Template) (*Template, error) {
 			}
 		}
 	}
+	if needTransform {
+		put("Transform", transformNode(nil, e.transforms))
+	}
 	if mapGet(out, "Resources") == nil && (hasModules || len(resources.Content) > 0) {
 		putExtra()
 		put("Resources", resources)
@@ -134,8 +140,8 @@ func transformNode(parent *yaml.Node, mods []*yaml.Node) *yaml.Node {
 			items = append(items, m)
 		}
 	}
-	if parent != nil && parent.Kind != yaml.SequenceNode && len(items) == 1 {
-		return clone(parent)
+	if (parent == nil || parent.Kind != yaml.SequenceNode) && len(items) == 1 {
+		return clone(items[0])
 	}
 	s := seqNode()
 	for _, x := range items {

@@ -21,12 +21,57 @@ var shortForms = map[string]string{
 
 // EncodeYAML writes root as YAML, with intrinsics in their short forms and
 // key order kept.
+//
+// yaml.v3's emitter keeps every event of a document until it is closed, so
+// large sections are written one entry at a time, each as its own small
+// document indented under the section key; the text is the same.
 func EncodeYAML(root *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
+	if root.Kind != yaml.MappingNode {
+		return encodeDoc(&buf, shorten(root))
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if v.Kind != yaml.MappingNode || len(v.Content) < 8 || isIntrinsic(v) {
+			if _, err := encodeDoc(&buf, mapNode(shorten(k), shorten(v))); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if _, err := encodeDoc(&buf, mapNode(shorten(k), mapNode())); err != nil {
+			return nil, err
+		}
+		buf.Truncate(buf.Len() - len(" {}\n"))
+		buf.WriteByte('\n')
+		var part bytes.Buffer
+		const chunk = 64 // entries per document
+		for j := 0; j < len(v.Content); j += 2 * chunk {
+			part.Reset()
+			m := mapNode()
+			for x := j; x+1 < len(v.Content) && x < j+2*chunk; x += 2 {
+				m.Content = append(m.Content, shorten(v.Content[x]), shorten(v.Content[x+1]))
+			}
+			if _, err := encodeDoc(&part, m); err != nil {
+				return nil, err
+			}
+			for _, line := range bytes.SplitAfter(part.Bytes(), []byte("\n")) {
+				if len(line) == 0 {
+					continue
+				}
+				if line[0] != '\n' {
+					buf.WriteString("  ")
+				}
+				buf.Write(line)
+			}
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+func encodeDoc(buf *bytes.Buffer, n *yaml.Node) ([]byte, error) {
+	enc := yaml.NewEncoder(buf)
 	enc.SetIndent(2)
-	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{shorten(root)}}
-	if err := enc.Encode(doc); err != nil {
+	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{n}}); err != nil {
 		return nil, fmt.Errorf("cfn: write yaml: %w", err)
 	}
 	if err := enc.Close(); err != nil {
@@ -52,10 +97,18 @@ func shorten(n *yaml.Node) *yaml.Node {
 	if k, v, ok := single(&c); ok {
 		if tag, ok := shortForms[k]; ok {
 			if k == "Fn::GetAtt" && v.Kind == yaml.SequenceNode && len(v.Content) == 2 && isStr(v.Content[0]) && isStr(v.Content[1]) && v.Content[0].Tag == tagStr && v.Content[1].Tag == tagStr && !strings.Contains(v.Content[0].Value, ".") {
-				return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v.Content[0].Value + "." + v.Content[1].Value}
+				if _, _, br := bracket(v.Content[0].Value); br && v.Content[1].Value == "" {
+					return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v.Content[0].Value}
+				}
+				if v.Content[1].Value != "" {
+					return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v.Content[0].Value + "." + v.Content[1].Value}
+				}
 			}
 			if v.Kind == yaml.ScalarNode && v.Tag != tagStr {
 				return &c // keep {Fn::Base64: 123}: a tag would make it a string
+			}
+			if strings.HasPrefix(v.Tag, "!") && !strings.HasPrefix(v.Tag, "!!") {
+				return &c // a node holds one tag: keep Fn::Base64: !Join [...]
 			}
 			s := *v
 			s.Tag = tag

@@ -82,3 +82,63 @@ func TestIndexVerdicts(t *testing.T) {
 	}
 	t.Logf("%d verdicts checked", checked)
 }
+
+// BenchmarkValidateCorpus validates all 1,665 published schemas, in
+// parallel, per iteration (the meta-schema is compiled once, outside).
+func BenchmarkValidateCorpus(b *testing.B) {
+	needCorpus(b)
+	files, err := filepath.Glob(filepath.Join(corpusDir, "corpus", "aws-cloudformation-schema", "*.json"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no corpus files: %v", err)
+	}
+	v, err := DefaultValidator()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, r := range v.ValidateFiles(files, 0) {
+			if !r.Valid {
+				b.Fatalf("%s invalid: %v", r.File, r.Errors)
+			}
+		}
+	}
+}
+
+// TestCheckCommunityTemplates checks the community modules' consumer
+// templates against the published schemas: only the ::MODULE types, which
+// are not resource types, are unknown.
+func TestCheckCommunityTemplates(t *testing.T) {
+	needCorpus(t)
+	if testing.Short() {
+		t.Skip("loads 1,665 schemas")
+	}
+	c, err := LoadCatalog(filepath.Join(corpusDir, "corpus", "aws-cloudformation-schema"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.Types()); n != 1665 {
+		t.Fatalf("%d types, want 1665", n)
+	}
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "..", "registry-modules", "community-registry-extensions", "modules", "*", "test", "*.y*ml"))
+	if len(files) == 0 {
+		t.Skip("registry-modules corpus not available")
+	}
+	modules := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range c.CheckTemplate(f, b) {
+			if strings.HasPrefix(fd.Message, "unknown resource type AwsCommunity::") && strings.Contains(fd.Message, "::MODULE") {
+				modules++
+				continue
+			}
+			t.Errorf("unexpected finding: %s", fd)
+		}
+	}
+	if modules != 4 {
+		t.Errorf("%d unknown module types, want 4", modules)
+	}
+}

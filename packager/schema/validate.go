@@ -19,6 +19,7 @@ import (
 
 	"github.com/dlclark/regexp2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -300,7 +301,10 @@ func jsonError(data []byte, d *json.Decoder, err error) error {
 	off := int(d.InputOffset())
 	switch {
 	case errors.As(err, &se):
-		off = int(se.Offset)
+		off = int(se.Offset) - 1 // Offset counts the offending byte
+		if off < 0 {
+			off = 0
+		}
 	case errors.As(err, &te):
 		off = int(te.Offset)
 	case errors.Is(err, io.EOF):
@@ -331,6 +335,9 @@ func flatten(ve *jsonschema.ValidationError) []Issue {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
+			if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+				sort.Strings(ap.Properties) // the validator lists them in map order
+			}
 			is := Issue{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)}
 			if k := is.Path + "\x00" + is.Message; !seen[k] {
 				seen[k] = true

@@ -266,12 +266,22 @@ func (s *Interpolated) HasSubs() bool {
 	return false
 }
 
-// Single returns the substitution when the whole string is exactly one ${..}.
+// Single returns the substitution when the string is exactly one ${..},
+// give or take surrounding whitespace (a YAML block scalar such as
+// "value: |" ends in a line break).
 func (s *Interpolated) Single() Node {
-	if len(s.Parts) == 1 && s.Parts[0].Sub != nil {
-		return s.Parts[0].Sub
+	var sub Node
+	for _, p := range s.Parts {
+		switch {
+		case p.Sub != nil && sub == nil:
+			sub = p.Sub
+		case p.Sub != nil:
+			return nil
+		case strings.TrimSpace(p.Text) != "":
+			return nil
+		}
 	}
-	return nil
+	return sub
 }
 
 // String prints the string back with canonical substitutions.

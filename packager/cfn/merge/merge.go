@@ -16,6 +16,9 @@ var (
 	// ErrUnresolved: an argument is an intrinsic function that cannot be
 	// resolved at packaging time.
 	ErrUnresolved = errors.New("merge: Fn::Merge argument is not resolved")
+	// ErrTooLarge: the argument has more than ynode.MaxNodes nodes once its
+	// aliases are expanded.
+	ErrTooLarge = errors.New("merge: Fn::Merge argument too large")
 )
 
 // Name is the intrinsic function's name in templates.
@@ -28,6 +31,9 @@ func Merge(args *yaml.Node) (*yaml.Node, error) {
 	n := ynode.Resolve(args)
 	if n == nil {
 		return nil, fmt.Errorf("%w: missing argument", ErrArgs)
+	}
+	if _, ok := ynode.Count(n, ynode.MaxNodes); !ok {
+		return nil, fmt.Errorf("%w: the argument at line %d has more than %d nodes once aliases are expanded", ErrTooLarge, n.Line, ynode.MaxNodes)
 	}
 	if ynode.IsIntrinsic(n) {
 		return nil, fmt.Errorf("%w: %s at line %d: Fn::Merge needs a literal list of objects or lists", ErrUnresolved, ynode.Intrinsic(n), n.Line)

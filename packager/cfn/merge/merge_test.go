@@ -174,7 +174,7 @@ func FuzzMerge(f *testing.F) {
 		args := ynode.Resolve(&doc)
 		got, err := Merge(args)
 		if err != nil {
-			if !errors.Is(err, ErrArgs) && !errors.Is(err, ErrUnresolved) {
+			if !errors.Is(err, ErrArgs) && !errors.Is(err, ErrUnresolved) && !errors.Is(err, ErrTooLarge) {
 				t.Fatalf("unclassified error: %v", err)
 			}
 			return
@@ -212,4 +212,16 @@ func FuzzMerge(f *testing.F) {
 			t.Fatalf("result is neither a list nor an object")
 		}
 	})
+}
+
+func TestMergeTooLarge(t *testing.T) {
+	src := "- &a [x,x,x,x,x,x,x,x,x,x]\n"
+	prev := "a"
+	for _, l := range []string{"b", "c", "d", "e", "f"} {
+		src += "- &" + l + " [" + strings.Repeat("*"+prev+",", 9) + "*" + prev + "]\n"
+		prev = l
+	}
+	if _, err := Merge(parse(t, src)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("err = %v, want ErrTooLarge", err)
+	}
 }

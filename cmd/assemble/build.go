@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/packager"
+)
+
+func buildCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "build",
+		Usage:     "build a project (assembly.yaml, or one template) into a .cloud assembly",
+		ArgsUsage: "[PROJECT]",
+		Description: `PROJECT is a folder holding assembly.yaml, a folder holding one template, or a
+   template file (default: the current folder). The output defaults to
+   <folder name>.cloud in the current folder. Entries carry the time in
+   SOURCE_DATE_EPOCH when it is set, else 1980-01-01, so rebuilds are identical.
+
+   Example: assemble build -o webapp.cloud fixtures/examples/webapp`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the assembly to `FILE`"},
+			&cli.BoolFlag{Name: "strict", Usage: "fail when anything is missing (a stack parameter with no value and no default)"},
+			&cli.StringFlag{Name: "environment", Usage: "default `ENV` for droplets that name none (e.g. aws://123456789012/eu-west-1)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+		},
+		Action: runBuild,
+	}
+}
+
+func runBuild(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return usagef("build takes one PROJECT, got %d arguments", c.NArg())
+	}
+	project := "."
+	if c.NArg() == 1 {
+		project = c.Args().First()
+	}
+	output := c.String("output")
+	if output == "" {
+		abs, err := filepath.Abs(project)
+		if err != nil {
+			return err
+		}
+		name := filepath.Base(abs)
+		name = strings.TrimSuffix(name, filepath.Ext(name))
+		output = name + ".cloud"
+	}
+	plan, err := packager.Build(c.Context, project, output, packager.BuildOptions{
+		Strict:      c.Bool("strict"),
+		Environment: c.String("environment"),
+	})
+	if err != nil {
+		return fmt.Errorf("build %s: %w", project, err)
+	}
+	for _, w := range plan.Warnings {
+		warnf(c, "%s", w)
+	}
+	if c.Bool("json") {
+		return writeJSON(c, buildResult{
+			Output:   output,
+			Droplets: plan.Report.Order,
+			Files:    plan.Files(),
+			Missing:  sortedMissing(plan.Manifest),
+			Warnings: diagnosticsJSON(plan.Warnings),
+		})
+	}
+	fmt.Fprintf(c.App.Writer, "built %s: %s, %s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"))
+	for _, k := range sortedMissing(plan.Manifest) {
+		fmt.Fprintf(c.App.Writer, "missing: %s\n", k)
+	}
+	return nil
+}
+
+type buildResult struct {
+	Output   string           `json:"output"`
+	Droplets []string         `json:"droplets"`
+	Files    []string         `json:"files"`
+	Missing  []string         `json:"missing"`
+	Warnings []diagnosticJSON `json:"warnings"`
+}
+
+type diagnosticJSON struct {
+	Level   string `json:"level"`
+	Droplet string `json:"droplet,omitempty"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+func diagnosticsJSON(ds []assembly.Diagnostic) []diagnosticJSON {
+	out := []diagnosticJSON{}
+	for _, d := range ds {
+		out = append(out, diagnosticJSON{d.Level, d.Droplet, d.Field, d.Message})
+	}
+	return out
+}
+
+func sortedMissing(m *assembly.Manifest) []string {
+	keys := []string{}
+	for k := range m.Missing {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// writeJSON prints v as indented JSON with a final newline.
+func writeJSON(c *cli.Context, v any) error {
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// count formats "1 file", "2 files".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/packager"
+)
+
+func graphCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "graph",
+		Usage:     "print the dependency graph of an assembly or a project (Graphviz dot or Mermaid)",
+		ArgsUsage: "ASSEMBLY|PROJECT",
+		Description: `Arrows point from a droplet to the droplets that depend on it, in deploy
+   order; each is labelled with the dependsOn or the references that make it.
+
+   Example: assemble graph --format mermaid fixtures/examples/webapp`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "dot", Usage: "output `FORMAT`: dot or mermaid"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the graph to `FILE` instead of standard output"},
+		},
+		Action: runGraph,
+	}
+}
+
+func runGraph(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("graph takes one ASSEMBLY or PROJECT, got %d arguments", c.NArg())
+	}
+	format := c.String("format")
+	if format != "dot" && format != "mermaid" {
+		return usagef("unknown format %q: use dot or mermaid", format)
+	}
+	target := c.Args().First()
+	m, rep, err := loadGraph(c, target)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if format == "dot" {
+		writeDot(&buf, m, rep.Graph)
+	} else {
+		writeMermaid(&buf, m, rep.Graph)
+	}
+	if out := c.String("output"); out != "" {
+		return writeFileAtomic(out, buf.Bytes())
+	}
+	_, err = c.App.Writer.Write(buf.Bytes())
+	return err
+}
+
+// loadGraph reads an assembly (a ZIP file) or loads a project.
+func loadGraph(c *cli.Context, target string) (*assembly.Manifest, *assembly.Report, error) {
+	if isZip(target) {
+		rc, err := assembly.Open(target)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer rc.Close()
+		if rc.Signed() {
+			warnf(c, "%s is signed, but this command does not verify signatures: nothing in it is verified (run 'assemble verify %s')", target, target)
+		}
+		m, err := rc.Manifest()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", target, err)
+		}
+		rep, err := m.Validate()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", target, err)
+		}
+		for _, d := range rep.Diagnostics {
+			warnf(c, "%s: %s", target, d)
+		}
+		return m, rep, nil
+	}
+	plan, err := packager.Load(target, packager.BuildOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph %s: %w", target, err)
+	}
+	for _, d := range plan.Warnings {
+		warnf(c, "%s", d)
+	}
+	return plan.Manifest, plan.Report, nil
+}
+
+func isZip(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && string(magic[:]) == "PK\x03\x04"
+}
+
+// kindName is a droplet's kind for labels: its class name, else its type.
+func kindName(d *assembly.Droplet) string {
+	if sp, err := droplets.ParseSpecifier(d.Type); err == nil {
+		if k, ok := droplets.Lookup(sp); ok {
+			return k.Name()
+		}
+		if sp.Class != "" {
+			return sp.Class
+		}
+	}
+	return d.Type
+}
+
+// edgeLabels groups the graph's edges by (dependency, dependent) pair.
+func edgeLabels(g *assembly.Graph) (pairs [][2]string, labels map[[2]string]string) {
+	labels = map[[2]string]string{}
+	for _, e := range g.Edges() {
+		k := [2]string{e.To, e.From}
+		if _, ok := labels[k]; !ok {
+			pairs = append(pairs, k)
+			labels[k] = e.Via
+		} else {
+			labels[k] += ", " + e.Via
+		}
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i][0] != pairs[j][0] {
+			return pairs[i][0] < pairs[j][0]
+		}
+		return pairs[i][1] < pairs[j][1]
+	})
+	return pairs, labels
+}
+
+func dotQuote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+}
+
+func writeDot(w io.Writer, m *assembly.Manifest, g *assembly.Graph) {
+	fmt.Fprintln(w, "digraph assembly {")
+	fmt.Fprintln(w, "  rankdir=LR;")
+	fmt.Fprintln(w, "  node [shape=box];")
+	for _, id := range g.IDs {
+		fmt.Fprintf(w, "  %s [label=%s];\n", dotQuote(id), dotQuote(id+"\n"+kindName(m.Droplets[id])))
+	}
+	pairs, labels := edgeLabels(g)
+	for _, p := range pairs {
+		fmt.Fprintf(w, "  %s -> %s [label=%s];\n", dotQuote(p[0]), dotQuote(p[1]), dotQuote(labels[p]))
+	}
+	fmt.Fprintln(w, "}")
+}
+
+func mermaidText(s string) string {
+	return `"` + strings.NewReplacer(`"`, "#quot;", "|", "#124;", "<", "#lt;", ">", "#gt;").Replace(s) + `"`
+}
+
+func writeMermaid(w io.Writer, m *assembly.Manifest, g *assembly.Graph) {
+	fmt.Fprintln(w, "flowchart LR")
+	node := map[string]string{}
+	for i, id := range g.IDs {
+		node[id] = fmt.Sprintf("n%d", i)
+		fmt.Fprintf(w, "  n%d[%s]\n", i, mermaidText(id+" ("+kindName(m.Droplets[id])+")"))
+	}
+	pairs, labels := edgeLabels(g)
+	for _, p := range pairs {
+		fmt.Fprintf(w, "  %s -->|%s| %s\n", node[p[0]], mermaidText(labels[p]), node[p[1]])
+	}
+}

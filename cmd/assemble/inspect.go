@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/assembly"
+)
+
+func inspectCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "inspect",
+		Usage:     "show an assembly's droplets, dependencies, deploy order and warnings",
+		ArgsUsage: "ASSEMBLY",
+		Description: `inspect reads an assembly without verifying it: a signed assembly is
+   reported as signed but unverified (use 'assemble verify' to check it).
+   --query takes a gjson path over manifest.json (https://github.com/tidwall/gjson).
+
+   Example: assemble inspect webapp.cloud --query 'droplets.Service.properties.parameters'`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			&cli.StringFlag{Name: "query", Usage: "print the part of manifest.json the gjson `PATH` selects"},
+		},
+		Action: runInspect,
+	}
+}
+
+func runInspect(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("inspect takes one ASSEMBLY, got %d arguments", c.NArg())
+	}
+	file := c.Args().First()
+	rc, err := assembly.Open(file)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	r := &rc.Reader
+	signed := r.Signed()
+	if signed {
+		warnf(c, "%s is signed, but this command does not verify signatures: nothing in it is verified (run 'assemble verify %s')", file, file)
+	}
+	m, err := r.Manifest()
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	rep, err := m.Validate()
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if err := r.CheckManifestFiles(m); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	for _, d := range rep.Diagnostics {
+		warnf(c, "%s: %s", file, d)
+	}
+	if q := c.String("query"); q != "" {
+		body, err := fs.ReadFile(r, assembly.ManifestName)
+		if err != nil {
+			return err
+		}
+		res := gjson.GetBytes(body, q)
+		if !res.Exists() {
+			return withHint(fmt.Errorf("%s: query %q matches nothing in manifest.json", file, q), "paths look like droplets.Service.properties or droplets.@keys")
+		}
+		if res.Type == gjson.String && !c.Bool("json") {
+			fmt.Fprintln(c.App.Writer, res.String())
+		} else {
+			fmt.Fprintln(c.App.Writer, res.Raw)
+		}
+		return nil
+	}
+	if c.Bool("json") {
+		return writeJSON(c, inspectJSON(file, r, m, rep))
+	}
+	w := c.App.Writer
+	state := "unsigned"
+	if signed {
+		state = "signed (signature not verified)"
+	}
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, count(len(m.Droplets), "droplet"), count(len(r.Files()), "file"), state)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DROPLET\tTYPE\tENVIRONMENT\tDEPENDS ON")
+	for _, id := range m.IDs() {
+		d := m.Droplets[id]
+		deps := strings.Join(rep.Graph.Dependencies(id), ", ")
+		if deps == "" {
+			deps = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", id, d.Type, d.Environment, deps)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\ndeploy order: %s\n", strings.Join(rep.Order, ", "))
+	for _, k := range sortedMissing(m) {
+		fmt.Fprintf(w, "missing: %s (provider %s)\n", k, m.Missing[k].Provider)
+	}
+	return nil
+}
+
+type inspectDroplet struct {
+	ID           string   `json:"id"`
+	Type         string   `json:"type"`
+	Environment  string   `json:"environment"`
+	DependsOn    []string `json:"dependsOn"`
+	Dependencies []string `json:"dependencies"`
+}
+
+type inspectFile struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`
+}
+
+type inspectResult struct {
+	File              string           `json:"file"`
+	Schema            string           `json:"schema"`
+	Signed            bool             `json:"signed"`
+	SignatureVerified bool             `json:"signatureVerified"`
+	Droplets          []inspectDroplet `json:"droplets"`
+	Order             []string         `json:"order"`
+	Missing           []string         `json:"missing"`
+	Files             []inspectFile    `json:"files"`
+	Warnings          []diagnosticJSON `json:"warnings"`
+}
+
+func inspectJSON(file string, r *assembly.Reader, m *assembly.Manifest, rep *assembly.Report) inspectResult {
+	out := inspectResult{File: file, Schema: m.Schema, Signed: r.Signed(), Order: rep.Order,
+		Missing: sortedMissing(m), Warnings: diagnosticsJSON(rep.Diagnostics), Droplets: []inspectDroplet{}, Files: []inspectFile{}}
+	for _, id := range m.IDs() {
+		d := m.Droplets[id]
+		deps := rep.Graph.Dependencies(id)
+		if deps == nil {
+			deps = []string{}
+		}
+		explicit := d.DependsOn
+		if explicit == nil {
+			explicit = []string{}
+		}
+		out.Droplets = append(out.Droplets, inspectDroplet{ID: id, Type: d.Type, Environment: d.Environment, DependsOn: explicit, Dependencies: deps})
+	}
+	for _, f := range r.Files() {
+		out.Files = append(out.Files, inspectFile{f.Name(), f.Size()})
+	}
+	return out
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/packager/registry"
+)
+
+func moduleCmd() *cli.Command {
+	typeName := &cli.StringFlag{Name: "type-name", Usage: "module type name `Org::Service::Name::MODULE` (default: typeName in the project's .rpdk-config)"}
+	return &cli.Command{
+		Name:  "module",
+		Usage: "validate CloudFormation registry modules and generate their schema",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "validate",
+				Usage:     "check a module fragment against the registry's module rules",
+				ArgsUsage: "FRAGMENT|MODULE_DIR",
+				Description: `Makes every check of cloudformation-cli's 'cfn validate' on a module
+fragment (a template file, or a module project folder with .rpdk-config and
+one template under fragments/), and, when the type name is known, checks
+that modules in neighbouring project folders nest at most 3 levels deep
+without cycles. Exits 1 if the module is invalid.
+
+   Example: assemble module validate modules/S3_Bucket`,
+				Flags:  []cli.Flag{typeName},
+				Action: moduleValidate,
+			},
+			{
+				Name:      "schema",
+				Usage:     "print the module schema generated from a fragment",
+				ArgsUsage: "FRAGMENT|MODULE_DIR",
+				Description: `Writes the module schema exactly as 'cfn validate' writes schema.json.
+The fragment must be valid.
+
+   Example: assemble module schema -o schema.json modules/S3_Bucket`,
+				Flags: []cli.Flag{
+					typeName,
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the schema to `FILE` instead of standard output"},
+				},
+				Action: moduleSchema,
+			},
+		},
+	}
+}
+
+// loadModule reads the one FRAGMENT|MODULE_DIR argument and settles the
+// type name (flag first, then .rpdk-config).
+func loadModule(c *cli.Context, verb string) (*registry.Module, error) {
+	if c.NArg() != 1 {
+		return nil, usagef("module %s: want one FRAGMENT or MODULE_DIR, got %d arguments", verb, c.NArg())
+	}
+	m, err := registry.Load(c.Args().First(), registry.DefaultLimits)
+	if err != nil {
+		return nil, moduleError(c, err)
+	}
+	if tn := c.String("type-name"); tn != "" {
+		if err := registry.CheckTypeName(tn); err != nil {
+			return nil, usageError{err}
+		}
+		m.TypeName = tn
+	}
+	return m, nil
+}
+
+// moduleError prints each problem of a fragment on its own line and
+// returns a one-line summary.
+func moduleError(c *cli.Context, err error) error {
+	var ve *registry.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	for _, p := range ve.Problems {
+		if p.Line > 0 {
+			fmt.Fprintf(c.App.Writer, "%s:%d:%d: %s\n", ve.File, p.Line, p.Col, p.Message)
+		} else {
+			fmt.Fprintf(c.App.Writer, "%s: %s\n", ve.File, p.Message)
+		}
+	}
+	return withHint(fmt.Errorf("%s: %d problem(s): %w", ve.File, len(ve.Problems), registry.ErrInvalidFragment),
+		"fix the problems listed above; modules cannot import values, nest stacks or use transforms or macros")
+}
+
+func moduleValidate(c *cli.Context) error {
+	m, err := loadModule(c, "validate")
+	if err != nil {
+		return err
+	}
+	if err := m.Validate(registry.DefaultLimits); err != nil {
+		return moduleError(c, err)
+	}
+	if m.TypeName != "" {
+		fmt.Fprintf(c.App.Writer, "%s: valid module fragment (%s)\n", m.Fragment.File, m.TypeName)
+	} else {
+		fmt.Fprintf(c.App.Writer, "%s: valid module fragment\n", m.Fragment.File)
+	}
+	return nil
+}
+
+func moduleSchema(c *cli.Context) error {
+	m, err := loadModule(c, "schema")
+	if err != nil {
+		return err
+	}
+	if m.TypeName == "" {
+		return withHint(usagef("module schema: no type name for %s", c.Args().First()),
+			"pass --type-name Org::Service::Name::MODULE, or run it on a module project with a .rpdk-config")
+	}
+	b, err := m.Fragment.Schema(m.TypeName, registry.DefaultLimits)
+	if err != nil {
+		return moduleError(c, err)
+	}
+	out := c.String("output")
+	if out == "" {
+		_, err := c.App.Writer.Write(b)
+		return err
+	}
+	return writeModuleSchema(out, b)
+}
+
+// writeModuleSchema writes data to a temporary file in the same folder and
+// renames it over path, so path is never half-written.
+func writeModuleSchema(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

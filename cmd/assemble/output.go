@@ -1,0 +1,31 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// writeFileAtomic writes data to name through a temporary file in the same
+// folder and a rename, so name is never half-written.
+func writeFileAtomic(name string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), name)
+}

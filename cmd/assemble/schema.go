@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/packager/schema"
+)
+
+func schemaCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "schema",
+		Usage: "work with CloudFormation resource type schemas",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "validate",
+				Usage:     "validate resource type schemas against the provider definition meta-schema",
+				ArgsUsage: "FILE...",
+				Description: `Checks each schema against the embedded Resource Provider Definition
+meta-schema and the rules the reference tools enforce beyond it. Prints one
+line per file, or one per error with its JSON path. Lint findings are
+warnings (listed with --warnings) and never make a schema invalid.
+Exits 1 if any schema is invalid.
+
+   Example: assemble schema validate --json schemas/*.json`,
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "json", Usage: "print the results as a JSON array"},
+					&cli.BoolFlag{Name: "warnings", Aliases: []string{"w"}, Usage: "also print each warning"},
+					&cli.BoolFlag{Name: "strict", Usage: "report identifier and property-list pointers that name no property as errors, not warnings"},
+				},
+				Action: schemaValidate,
+			},
+		},
+	}
+}
+
+func schemaValidate(c *cli.Context) error {
+	files := c.Args().Slice()
+	if len(files) == 0 {
+		return usagef("schema validate: no schema file given")
+	}
+	v, err := schema.DefaultValidator()
+	if err != nil {
+		return err
+	}
+	if c.Bool("strict") {
+		v = v.Strict()
+	}
+	results := v.ValidateFiles(files, 0)
+	invalid := 0
+	for _, r := range results {
+		if !r.Valid {
+			invalid++
+		}
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range results {
+			if r.Valid {
+				if n := len(r.Warnings); n > 0 {
+					fmt.Fprintf(w, "%s: valid (%d warnings)\n", r.File, n)
+				} else {
+					fmt.Fprintf(w, "%s: valid\n", r.File)
+				}
+			}
+			for _, e := range r.Errors {
+				fmt.Fprintf(w, "%s: invalid: %s\n", r.File, e)
+			}
+			if c.Bool("warnings") {
+				for _, e := range r.Warnings {
+					warnf(c, "%s: %s", r.File, e)
+				}
+			}
+		}
+	}
+	if invalid > 0 {
+		return withHint(fmt.Errorf("%d of %d schemas invalid: %w", invalid, len(results), schema.ErrInvalid),
+			"fix the errors listed above; each names the JSON path of the offending value")
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package blueprint
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Error classes. Every *Error wraps exactly one of them, so callers test the
+// class with errors.Is.
+var (
+	// ErrSyntax: the file is not well-formed YAML or JSON, or uses YAML
+	// anchors, aliases or tags (the specification forbids them).
+	ErrSyntax = errors.New("blueprint: syntax error")
+	// ErrVersion: version is missing or not 2023-04-20.
+	ErrVersion = errors.New("blueprint: unsupported version")
+	// ErrSchema: a section breaks the specification's rules (missing or
+	// unknown field, wrong type, bad format, bad allowed values or default).
+	ErrSchema = errors.New("blueprint: invalid definition")
+	// ErrSubstitution: a ${..} substitution does not follow the grammar.
+	ErrSubstitution = errors.New("blueprint: invalid substitution")
+	// ErrSubstitutionNotAllowed: a ${..} substitution where the
+	// specification forbids one (keys, transform, variables, types, labels,
+	// link selectors, data source exports and filter fields, export fields).
+	ErrSubstitutionNotAllowed = errors.New("blueprint: substitution not allowed here")
+	// ErrReference: a reference names something the blueprint does not
+	// define, or accesses it in a way its kind does not support.
+	ErrReference = errors.New("blueprint: unresolved reference")
+	// ErrElemOutsideEach: elem or i outside a resource with each.
+	ErrElemOutsideEach = errors.New("blueprint: elem or i outside an each resource")
+	// ErrFunction: unknown function, wrong argument count or type.
+	ErrFunction = errors.New("blueprint: invalid function call")
+	// ErrType: a substitution yields a type its place does not accept.
+	ErrType = errors.New("blueprint: type mismatch")
+	// ErrReferenceCycle: values, resources, data sources or children depend
+	// on themselves through references, dependsOn or links.
+	ErrReferenceCycle = errors.New("blueprint: reference cycle")
+	// ErrEachDependency: a resource's each depends on a resource or a child
+	// blueprint, which are only known at deploy time.
+	ErrEachDependency = errors.New("blueprint: each depends on a resource or child blueprint")
+	// ErrEachType: a resource's each does not yield an array.
+	ErrEachType = errors.New("blueprint: each does not yield an array")
+	// ErrInclude: an included blueprint can not be loaded, or the variables
+	// passed to it do not match its definitions.
+	ErrInclude = errors.New("blueprint: invalid include")
+	// ErrIncludeCycle: a blueprint includes itself, directly or not.
+	ErrIncludeCycle = errors.New("blueprint: include cycle")
+	// ErrIncludeDepth: includes nest deeper than MaxDepth blueprints.
+	ErrIncludeDepth = errors.New("blueprint: include depth exceeded")
+	// ErrTooLarge: a file exceeds MaxFileSize.
+	ErrTooLarge = errors.New("blueprint: file too large")
+)
+
+// Error is one problem found in a blueprint file, at a line and column
+// (1-based; 0 when the place is the whole file).
+type Error struct {
+	File   string
+	Line   int
+	Column int
+	Err    error // one of the Err* classes
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column))
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+// Unwrap returns the error class.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorList is every problem found, sorted by file and position.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap gives errors.Is and errors.As access to every error.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+func (l ErrorList) sorted() ErrorList {
+	out := slices.Clone(l)
+	slices.SortStableFunc(out, func(a, b *Error) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
+	// Drop exact duplicates (the same problem reached twice).
+	return slices.CompactFunc(out, func(a, b *Error) bool { return *a == *b })
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	return strings.Join(q, ", ")
+}
+
+var codes = []struct {
+	err  error
+	code string
+}{
+	{ErrSyntax, "syntax"},
+	{ErrVersion, "version"},
+	{ErrSchema, "schema"},
+	{ErrSubstitution, "substitution_syntax"},
+	{ErrSubstitutionNotAllowed, "substitution_not_allowed"},
+	{ErrReference, "unresolved_reference"},
+	{ErrElemOutsideEach, "elem_outside_each"},
+	{ErrFunction, "function"},
+	{ErrType, "type_mismatch"},
+	{ErrReferenceCycle, "reference_cycle"},
+	{ErrEachDependency, "each_dependency"},
+	{ErrEachType, "each_type"},
+	{ErrInclude, "include"},
+	{ErrIncludeCycle, "include_cycle"},
+	{ErrIncludeDepth, "include_depth"},
+	{ErrTooLarge, "too_large"},
+}
+
+// Code returns a stable short name for an error's class ("reference_cycle",
+// "include_depth", ...), as printed by assemble blueprint validate --json,
+// or "" when err wraps none of the classes.
+func Code(err error) string {
+	for _, c := range codes {
+		if errors.Is(err, c.err) {
+			return c.code
+		}
+	}
+	return ""
+}

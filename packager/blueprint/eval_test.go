@@ -1,0 +1,115 @@
+package blueprint
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
+)
+
+func evalExpr(t *testing.T, expr string) (any, error) {
+	t.Helper()
+	n, err := subst.Parse(expr)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", expr, err)
+	}
+	c := &checker{vars: map[string]*Variable{}, values: map[string]*Value{}, res: map[string]*resource{}}
+	return newEvaluator(c, nil).eval(n)
+}
+
+func TestEvalCoreFunctions(t *testing.T) {
+	tests := []struct{ expr, want string }{
+		{`fromjson("{\"a\":{\"b\":[1,2]}}", "/a/b/1")`, "2"},
+		{`map(list("{\"h\":\"x\"}"), fromjson_g("/h"))`, "[x]"},
+		{`jsondecode("[1, 2.5, \"x\", true]")`, "[1 2.5 x true]"},
+		{`len("héllo")`, "5"},
+		{`len(list(1, 2, 3))`, "3"},
+		{`len(object(a = 1))`, "1"},
+		{`substr("abcdef", 1, 3)`, "bc"},
+		{`substr("abcdef", 4)`, "ef"},
+		{`map(list("abcdef"), substr_g(0, 2))`, "[ab]"},
+		{`replace("http://x", "http://", "https://")`, "https://x"},
+		{`map(list("a-b"), replace_g("-", "+"))`, "[a+b]"},
+		{`trim("  x  ")`, "x"},
+		{`trimprefix("http://x", "http://")`, "x"},
+		{`map(list("http://x"), trimprefix_g("http://"))`, "[x]"},
+		{`trimsuffix("x:3000", ":3000")`, "x"},
+		{`map(list("x/config"), trimsuffix_g("/config"))`, "[x]"},
+		{`split("a,b", ",")`, "[a b]"},
+		{`flatmap(list("a,b", "c"), split_g(","))`, "[a b c]"},
+		{`join(list("a", "b"), "-")`, "a-b"},
+		{`index("abcabc", "c")`, "2"},
+		{`last_index("abcabc", "c")`, "5"},
+		{`index("abc", "z")`, "-1"},
+		{`to_upper("ab")`, "AB"},
+		{`to_lower("AB")`, "ab"},
+		{`has_prefix("abc", "ab")`, "true"},
+		{`filter(list("ab", "cd"), has_prefix_g("c"))`, "[cd]"},
+		{`has_suffix("abc", "bc")`, "true"},
+		{`filter(list("ab", "cd"), has_suffix_g("b"))`, "[ab]"},
+		{`contains("abc", "b")`, "true"},
+		{`contains(list(1, 2), 3)`, "false"},
+		{`filter(list("ab", "cd"), contains_g("d"))`, "[cd]"},
+		{`list(1, "a", true)`, "[1 a true]"},
+		{`object(b = 1, a = "x")`, "map[a:x b:1]"},
+		{`keys(object(b = 1, a = 2))`, "[a b]"},
+		{`vals(object(b = 1, a = 2))`, "[2 1]"},
+		{`map(list("a", "b"), to_upper)`, "[A B]"},
+		{`map(list(object(id = "x")), compose(to_upper, getattr("id")))`, "[X]"},
+		{`map(list(object(id = "x")), pipe(getattr("id"), to_upper))`, "[X]"},
+		{`map(list(list(1, 2)), getelem(1))`, "[2]"},
+		{`and(true, false)`, "false"},
+		{`or(true, false)`, "true"},
+		{`not(false)`, "true"},
+		{`eq(1, 1.0)`, "true"},
+		{`eq("a", "b")`, "false"},
+		{`gt(2, 1)`, "true"},
+		{`ge(1, 1)`, "true"},
+		{`lt(1.5, 1)`, "false"},
+		{`le(1, 1)`, "true"},
+		{`list(1, 2)[1]`, "2"},
+		{`object(a = object(b = "c")).a.b`, "c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			v, err := evalExpr(t, tt.expr)
+			if err != nil {
+				t.Fatalf("eval: %v", err)
+			}
+			if got := fmt.Sprint(v); got != tt.want {
+				t.Fatalf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEvalNotKnown(t *testing.T) {
+	for _, expr := range []string{`datetime("unix")`, `cwd()`, `link("a", "b")`, `resources.x.spec.y`, `elem`, `i`, `variables.v`, `len(datasources.d.f)`, `children.c.x`} {
+		if _, err := evalExpr(t, expr); !errors.Is(err, notKnown) {
+			t.Errorf("%s: got %v, want notKnown", expr, err)
+		}
+	}
+}
+
+func TestEvalErrors(t *testing.T) {
+	for expr, msg := range map[string]string{
+		`fromjson("[1]", "/0")`:                  "root must be an object",
+		`fromjson("{}", "a")`:                    `must start with "/"`,
+		`fromjson("{\"a\":1}", "/b")`:            `no key "b"`,
+		`jsondecode("{")`:                        "invalid JSON",
+		`substr("ab", 3)`:                        "out of range",
+		`join(list(1), ",")`:                     "array of strings",
+		`map(list(1), getelem(0))`:               "must be an array",
+		`map(list(object(a = 1)), getattr("b"))`: `no attribute "b"`,
+		`filter(list("a"), to_upper)`:            "must return a boolean",
+		`flatmap(list("a"), to_upper)`:           "must return an array",
+	} {
+		_, err := evalExpr(t, expr)
+		var ce *callErr
+		if !errors.As(err, &ce) || !errors.Is(err, errCall) || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: got %v, want a call error containing %q", expr, err, msg)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package blueprint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Version is the only specification version this package accepts.
+const Version = "2023-04-20"
+
+// MaxFileSize bounds the size of one blueprint file.
+const MaxFileSize = 4 << 20
+
+// MaxDepth is the deepest chain of blueprints includes may form: the root
+// blueprint is at depth 1, a blueprint it includes at depth 2, and so on.
+const MaxDepth = 5
+
+// readFile reads a file of at most MaxFileSize bytes.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileSize {
+		return nil, &Error{File: path, Err: ErrTooLarge, Msg: fmt.Sprintf("file is larger than %d bytes; split it into included blueprints", MaxFileSize)}
+	}
+	return b, nil
+}
+
+var yamlLine = regexp.MustCompile(`(?:yaml: )?line (\d+)(?:, column (\d+))?: (.*)`)
+
+// parseDocument parses YAML or JSON source into its top-level mapping node.
+func parseDocument(file string, src []byte, requireMapping bool) (*yaml.Node, *Error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: file, Err: ErrSyntax, Msg: "empty file: a blueprint needs at least version and resources"}
+		}
+		e := &Error{File: file, Err: ErrSyntax, Msg: "not valid YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		// yaml omits "line 1" from its messages.
+		e.Line, e.Column = 1, 1
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			e.Line, _ = strconv.Atoi(m[1])
+			e.Column = 1
+			if m[2] != "" {
+				e.Column, _ = strconv.Atoi(m[2])
+			}
+			e.Msg = "not valid YAML or JSON: " + m[3]
+		}
+		return nil, e
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &Error{File: file, Line: extra.Line, Column: extra.Column, Err: ErrSyntax, Msg: "more than one YAML document; a blueprint is one document"}
+	}
+	if len(doc.Content) == 0 {
+		return nil, &Error{File: file, Err: ErrSyntax, Msg: "empty file: a blueprint needs at least version and resources"}
+	}
+	root := doc.Content[0]
+	if !requireMapping {
+		return root, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: file, Line: root.Line, Column: root.Column, Err: ErrSchema, Msg: "a blueprint must be a mapping with version and resources"}
+	}
+	return root, nil
+}

@@ -1,0 +1,187 @@
+package blueprint
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writePackaged writes a Packaged to a fresh folder and returns the main
+// file's path there.
+func writePackaged(t *testing.T, p *Packaged) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range p.Names {
+		full := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, p.Files[name], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, p.Main)
+}
+
+func TestPackage(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"app.yaml": `version: 2023-04-20
+variables:
+  env:
+    type: string
+    default: dev
+  replicas:
+    type: integer
+  password:
+    type: string
+    secret: true
+    default: hunter2
+  region:
+    type: string
+values:
+  name:
+    type: string
+    value: orders-${variables.env}
+  regions:
+    type: array
+    value: ${split("eu-west-1,eu-west-2", ",")}
+  upper:
+    type: string
+    value: ${to_upper(values.name)}
+resources:
+  table:
+    type: aws/dynamodb/table
+    condition: ${eq(variables.env, "prod")}
+    spec:
+      # a comment survives
+      tableName: ${values.name}
+      replicas: ${variables.replicas}
+      regions: ${values.regions}
+      first: ${values.regions[0]}
+      secret: ${variables.password}
+      region: ${variables.region}
+      mixed: ${variables.env}-${resources.fn.state.arn}
+      partial: ${eq(variables.env, resources.fn.spec.env)}
+      when: ${datetime("tag")}
+      n: ${len(values.regions)}
+      obj: ${object(a = 1, b = "x")}
+  fn:
+    type: aws/lambda/function
+    spec:
+      env: ${variables.env}
+include:
+  core:
+    path: ${cwd()}/infra/core.yaml
+    variables:
+      env: ${variables.env}
+  remote:
+    path: remote.yaml
+    metadata:
+      sourceType: aws/s3
+`,
+		"infra/core.yaml": `version: 2023-04-20
+variables:
+  env:
+    type: string
+resources:
+  topic:
+    type: aws/sns/topic
+    spec:
+      name: ${variables.env}-topic
+`,
+	})
+	p, err := Package(filepath.Join(dir, "app.yaml"), Options{Cwd: dir, Variables: map[string]any{"replicas": "3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"app.yaml", "app.include/core.yaml"}; strings.Join(p.Names, ",") != strings.Join(want, ",") {
+		t.Fatalf("names = %v, want %v", p.Names, want)
+	}
+	main := string(p.Files["app.yaml"])
+	for _, want := range []string{
+		`version: "2023-04-20"`,
+		"value: orders-dev",
+		"value: ORDERS-DEV",
+		`condition: ${false}`,
+		"# a comment survives",
+		"tableName: orders-dev",
+		"replicas: 3",
+		"- eu-west-1\n        - eu-west-2",
+		"first: eu-west-1",
+		"secret: ${variables.password}",
+		"region: ${variables.region}",
+		"mixed: dev-${resources.fn.state.arn}",
+		`partial: ${eq("dev", resources.fn.spec.env)}`,
+		`when: ${datetime("tag")}`,
+		"n: 2",
+		"a: 1\n        b: x",
+		"path: app.include/core.yaml",
+		"path: remote.yaml",
+		"default: 3",
+		"env: dev\n",
+	} {
+		if !strings.Contains(main, want) {
+			t.Errorf("packaged blueprint lacks %q:\n%s", want, main)
+		}
+	}
+	if child := string(p.Files["app.include/core.yaml"]); !strings.Contains(child, "name: dev-topic") {
+		t.Errorf("child not evaluated with the passed variable:\n%s", child)
+	}
+	// The packaged blueprint validates again, with its children, and its
+	// second packaging changes nothing.
+	out := writePackaged(t, p)
+	if _, err := Load(out, Options{Cwd: filepath.Dir(out)}); err != nil {
+		t.Fatalf("packaged blueprint does not validate:\n%v", err)
+	}
+	again, err := Package(out, Options{Cwd: filepath.Dir(out)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range p.Names {
+		if string(again.Files[name]) != string(p.Files[name]) {
+			t.Errorf("%s changed on repackaging:\n%s\n---\n%s", name, p.Files[name], again.Files[name])
+		}
+	}
+}
+
+func TestPackageJSON(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"bp.json": `{"version": "2023-04-20", "variables": {"n": {"type": "integer", "default": 2}},
+ "resources": {"r": {"type": "aws/sns/topic", "spec": {"z": "${variables.n}", "a": "x-${variables.n}"}}}}`})
+	p, err := Package(filepath.Join(dir, "bp.json"), Options{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(p.Files["bp.json"])
+	if !strings.Contains(got, `"z": 2,`) || !strings.Contains(got, `"a": "x-2"`) || strings.Index(got, `"variables"`) > strings.Index(got, `"resources"`) {
+		t.Fatalf("unexpected JSON:\n%s", got)
+	}
+}
+
+func TestPackageCallError(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"bp.yaml": "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${substr(\"abc\", 2, 9)}'}}\n"})
+	_, err := Package(filepath.Join(dir, "bp.yaml"), Options{Cwd: dir})
+	if err == nil || !strings.Contains(err.Error(), "bp.yaml:3:41: evaluating at packaging time: substr(): indexes 2..9 out of range") {
+		t.Fatalf("got %v, want a packaging-time call error", err)
+	}
+}
+
+// Every valid corpus blueprint packages, and the packaged form validates.
+func TestPackageCorpus(t *testing.T) {
+	for _, tc := range readIndex(t) {
+		if tc.validity != "valid" && tc.validity != "valid (alone)" {
+			continue
+		}
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join(corpusDir, filepath.FromSlash(tc.file))
+			p, err := Package(path, Options{Cwd: cwdFor(path)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := writePackaged(t, p)
+			if _, err := Load(out, Options{Cwd: filepath.Dir(out)}); err != nil {
+				t.Fatalf("packaged form does not validate:\n%v\n%s", err, p.Files[p.Main])
+			}
+		})
+	}
+}

@@ -1,0 +1,447 @@
+package packager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/droplets"
+)
+
+// BuildOptions configures Load and Build.
+type BuildOptions struct {
+	// Strict makes missing information (a stack parameter with no value
+	// and no default) an error instead of an entry in "missing".
+	Strict bool
+	// Environment is used by droplets that name none when the project names
+	// none either. A single template with no Environment is built for
+	// aws://unknown-account/unknown-region (environment-agnostic).
+	Environment string
+	// ModTime and Workers are passed to assembly.WriterOptions.
+	ModTime time.Time
+	Workers int
+}
+
+// A Plan is a loaded, validated project: the manifest to write and the
+// files to ship. Nothing is written until Write.
+type Plan struct {
+	// Dir is the project folder.
+	Dir string
+	// Source is assembly.yaml, or the single template, as named.
+	Source string
+	// Manifest is the manifest.json to write; its paths are archive paths.
+	Manifest *assembly.Manifest
+	// Report is the validation report: deploy order, graph, diagnostics.
+	Report *assembly.Report
+	// Warnings found while building (validation diagnostics included).
+	Warnings []assembly.Diagnostic
+
+	writer  *assembly.Writer
+	sources map[string]string // archive name -> what it is, for conflicts
+}
+
+// Files lists the archive's entries, sorted.
+func (p *Plan) Files() []string { return p.writer.Names() }
+
+// Write writes the assembly to output (a temporary file renamed into place
+// on success only).
+func (p *Plan) Write(ctx context.Context, output string) error {
+	return p.writer.WriteFile(ctx, output)
+}
+
+// Build loads the project at path (a folder holding assembly.yaml, a
+// folder holding one template, or a template file) and writes the assembly
+// to output.
+func Build(ctx context.Context, path, output string, opts BuildOptions) (*Plan, error) {
+	p, err := Load(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Write(ctx, output); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// A Packer prepares the file a path property names for the assembly. It
+// returns the bytes to ship, or nil to ship the file unchanged; an error
+// stops the build.
+type Packer func(file string, opts PackageOptions) ([]byte, error)
+
+var (
+	packersMu sync.RWMutex
+	packers   = map[string]Packer{}
+)
+
+// RegisterPacker sets the Packer for one path property of one droplet
+// kind (by its full type specifier). A new droplet kind registers its own
+// from an init function in its own file. It panics on a duplicate.
+func RegisterPacker(dropletType, property string, p Packer) {
+	packersMu.Lock()
+	defer packersMu.Unlock()
+	key := dropletType + "\x00" + property
+	if _, dup := packers[key]; dup {
+		panic("packager: packer registered twice for " + dropletType + " " + property)
+	}
+	packers[key] = p
+}
+
+func packerFor(dropletType, property string) Packer {
+	packersMu.RLock()
+	defer packersMu.RUnlock()
+	return packers[dropletType+"\x00"+property]
+}
+
+func init() {
+	RegisterPacker(droplets.StackType, "template", PackageTemplate)
+	RegisterPacker(droplets.DockerImageType, "savedImage", checkSavedImage)
+}
+
+// Load reads and validates a project and packages its templates, without
+// writing anything.
+func Load(target string, opts BuildOptions) (*Plan, error) {
+	st, err := os.Stat(target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s does not exist: name a folder holding %s, or a template file", ErrProject, target, ProjectFile)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProject, err)
+	}
+	var spec *projectSpec
+	dir := target
+	var single string // template file in single-template mode
+	if st.IsDir() {
+		file := filepath.Join(target, ProjectFile)
+		if _, err := os.Stat(file); err == nil {
+			if spec, err = loadProjectFile(file, opts.Environment); err != nil {
+				return nil, err
+			}
+		} else if single, err = findTemplate(target); err != nil {
+			return nil, err
+		}
+	} else {
+		dir, single = filepath.Dir(target), target
+	}
+	var warnings []assembly.Diagnostic
+	if single != "" {
+		var w *assembly.Diagnostic
+		spec, w = singleTemplate(single, opts.Environment)
+		if w != nil {
+			warnings = append(warnings, *w)
+		}
+	}
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	rootReal, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, err
+	}
+	m := spec.manifest
+	rep, err := m.Validate()
+	if err != nil {
+		return nil, spec.locate(err)
+	}
+	p := &Plan{Dir: dir, Source: spec.file, Manifest: m, Report: rep,
+		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers}),
+		sources: map[string]string{}}
+	b := &builder{plan: p, spec: spec, root: root, rootReal: rootReal, opts: opts}
+	for _, id := range m.IDs() {
+		if err := b.droplet(id); err != nil {
+			return nil, err
+		}
+	}
+	if len(b.missing) > 0 {
+		return nil, errors.Join(b.missing...)
+	}
+	body, err := m.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.writer.AddBytes(assembly.ManifestName, body); err != nil {
+		return nil, err
+	}
+	p.Warnings = append(warnings, rep.Diagnostics...)
+	return p, nil
+}
+
+type builder struct {
+	plan           *Plan
+	spec           *projectSpec
+	root, rootReal string
+	opts           BuildOptions
+	missing        []error // with Strict: what has no value
+}
+
+func (b *builder) errAt(id, field string, err error) error {
+	line, col := b.spec.pos.find(id, field)
+	return &ProjectError{File: b.spec.file, Line: line, Column: col, Droplet: id, Field: field, Err: err}
+}
+
+func (b *builder) droplet(id string) error {
+	d := b.plan.Manifest.Droplets[id]
+	sp, err := droplets.ParseSpecifier(d.Type)
+	if err != nil {
+		return b.errAt(id, "type", err)
+	}
+	kind, ok := droplets.Lookup(sp)
+	if !ok {
+		return nil
+	}
+	for _, prop := range kind.Properties {
+		if prop.Path == 0 {
+			continue
+		}
+		v, ok := d.Properties[prop.Name].(string)
+		if !ok {
+			continue
+		}
+		field := "properties." + prop.Name
+		name, real, err := b.resolve(v, prop.Path)
+		if err != nil {
+			return b.errAt(id, field, err)
+		}
+		d.Properties[prop.Name] = name
+		switch prop.Path {
+		case droplets.PathDirectory:
+			if err := b.addDirectory(id, name, real); err != nil {
+				return b.errAt(id, field, err)
+			}
+			continue
+		}
+		var body []byte
+		if pk := packerFor(kind.Type, prop.Name); pk != nil {
+			// Packers see paths relative to the working folder, so what
+			// they write (a template's SourceMap) does not depend on
+			// where the project lies.
+			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal)}); err != nil {
+				return b.errAt(id, field, err)
+			}
+		}
+		if body == nil {
+			err = b.add(name, real, nil, "file "+real)
+		} else {
+			err = b.add(name, "", body, "packaged "+real)
+		}
+		if err != nil {
+			return b.errAt(id, field, err)
+		}
+		if prop.Template && kind.Property("parameters") != nil {
+			if body == nil {
+				if body, err = os.ReadFile(real); err != nil {
+					return b.errAt(id, field, err)
+				}
+			}
+			if err := b.parameters(id, d, name, body); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// add adds an entry once; the same name from another source is an error.
+func (b *builder) add(name, file string, body []byte, what string) error {
+	if prev, ok := b.plan.sources[name]; ok {
+		if prev == what {
+			return nil
+		}
+		return fmt.Errorf("%w: archive path %q would hold both the %s and the %s", ErrProject, name, prev, what)
+	}
+	b.plan.sources[name] = what
+	if body != nil {
+		return b.plan.writer.AddBytes(name, body)
+	}
+	return b.plan.writer.AddFile(name, file)
+}
+
+// resolve checks a project path and returns its archive name (the cleaned
+// slash path) and the real file it names.
+func (b *builder) resolve(v string, kind droplets.PathKind) (name, real string, err error) {
+	switch {
+	case v == "":
+		return "", "", fmt.Errorf("%w: empty path", ErrProject)
+	case strings.Contains(v, "${"):
+		return "", "", fmt.Errorf("%w: %q: a path must name a file in the project, not a reference", ErrProject, v)
+	case strings.Contains(v, `\`):
+		return "", "", fmt.Errorf("%w: %q: write paths with / separators", ErrProject, v)
+	case path.IsAbs(v) || filepath.IsAbs(v) || filepath.VolumeName(v) != "":
+		return "", "", fmt.Errorf("%w: %q is absolute: write it relative to the project folder", ErrOutsideProject, v)
+	}
+	name = path.Clean(v)
+	if name == ".." || strings.HasPrefix(name, "../") {
+		return "", "", fmt.Errorf("%w: %q leaves the project folder: keep assets inside it", ErrOutsideProject, v)
+	}
+	if name == "." {
+		return "", "", fmt.Errorf("%w: %q: name a file or folder inside the project", ErrProject, v)
+	}
+	if err := assembly.CheckName(name); err != nil {
+		return "", "", fmt.Errorf("%w: %v", ErrProject, err)
+	}
+	if name == assembly.ManifestName || name == assembly.SignatureName {
+		return "", "", fmt.Errorf("%w: %q is reserved at the root of an assembly: move the file into a folder", ErrProject, name)
+	}
+	full := filepath.Join(b.root, filepath.FromSlash(name))
+	real, err = filepath.EvalSymlinks(full)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", "", fmt.Errorf("%w: no such %s in the project: %s", fs.ErrNotExist, kindWord(kind), name)
+		}
+		return "", "", err
+	}
+	if err := b.inside(v, real); err != nil {
+		return "", "", err
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return "", "", err
+	}
+	if kind == droplets.PathDirectory && !st.IsDir() {
+		return "", "", fmt.Errorf("%w: %s is not a folder", ErrProject, name)
+	}
+	if kind == droplets.PathFile && !st.Mode().IsRegular() {
+		return "", "", fmt.Errorf("%w: %s is not a regular file", ErrProject, name)
+	}
+	return name, real, nil
+}
+
+// relWD returns p relative to the working folder when it can.
+func relWD(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil {
+		return rel
+	}
+	return p
+}
+
+func kindWord(k droplets.PathKind) string {
+	if k == droplets.PathDirectory {
+		return "folder"
+	}
+	return "file"
+}
+
+// inside checks that the real path lies in the project's real folder.
+func (b *builder) inside(v, real string) error {
+	rel, err := filepath.Rel(b.rootReal, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%w: %q resolves to %s, outside the project (a symlink?): keep assets inside the project folder", ErrOutsideProject, v, real)
+	}
+	return nil
+}
+
+// addDirectory adds every file under the folder real as name/....
+func (b *builder) addDirectory(id, name, real string) error {
+	count := 0
+	err := filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(real, p)
+		if err != nil {
+			return err
+		}
+		entry := path.Join(name, filepath.ToSlash(rel))
+		src := p
+		switch {
+		case d.IsDir():
+			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			if src, err = filepath.EvalSymlinks(p); err != nil {
+				return fmt.Errorf("%s: %w", entry, err)
+			}
+			if err := b.inside(entry, src); err != nil {
+				return err
+			}
+			st, err := os.Stat(src)
+			if err != nil {
+				return err
+			}
+			if !st.Mode().IsRegular() {
+				return fmt.Errorf("%w: %s is a symlink to a folder or special file: copy the files instead", ErrProject, entry)
+			}
+		case !d.Type().IsRegular():
+			return fmt.Errorf("%w: %s is not a regular file", ErrProject, entry)
+		}
+		count++
+		return b.add(entry, src, nil, "file "+src)
+	})
+	if err != nil {
+		return err
+	}
+	if count == 0 {
+		return fmt.Errorf("%w: folder %s holds no files (an assembly cannot hold an empty folder)", ErrProject, name)
+	}
+	return nil
+}
+
+// templateExts are the extensions a single-template project may use.
+var templateExts = []string{".yaml", ".yml", ".json", ".template"}
+
+// findTemplate returns the one template in dir.
+func findTemplate(dir string) (string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, e := range ents {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		for _, t := range templateExts {
+			if ext == t && e.Type().IsRegular() {
+				found = append(found, e.Name())
+			}
+		}
+	}
+	sort.Strings(found)
+	switch len(found) {
+	case 1:
+		return filepath.Join(dir, found[0]), nil
+	case 0:
+		return "", fmt.Errorf("%w: %s holds no %s and no template: add %s, or build a template file", ErrProject, dir, ProjectFile, ProjectFile)
+	}
+	return "", fmt.Errorf("%w: %s holds no %s and %d templates (%s): add %s, or build one template file", ErrProject, dir, ProjectFile, len(found), strings.Join(found, ", "), ProjectFile)
+}
+
+var badIDChars = regexp.MustCompile(`[^A-Za-z0-9-]+`)
+
+// singleTemplate makes the project of one template: one stack droplet
+// named after the file.
+func singleTemplate(file, env string) (*projectSpec, *assembly.Diagnostic) {
+	base := filepath.Base(file)
+	id := badIDChars.ReplaceAllString(strings.TrimSuffix(base, filepath.Ext(base)), "-")
+	id = strings.Trim(id, "-")
+	if id == "" {
+		id = "Stack"
+	}
+	stackName := id
+	if c := stackName[0]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+		stackName = "stack-" + stackName
+	}
+	var warn *assembly.Diagnostic
+	if env == "" {
+		env = "aws://" + assembly.UnknownAccount + "/" + assembly.UnknownRegion
+		warn = &assembly.Diagnostic{Level: "warning", Droplet: id, Field: "environment", Message: "no environment given: built for " + env + " (pass --environment to choose one)"}
+	}
+	m := &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{
+		id: {Type: droplets.StackType, Environment: env, Properties: map[string]any{"stackName": stackName, "template": base}},
+	}}
+	return &projectSpec{file: file, manifest: m, pos: positions{}}, warn
+}

@@ -1,0 +1,41 @@
+// Package source finds and reads the files a template names: module
+// Sources, Packages and Fn::InsertFile paths.
+//
+// A Resolver reads relative to where the naming file came from, described
+// by a Location: a file of the project folder, an entry of a package zip,
+// or an HTTPS URL.
+//
+//	r, _ := source.New("/project", nil)
+//	top, _ := r.FileLocation("/project/template.yaml")
+//	_ = r.AddPackage(top, "abc", "./package.zip", "")
+//	b, loc, err := r.Resolve(ctx, top, "$abc/zip-module.yaml", "")
+//	// a Source inside that module resolves from loc, inside the package
+//
+// # Sources
+//
+//   - A relative path is relative to the folder of the file that names it
+//     (for a file inside a package: to its folder inside the package; for a
+//     file fetched over HTTPS: to its URL). An absolute path is allowed only
+//     inside the project folder.
+//   - $alias/path/module.yaml reads path/module.yaml from the package
+//     registered as alias with AddPackage. Aliases are global to the
+//     Resolver: a module may use any alias the template or another module
+//     declared. Packages are read when first used.
+//   - https://... is fetched with a timeout and a size cap. Redirects must
+//     stay on HTTPS.
+//   - s3://... is not supported yet (ErrS3Unsupported); other schemes,
+//     including http://, are refused (ErrUnsupportedScheme).
+//
+// A hash "sha256:<64 hex digits>" pins the content of any source, local or
+// remote; for a package it pins the zip. A mismatch is ErrHashMismatch.
+//
+// # Safety
+//
+// Local paths must stay inside the project folder, symbolic links included
+// (ErrOutsideRoot); package paths must stay inside their package
+// (ErrOutsidePackage). Package zips are read with the rules of our own
+// archives (assembly.CheckName: no absolute names, no "." or ".." segments,
+// no backslashes), no duplicate names, only regular files, a bounded number
+// of entries, and each entry inflated up to MaxFileSize at most, whatever
+// its header claims. Every error wraps one of this package's sentinels.
+package source

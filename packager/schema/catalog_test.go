@@ -1,0 +1,132 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func loadTestCatalog(t *testing.T) *Catalog {
+	t.Helper()
+	c, err := LoadCatalog(filepath.Join("testdata", "catalog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Types(); !reflect.DeepEqual(got, []string{"Demo::Shop::Widget"}) {
+		t.Fatalf("types %v", got)
+	}
+	return c
+}
+
+func checkFile(t *testing.T, c *Catalog, name string) []string {
+	t.Helper()
+	p := filepath.Join("testdata", "templates", name)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range c.CheckTemplate(name, b) {
+		out = append(out, f.String())
+	}
+	return out
+}
+
+func TestCheckTemplateGood(t *testing.T) {
+	if got := checkFile(t, loadTestCatalog(t), "good.yaml"); len(got) != 0 {
+		t.Fatalf("findings in a correct template: %q", got)
+	}
+}
+
+func TestCheckTemplateBad(t *testing.T) {
+	got := checkFile(t, loadTestCatalog(t), "bad.yaml")
+	want := []string{
+		"bad.yaml:5:7: resource Widget: unknown property Nmae for Demo::Shop::Widget; check the name against its schema",
+		"bad.yaml:6:14: resource Widget: Count must be an integer, not the string \"three\"",
+		"bad.yaml:7:16: resource Widget: Enabled must be a boolean, not the string \"maybe\"",
+		"bad.yaml:9:9: resource Widget: Size is missing required property Width",
+		"bad.yaml:11:11: resource Widget: Tags[0] is missing required property Value",
+		"bad.yaml:12:11: resource Widget: Tags[1] is missing required property Key",
+		"bad.yaml:14:9: resource Widget: unknown property Labels.Colour for Demo::Shop::Widget; check the name against its schema",
+		"bad.yaml:5:7: resource Widget: Properties is missing required property Name",
+		"bad.yaml:15:3: resource NoProps: Demo::Shop::Widget requires property Name; add a Properties section",
+		"bad.yaml:18:11: resource Unknown: unknown resource type Demo::Shop::Gadget: no schema for it in testdata/catalog",
+		"bad.yaml:22:13: resource WrongShape: Name must be a string, not a list",
+		"bad.yaml:23:13: resource WrongShape: Size must be an object, not a number",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n%s", join2(got))
+	}
+}
+
+func join2(ss []string) string {
+	out := ""
+	for _, s := range ss {
+		out += s + "\n"
+	}
+	return out
+}
+
+func TestCheckTemplateUnparsable(t *testing.T) {
+	f := loadTestCatalog(t).CheckTemplate("x.yaml", []byte("Resources: [\n"))
+	if len(f) != 1 || f[0].Line != 1 {
+		t.Fatalf("%v", f)
+	}
+}
+
+func TestLoadCatalogErrors(t *testing.T) {
+	if _, err := LoadCatalog(filepath.Join("testdata", "nope")); !errors.Is(err, ErrCatalog) {
+		t.Errorf("missing dir: %v", err)
+	}
+	dir := t.TempDir()
+	for _, n := range []string{"a.json", "b.json"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(`{"typeName": "A::B::C"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := LoadCatalog(dir); !errors.Is(err, ErrCatalog) {
+		t.Errorf("duplicate type: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCatalog(dir); !errors.Is(err, ErrCatalog) {
+		t.Errorf("bad JSON: %v", err)
+	}
+}
+
+// TestCheckTemplateAliasBomb: alias expansion through a recursive schema
+// is bounded.
+func TestCheckTemplateAliasBomb(t *testing.T) {
+	dir := t.TempDir()
+	tree := `{"typeName": "Demo::Tree::Node", "description": "recursive",
+	  "definitions": {"Node": {"type": "object", "additionalProperties": false,
+	    "properties": {"Children": {"type": "array", "items": {"$ref": "#/definitions/Node"}}}}},
+	  "properties": {"Root": {"$ref": "#/definitions/Node"}},
+	  "primaryIdentifier": ["/properties/Root"], "additionalProperties": false}`
+	if err := os.WriteFile(filepath.Join(dir, "tree.json"), []byte(tree), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadCatalog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "x0: &a0 {Children: []}\n"
+	for i := 1; i <= 7; i++ {
+		src += fmt.Sprintf("x%d: &a%d {Children: [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]}\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	src += "Resources:\n  T:\n    Type: Demo::Tree::Node\n    Properties:\n      Root: *a7\n"
+	start := time.Now()
+	got := c.CheckTemplate("bomb.yaml", []byte(src))
+	if len(got) != 1 || !strings.Contains(got[0].Message, "expand beyond 1000000 nodes") {
+		t.Fatalf("findings %v", got)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}
