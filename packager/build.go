@@ -172,9 +172,7 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 		return nil, err
 	}
 	if len(b.missing) > 0 {
-		if opts.Strict {
-			return nil, errors.Join(b.missing...)
-		}
+		return nil, errors.Join(b.missing...)
 	}
 	body, err := m.Marshal()
 	if err != nil {
@@ -192,7 +190,7 @@ type builder struct {
 	spec           *projectSpec
 	root, rootReal string
 	opts           BuildOptions
-	missing        []error
+	missing        []error // with Strict: what has no value
 	schemaFindings []schema.Finding
 	schemaWarnings []assembly.Diagnostic
 }
@@ -235,7 +233,10 @@ func (b *builder) droplet(id string) error {
 		}
 		var body []byte
 		if pk := packerFor(kind.Type, prop.Name); pk != nil {
-			if body, err = pk(real, PackageOptions{Root: b.root}); err != nil {
+			// Packers see paths relative to the working folder, so what
+			// they write (a template's SourceMap) does not depend on
+			// where the project lies.
+			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal)}); err != nil {
 				return b.errAt(id, field, err)
 			}
 		}
@@ -332,6 +333,21 @@ func (b *builder) resolve(v string, kind droplets.PathKind) (name, real string, 
 		return "", "", fmt.Errorf("%w: %s is not a regular file", ErrProject, name)
 	}
 	return name, real, nil
+}
+
+// relWD returns p relative to the working folder when it can.
+func relWD(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil {
+		return rel
+	}
+	return p
 }
 
 func kindWord(k droplets.PathKind) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/klauspost/compress/zip"
+	"golang.org/x/sync/errgroup"
 )
 
 // SignOptions tune Sign. The zero value (or nil) signs with SHA256, the
@@ -169,7 +170,8 @@ func addArmorChecksum(msg []byte) ([]byte, error) {
 // Sign writes to dst a copy of the assembly r sealed by signer: every entry
 // but signature.asc is copied with its exact stored bytes, then a new
 // signature.asc holding the clear-signed attestation is appended. It refuses
-// an expired or revoked key and a key without secret signing material.
+// an expired or revoked key and a key without secret signing material. On
+// error dst may hold an incomplete archive: SignFile discards it.
 func Sign(dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
 	return SignContext(context.Background(), dst, r, signer, opts)
 }
@@ -182,19 +184,32 @@ func SignContext(ctx context.Context, dst io.Writer, r *assembly.Reader, signer 
 	if _, err := signingKey(signer, opts.now()); err != nil {
 		return nil, err
 	}
-	a, err := Attest(ctx, r, opts)
-	if err != nil {
+	// One pass over the input: the entries are copied raw to dst while the
+	// hashing workers read them, so signing costs about what verifying does.
+	zw := zip.NewWriter(dst)
+	var a *Attestation
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		a, err = Attest(gctx, r, opts)
+		return err
+	})
+	g.Go(func() error {
+		for _, f := range contentFiles(r) {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			if err := copyRaw(zw, f); err != nil {
+				return fmt.Errorf("copying %q: %w", f.Name(), err)
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	sig, err := ClearSign(a, signer, opts)
 	if err != nil {
 		return nil, err
-	}
-	zw := zip.NewWriter(dst)
-	for _, f := range contentFiles(r) {
-		if err := copyRaw(zw, f); err != nil {
-			return nil, fmt.Errorf("copying %q: %w", f.Name(), err)
-		}
 	}
 	w, err := zw.CreateHeader(&zip.FileHeader{Name: assembly.SignatureName, Method: zip.Deflate, Modified: a.Timestamp})
 	if err != nil {

@@ -77,7 +77,7 @@ func runBuild(c *cli.Context) error {
 			Warnings: diagnosticsJSON(plan.Warnings),
 		})
 	}
-	fmt.Fprintf(c.App.Writer, "built %s: %d droplets, %d files\n", output, len(plan.Manifest.Droplets), len(plan.Files()))
+	fmt.Fprintf(c.App.Writer, "built %s: %s, %s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"))
 	for _, k := range sortedMissing(plan.Manifest) {
 		fmt.Fprintf(c.App.Writer, "missing: %s\n", k)
 	}
@@ -122,4 +122,12 @@ func writeJSON(c *cli.Context, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// count formats "1 file", "2 files".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

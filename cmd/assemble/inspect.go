@@ -83,7 +83,7 @@ func runInspect(c *cli.Context) error {
 	if signed {
 		state = "signed (signature not verified)"
 	}
-	fmt.Fprintf(w, "%s: %s, %d droplets, %d files, %s\n\n", file, m.Schema, len(m.Droplets), len(r.Files()), state)
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, count(len(m.Droplets), "droplet"), count(len(r.Files()), "file"), state)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DROPLET\tTYPE\tENVIRONMENT\tDEPENDS ON")
 	for _, id := range m.IDs() {
