@@ -15,8 +15,9 @@ type PackageOptions struct {
 	Format string
 	// NoSourceMap turns off the SourceMap metadata on emitted resources.
 	NoSourceMap bool
-	// Load resolves module sources; nil reads local files under Root.
-	Load cfn.Loader
+	// Sources resolves module sources; nil reads local files under Root,
+	// Packages zips and HTTPS URLs (see cfn.NewSources).
+	Sources cfn.Sources
 }
 
 // PackageTemplate reads the CloudFormation template at path, expands its
@@ -29,7 +30,7 @@ func PackageTemplate(path string, opts PackageOptions) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("package %s: unknown format %q (use yaml or json)", path, opts.Format)
 	}
-	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Load: opts.Load, NoSourceMap: opts.NoSourceMap})
+	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Sources: opts.Sources, NoSourceMap: opts.NoSourceMap})
 	if err != nil {
 		return nil, err
 	}

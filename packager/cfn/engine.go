@@ -1,6 +1,7 @@
 package cfn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/packager/cfn/paramschema"
 )
 
 // maxInstances bounds the module instances one template may expand to.
@@ -15,11 +18,11 @@ const maxInstances = 200_000
 
 // Options configures Package.
 type Options struct {
-	// Root is the project folder; no file outside it is read. Empty means
-	// the template's own folder. Ignored when Load is set.
+	// Root is the project folder; no local file outside it is read. Empty
+	// means the template's own folder. Ignored when Sources is set.
 	Root string
-	// Load resolves module sources; nil means LocalLoader(Root).
-	Load Loader
+	// Sources resolves module sources; nil means NewSources(Root).
+	Sources Sources
 	// NoSourceMap turns off the Metadata.SourceMap of emitted resources.
 	NoSourceMap bool
 }
@@ -28,27 +31,30 @@ type Options struct {
 // packaging-time intrinsics. The result is in long form; write it with
 // EncodeYAML or EncodeJSON.
 func Package(path string, opts Options) (*Template, error) {
-	load := opts.Load
-	if load == nil {
+	srcs := opts.Sources
+	if srcs == nil {
 		root := opts.Root
 		if root == "" {
 			root = filepath.Dir(path)
 		}
 		var err error
-		if load, err = LocalLoader(root); err != nil {
-			return nil, err
+		if srcs, err = NewSources(context.Background(), root, nil); err != nil {
+			return nil, wrapLoad(path, 0, 0, nil, err)
 		}
 	}
 	e := &engine{
-		opts:    opts,
-		load:    load,
-		cache:   map[string]*Template{},
-		loaded:  map[loadKey]loaded{},
-		topDir:  filepath.Dir(path),
-		condSet: map[string]bool{},
-		mapSet:  map[string]bool{},
+		opts:      opts,
+		srcs:      srcs,
+		cache:     map[string]*Template{},
+		loaded:    map[loadKey]loaded{},
+		condExprs: map[string]*yaml.Node{},
+		mapNodes:  map[string]*yaml.Node{},
+		schemas:   map[*Template]*paramschema.Section{},
+		topDir:    filepath.Dir(path),
+		condSet:   map[string]bool{},
+		mapSet:    map[string]bool{},
 	}
-	file, data, err := load(path, filepath.Base(path))
+	file, data, err := srcs.Load("", path, "")
 	if err != nil {
 		return nil, wrapLoad(path, 0, 0, nil, err)
 	}
@@ -59,27 +65,19 @@ func Package(path string, opts Options) (*Template, error) {
 	return e.top(t)
 }
 
-func wrapLoad(file string, line, col int, chain []Frame, err error) error {
-	var ce *Error
-	if errors.As(err, &ce) {
-		return err
+// load reads a source named in the file from, once per folder and source.
+func (e *engine) load(from, src, hash string) (string, []byte, error) {
+	lk := loadKey{filepath.Dir(from), src, hash}
+	ld, ok := e.loaded[lk]
+	if !ok {
+		ld.file, ld.data, ld.err = e.srcs.Load(from, src, hash)
+		e.loaded[lk] = ld
 	}
-	sentinel := ErrInvalid
-	for _, s := range []error{ErrOutsideRoot, ErrTooLarge, ErrInvalid, ErrSyntax} {
-		if errors.Is(err, s) {
-			sentinel = s
-			break
-		}
-	}
-	msg := err.Error()
-	if sentinel != ErrInvalid || errors.Is(err, ErrInvalid) {
-		msg = strings.TrimPrefix(msg, sentinel.Error()+": ")
-	}
-	return &Error{File: file, Line: line, Col: col, Msg: msg, Chain: chain, Err: sentinel}
+	return ld.file, ld.data, ld.err
 }
 
 // loadKey identifies a Source as written in a folder; each is loaded once.
-type loadKey struct{ dir, source string }
+type loadKey struct{ dir, source, hash string }
 
 type loaded struct {
 	file string
@@ -88,12 +86,16 @@ type loaded struct {
 }
 
 type engine struct {
-	loaded map[loadKey]loaded
-	opts   Options
-	load   Loader
-	cache  map[string]*Template
-	topDir string
-	stack  []string // files being expanded, outermost first
+	condExprs map[string]*yaml.Node // emitted by modules
+	mapNodes  map[string]*yaml.Node // emitted by modules
+	schemas   map[*Template]*paramschema.Section
+	topRoot   *yaml.Node
+	loaded    map[loadKey]loaded
+	opts      Options
+	srcs      Sources
+	cache     map[string]*Template
+	topDir    string
+	stack     []string // files being expanded, outermost first
 
 	conds      []*yaml.Node // emitted conditions, pairs
 	condSet    map[string]bool
@@ -137,6 +139,8 @@ type scope struct {
 	res       map[string]string // local logical ID -> final
 	removed   map[string]bool
 	mods      map[string]*module
+	missing   map[string]*yaml.Node // declared parameters with no value
+	groups    map[string]*group
 	modOrder  []*module
 	outMemo   map[string]*yaml.Node
 	emitted   []*emitted
@@ -150,7 +154,7 @@ func (e *engine) newScope(t *Template, prefix string, top bool, chain []Frame) *
 		params: map[string]*yaml.Node{}, consts: map[string]*yaml.Node{},
 		conds: map[string]*yaml.Node{}, condMemo: map[string]*condResult{},
 		mappings: map[string]*yaml.Node{}, mapEmit: map[string]string{},
-		res: map[string]string{}, removed: map[string]bool{}, mods: map[string]*module{},
+		res: map[string]string{}, groups: map[string]*group{}, missing: map[string]*yaml.Node{}, removed: map[string]bool{}, mods: map[string]*module{},
 		outMemo: map[string]*yaml.Node{}, byLocal: map[string]*emitted{},
 	}
 }
@@ -179,6 +183,24 @@ func (sc *scope) section(name string) (*yaml.Node, error) {
 // run expands the scope: constants, conditions, mappings, modules, then its
 // own resources. Outputs are resolved when something asks for them.
 func (sc *scope) run() error {
+	if pk, err := sc.section("Packages"); err != nil {
+		return err
+	} else if pk != nil {
+		for i := 0; i+1 < len(pk.Content); i += 2 {
+			k, v := pk.Content[i], pk.Content[i+1]
+			src, hash := mapGet(v, "Source"), mapGet(v, "Hash")
+			if src == nil || !isStr(src) {
+				return sc.errorf(v, ErrInvalid, "package %s needs a Source (a zip file or an https:// URL)", k.Value)
+			}
+			h := ""
+			if hash != nil {
+				h = hash.Value
+			}
+			if err := sc.e.srcs.AddPackage(sc.file, k.Value, src.Value, h); err != nil {
+				return wrapLoad(sc.file, k.Line, k.Column, sc.chain, err)
+			}
+		}
+	}
 	consts, err := sc.section("Constants")
 	if err != nil {
 		return err
@@ -218,20 +240,19 @@ func (sc *scope) run() error {
 	}
 	var pairs []*yaml.Node
 	if resources != nil {
-		pairs = resources.Content
+		if pairs, err = sc.expandForEach(resources.Content, "Resources"); err != nil {
+			return err
+		}
 		for i := 0; i+1 < len(pairs); i += 2 {
 			name, def := pairs[i].Value, pairs[i+1]
 			if strings.HasPrefix(name, "Fn::ForEach::") {
-				if !sc.top {
-					return sc.errorf(pairs[i], ErrInvalid, "Fn::ForEach in a module's Resources is not supported yet")
-				}
 				continue
 			}
 			if def.Kind != yaml.MappingNode {
 				return sc.errorf(def, ErrInvalid, "resource %s must be a mapping with a Type", name)
 			}
-			if mapGet(def, "ForEach") != nil {
-				return sc.errorf(mapKey(def, "ForEach"), ErrInvalid, "ForEach on resource %s is not supported yet", name)
+			if _, dup := sc.res[name]; dup {
+				return sc.errorf(pairs[i], ErrNameClash, "two resources are named %s (one made by ForEach); rename one of them", name)
 			}
 			sc.res[name] = sc.prefix + name
 		}
@@ -255,10 +276,14 @@ func (sc *scope) run() error {
 		return err
 	}
 	if mods != nil {
-		for i := 0; i+1 < len(mods.Content); i += 2 {
-			k, v := mods.Content[i], mods.Content[i+1]
-			if strings.HasPrefix(k.Value, "Fn::ForEach::") {
-				return sc.errorf(k, ErrInvalid, "Fn::ForEach in Modules is not supported yet")
+		mpairs, err := sc.expandForEach(mods.Content, "Modules")
+		if err != nil {
+			return err
+		}
+		for i := 0; i+1 < len(mpairs); i += 2 {
+			k, v := mpairs[i], mpairs[i+1]
+			if _, dup := sc.mods[k.Value]; dup {
+				return sc.errorf(k, ErrNameClash, "two modules are named %s (one made by ForEach); rename one of them", k.Value)
 			}
 			if v.Kind != yaml.MappingNode {
 				return sc.errorf(v, ErrInvalid, "module %s must be a mapping with a Source", k.Value)
@@ -413,6 +438,23 @@ func (sc *scope) dependsOn(v *yaml.Node) (*yaml.Node, error) {
 		if !isScalar(n) {
 			return nil, sc.errorf(n, ErrInvalid, "DependsOn must be a name or a list of names")
 		}
+		if g := sc.groups[n.Value]; g != nil && sc.mods[n.Value] == nil && sc.res[n.Value] == "" {
+			for _, inst := range g.names {
+				if m := sc.mods[inst]; m != nil {
+					if err := sc.expand(m); err != nil {
+						return nil, err
+					}
+					if m.state == 2 {
+						for _, r := range m.child.emitted {
+							addName(r.name, n)
+						}
+					}
+				} else if f, ok := sc.res[inst]; ok {
+					addName(f, n)
+				}
+			}
+			continue
+		}
 		if m := sc.mods[n.Value]; m != nil {
 			if err := sc.expand(m); err != nil {
 				return nil, err
@@ -467,68 +509,7 @@ func (sc *scope) expand(m *module) error {
 			m.cond = final
 		}
 	}
-	if fe := mapKey(entry, "ForEach"); fe != nil {
-		return sc.errorf(fe, ErrInvalid, "ForEach on module %s is not supported yet", m.name)
-	}
-	src := mapGet(entry, "Source")
-	if src == nil || !isStr(src) || src.Value == "" {
-		at := m.key
-		if src != nil {
-			at = src
-		}
-		return sc.errorf(at, ErrInvalid, "module %s needs a Source: the path of its module file", m.name)
-	}
-	e := sc.e
-	e.instances++
-	if e.instances > maxInstances {
-		return sc.errorf(m.key, ErrTooLarge, "more than %d module instances", maxInstances)
-	}
-	lk := loadKey{filepath.Dir(sc.file), src.Value}
-	ld, ok := e.loaded[lk]
-	if !ok {
-		ld.file, ld.data, ld.err = e.load(sc.file, src.Value)
-		e.loaded[lk] = ld
-	}
-	file, data, err := ld.file, ld.data, ld.err
-	if err != nil {
-		return wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
-	}
-	for i, f := range e.stack {
-		if f == file {
-			loop := append(append([]string{}, e.stack[i:]...), file)
-			return sc.errorf(src, ErrCycle, "module %s includes itself: %s", m.name, strings.Join(loop, " -> "))
-		}
-	}
-	t := e.cache[file]
-	if t == nil {
-		if t, err = Parse(file, data); err != nil {
-			var pe *Error
-			if errors.As(err, &pe) && pe.Chain == nil {
-				pe.Chain = append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
-			}
-			return err
-		}
-		e.cache[file] = t
-	}
-	chain := append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
-	child := e.newScope(t, sc.prefix+m.name, false, chain)
-
-	// Properties are written in this scope's terms: resolve them here.
-	var props *yaml.Node
-	if p := mapGet(entry, "Properties"); p != nil && !(isScalar(p) && p.Tag == tagNull) {
-		if p.Kind != yaml.MappingNode {
-			return sc.errorf(p, ErrInvalid, "Properties of module %s must be a mapping", m.name)
-		}
-		if props, err = sc.resolve(p); err != nil {
-			return err
-		}
-	}
-	if err := child.setParams(props, sc, m); err != nil {
-		return err
-	}
-	e.stack = append(e.stack, file)
-	err = child.run()
-	e.stack = e.stack[:len(e.stack)-1]
+	child, t, file, err := sc.instantiate(m, nil)
 	if err != nil {
 		return err
 	}
@@ -538,7 +519,7 @@ func (sc *scope) expand(m *module) error {
 		sc.res[m.name+c.local] = c.name
 	}
 	if tr := mapGet(t.Root, "Transform"); tr != nil {
-		e.addTransforms(tr)
+		sc.e.addTransforms(tr)
 	}
 
 	if ov := mapGet(entry, "Overrides"); ov != nil && !(isScalar(ov) && ov.Tag == tagNull) {
@@ -561,7 +542,7 @@ func (sc *scope) expand(m *module) error {
 			if v.Kind != yaml.MappingNode {
 				return sc.errorf(v, ErrInvalid, "override of %s must be a mapping", k.Value)
 			}
-			merge(target.node, v)
+			mergeOverride(target.node, v)
 		}
 	}
 	if d := mapGet(entry, "DependsOn"); d != nil {
@@ -585,12 +566,91 @@ func (sc *scope) expand(m *module) error {
 	return nil
 }
 
+// instantiate loads module m and expands one instance of it, with extra
+// properties (already resolved) replacing those of the entry.
+func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, string, error) {
+	entry := m.entry
+	src := mapGet(entry, "Source")
+	if src == nil || !isStr(src) || src.Value == "" {
+		at := m.key
+		if src != nil {
+			at = src
+		}
+		return nil, nil, "", sc.errorf(at, ErrInvalid, "module %s needs a Source: the path of its module file", m.name)
+	}
+	e := sc.e
+	e.instances++
+	if e.instances > maxInstances {
+		return nil, nil, "", sc.errorf(m.key, ErrTooLarge, "more than %d module instances", maxInstances)
+	}
+	hash := ""
+	if h := mapGet(entry, "Hash"); h != nil && isStr(h) {
+		hash = h.Value
+	}
+	file, data, err := e.load(sc.file, src.Value, hash)
+	if err != nil {
+		return nil, nil, "", wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
+	}
+	for i, f := range e.stack {
+		if f == file {
+			loop := append(append([]string{}, e.stack[i:]...), file)
+			return nil, nil, "", sc.errorf(src, ErrCycle, "module %s includes itself: %s", m.name, strings.Join(loop, " -> "))
+		}
+	}
+	t := e.cache[file]
+	if t == nil {
+		if t, err = Parse(file, data); err != nil {
+			var pe *Error
+			if errors.As(err, &pe) && pe.Chain == nil {
+				pe.Chain = append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
+			}
+			return nil, nil, "", err
+		}
+		e.cache[file] = t
+	}
+	chain := append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
+	child := e.newScope(t, sc.prefix+m.name, false, chain)
+
+	// Properties are written in this scope's terms: resolve them here.
+	var props *yaml.Node
+	if p := mapGet(entry, "Properties"); p != nil && !(isScalar(p) && p.Tag == tagNull) {
+		if p.Kind != yaml.MappingNode {
+			return nil, nil, "", sc.errorf(p, ErrInvalid, "Properties of module %s must be a mapping", m.name)
+		}
+		if props, err = sc.resolve(p); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	if extra != nil {
+		if props == nil {
+			props = mapNode()
+		}
+		for i := 0; i+1 < len(extra.Content); i += 2 {
+			mapSet(props, extra.Content[i].Value, extra.Content[i+1])
+		}
+	}
+	if err := child.setParams(props, sc, m); err != nil {
+		return nil, nil, "", err
+	}
+	e.stack = append(e.stack, file)
+	err = child.run()
+	e.stack = e.stack[:len(e.stack)-1]
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return child, t, file, nil
+}
+
 // setParams fills the module's parameters from the resolved Properties and
 // the Defaults.
 func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error {
 	decl := mapGet(child.t.Root, "Parameters")
 	if decl != nil && decl.Kind != yaml.MappingNode && !(isScalar(decl) && decl.Tag == tagNull) {
 		return child.errorf(decl, ErrInvalid, "Parameters must be a mapping")
+	}
+	schema, err := child.e.paramSchema(child)
+	if err != nil {
+		return err
 	}
 	var defaults []int
 	for i := 0; decl != nil && i+1 < len(decl.Content); i += 2 {
@@ -603,9 +663,15 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 			defaults = append(defaults, i)
 			continue
 		}
-		return parent.errorf(m.key, ErrMissingParameter,
-			"module %s: parameter %s (declared at %s:%d) has no Default and is not set; add %s under the module's Properties",
-			m.name, name, child.file, decl.Content[i].Line, name)
+		if schema != nil && schema.Schema(name) != nil && schema.Schema(name).Default() != nil {
+			continue // the ParameterSchema supplies it
+		}
+		// Only an error when something uses it (as the aws-cli does).
+		child.missing[name] = decl.Content[i]
+	}
+	given := map[string]bool{}
+	for name := range child.params {
+		given[name] = true
 	}
 	for _, i := range defaults {
 		d, err := child.resolve(mapGet(decl.Content[i+1], "Default"))
@@ -616,7 +682,52 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 			child.params[decl.Content[i].Value] = d
 		}
 	}
+	if schema == nil {
+		return nil
+	}
+	for _, name := range schema.Names() {
+		v, err := schema.Validate(name, child.params[name])
+		if err != nil {
+			var pe *paramschema.Error
+			file := child.file
+			if errors.As(err, &pe) && !pe.InSchema && given[name] {
+				file = parent.file
+			}
+			e := &Error{File: file, Msg: fmt.Sprintf("module %s: parameter %v", m.name, err), Chain: child.chain, Err: ErrInvalid}
+			if file == parent.file {
+				e.Chain = parent.chain
+			}
+			if pe != nil {
+				e.Line, e.Col = pe.Line, pe.Column
+			}
+			return e
+		}
+		if v != nil {
+			child.params[name] = v
+		}
+	}
 	return nil
+}
+
+// paramSchema compiles the ParameterSchema section of a module file, once.
+func (e *engine) paramSchema(sc *scope) (*paramschema.Section, error) {
+	if s, ok := e.schemas[sc.t]; ok {
+		return s, nil
+	}
+	var sec *paramschema.Section
+	if n := mapGet(sc.t.Root, "ParameterSchema"); n != nil {
+		var err error
+		if sec, err = paramschema.CompileSection(n); err != nil {
+			e := &Error{File: sc.file, Msg: "ParameterSchema: " + err.Error(), Chain: sc.chain, Err: ErrInvalid}
+			var pe *paramschema.Error
+			if errors.As(err, &pe) {
+				e.Line, e.Col = pe.Line, pe.Column
+			}
+			return nil, e
+		}
+	}
+	e.schemas[sc.t] = sec
+	return sec, nil
 }
 
 // addCondition puts condition cond (a final name) on an emitted resource,
@@ -672,9 +783,9 @@ func addDepends(res, deps *yaml.Node) {
 	}
 }
 
-// merge merges override src into dst: mappings recursively, lists appended,
+// mergeOverride merges override src into dst: mappings recursively, lists appended,
 // anything else replaced.
-func merge(dst, src *yaml.Node) {
+func mergeOverride(dst, src *yaml.Node) {
 	for i := 0; i+1 < len(src.Content); i += 2 {
 		k, v := src.Content[i], src.Content[i+1]
 		cur := mapGet(dst, k.Value)
@@ -682,7 +793,7 @@ func merge(dst, src *yaml.Node) {
 		case cur == nil:
 			dst.Content = append(dst.Content, k, clone(v))
 		case cur.Kind == yaml.MappingNode && v.Kind == yaml.MappingNode && !isIntrinsic(cur) && !isIntrinsic(v):
-			merge(cur, v)
+			mergeOverride(cur, v)
 		case cur.Kind == yaml.SequenceNode && v.Kind == yaml.SequenceNode:
 			for _, x := range v.Content {
 				cur.Content = append(cur.Content, clone(x))
@@ -784,19 +895,53 @@ func (e *engine) addTransforms(tr *yaml.Node) {
 }
 
 func (e *engine) emitCondition(sc *scope, name string, expr, at *yaml.Node) error {
+	if prev, ok := e.condExprs[name]; ok && equal(prev, expr) {
+		return nil // the same module condition again (Fn::Invoke)
+	}
 	if e.condSet[name] {
 		return sc.errorf(at, ErrNameClash, "condition %s emitted by module %s clashes with an existing condition of that name; rename one of them", name, sc.prefix)
 	}
 	e.condSet[name] = true
+	e.condExprs[name] = expr
 	e.conds = append(e.conds, strNode(name), expr)
 	return nil
 }
 
 func (e *engine) emitMapping(sc *scope, name string, m, at *yaml.Node) error {
+	if prev, ok := e.mapNodes[name]; ok && equal(prev, m) {
+		return nil
+	}
 	if e.mapSet[name] {
 		return sc.errorf(at, ErrNameClash, "mapping %s emitted by module %s clashes with an existing mapping of that name; rename one of them", name, sc.prefix)
 	}
 	e.mapSet[name] = true
+	e.mapNodes[name] = m
 	e.maps = append(e.maps, strNode(name), clone(m))
 	return nil
+}
+
+// param returns the value of module parameter name. Using a parameter
+// that has no value and no Default is an error at the module entry.
+func (sc *scope) param(name string, at *yaml.Node) (*yaml.Node, bool, error) {
+	if sc.top {
+		return nil, false, nil
+	}
+	if v, ok := sc.params[name]; ok {
+		return v, true, nil
+	}
+	decl, ok := sc.missing[name]
+	if !ok {
+		return nil, false, nil
+	}
+	f := sc.chain[0]
+	where := ""
+	if at != nil {
+		where = fmt.Sprintf(" (used at %s:%d:%d)", sc.file, at.Line, at.Column)
+	}
+	return nil, true, &Error{
+		File: f.File, Line: f.Line, Col: 3,
+		Msg: fmt.Sprintf("module %s: parameter %s (declared at %s:%d) has no Default and is not set; add %s under the module's Properties%s",
+			f.Module, name, sc.file, decl.Line, name, where),
+		Chain: sc.chain[1:], Err: ErrMissingParameter,
+	}
 }

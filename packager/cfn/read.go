@@ -202,7 +202,10 @@ func (n *normalizer) longForm(name string, v *yaml.Node) (*yaml.Node, error) {
 		v.Tag = tagStr
 		if long == "Fn::GetAtt" {
 			a, b, ok := strings.Cut(v.Value, ".")
-			if !ok || a == "" || b == "" {
+			if _, _, br := bracket(v.Value); !ok && br {
+				a, b, ok = v.Value, "", true // Map[key]: the whole entry
+			}
+			if !ok || a == "" || (b == "" && a != v.Value) {
 				return nil, n.errAt(v, "!GetAtt %q needs the form Resource.Attribute", v.Value)
 			}
 			an, bn := strNode(a), strNode(b)

@@ -4,6 +4,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloud-assembly/assemble/packager/cfn/flatten"
+	"github.com/cloud-assembly/assemble/packager/cfn/merge"
+
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -17,13 +20,17 @@ var intrinsics map[string]intrinsic
 
 func init() {
 	intrinsics = map[string]intrinsic{
-		"Ref":           (*scope).fnRef,
-		"Fn::GetAtt":    (*scope).fnGetAtt,
-		"Fn::Sub":       (*scope).fnSub,
-		"Fn::If":        (*scope).fnIf,
-		"Fn::Select":    (*scope).fnSelect,
-		"Fn::Join":      (*scope).fnJoin,
-		"Fn::FindInMap": (*scope).fnFindInMap,
+		"Ref":            (*scope).fnRef,
+		"Fn::GetAtt":     (*scope).fnGetAtt,
+		"Fn::Sub":        (*scope).fnSub,
+		"Fn::If":         (*scope).fnIf,
+		"Fn::Select":     (*scope).fnSelect,
+		"Fn::Join":       (*scope).fnJoin,
+		"Fn::FindInMap":  (*scope).fnFindInMap,
+		merge.Name:       (*scope).fnMerge,
+		"Fn::InsertFile": (*scope).fnInsertFile,
+		"Fn::Invoke":     (*scope).fnInvoke,
+		"Fn::Flatten":    (*scope).fnFlatten,
 	}
 }
 
@@ -104,11 +111,13 @@ func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
 		return sc.resolve(v)
 	}
 	if !sc.top {
-		if v, ok := sc.params[name]; ok {
-			return clone(v), nil
+		if v, ok, err := sc.param(name, at); err != nil || ok {
+			return clone(v), err
 		}
 		if base, path, ok := strings.Cut(name, "."); ok {
-			if v, ok := sc.params[base]; ok {
+			if v, ok, err := sc.param(base, at); err != nil {
+				return nil, err
+			} else if ok {
 				x, found := walkPath(v, path)
 				if !found {
 					return nil, sc.errorf(at, ErrInvalid, "Ref %s: parameter %s has no field %s", name, base, path)
@@ -164,6 +173,17 @@ func (sc *scope) rename(name string) string {
 
 // getAtt resolves Fn::GetAtt [name, attr].
 func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
+	if base, sel, ok := bracket(name); ok {
+		if v, handled, err := sc.selectAtt(base, sel, attr, at); handled || err != nil {
+			return v, err
+		}
+	}
+	if sc.mods[name] == nil && sc.res[name] == "" {
+		sel, rest, _ := strings.Cut(attr, ".")
+		if v, handled, err := sc.selectAtt(name, sel, rest, at); sc.groups[name] != nil || (sel == "*" && handled) || err != nil {
+			return v, err
+		}
+	}
 	if m := sc.mods[name]; m != nil {
 		if err := sc.expand(m); err != nil {
 			return nil, err
@@ -180,7 +200,9 @@ func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
 		return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: the resource is removed by its condition", name, attr)
 	}
 	if !sc.top {
-		if v, ok := sc.params[name]; ok && v.Kind == yaml.MappingNode {
+		if v, ok, err := sc.param(name, at); err != nil {
+			return nil, err
+		} else if ok && v.Kind == yaml.MappingNode {
 			x, found := walkPath(v, attr)
 			if !found {
 				return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: parameter %s has no field %s", name, attr, name, attr)
@@ -326,4 +348,93 @@ func (sc *scope) fnIf(n, arg *yaml.Node) (*yaml.Node, error) {
 		b = noValue(arg.Content[2])
 	}
 	return fn("Fn::If", seqNode(cond, a, b), n), nil
+}
+
+// fnMerge resolves Fn::Merge (package merge) once its arguments are known.
+func (sc *scope) fnMerge(n, arg *yaml.Node) (*yaml.Node, error) {
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Merge needs a list of objects or lists")
+	}
+	out, err := merge.Merge(r)
+	if err != nil {
+		return nil, sc.errorf(n, ErrInvalid, "%v", err)
+	}
+	return out, nil
+}
+
+// maxInsertFile bounds the size of a file Fn::InsertFile inserts.
+const maxInsertFile = 1 << 20
+
+// fnInsertFile inserts a file's content as a string. The path is relative
+// to the file that holds the call and goes through the Loader, so it cannot
+// leave the project folder.
+func (sc *scope) fnInsertFile(n, arg *yaml.Node) (*yaml.Node, error) {
+	if !isStr(arg) || arg.Value == "" {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::InsertFile needs a file path")
+	}
+	_, data, err := sc.e.load(sc.file, arg.Value, "")
+	if err != nil {
+		return nil, wrapLoad(sc.file, arg.Line, arg.Column, sc.chain, err)
+	}
+	if len(data) > maxInsertFile {
+		return nil, sc.errorf(arg, ErrTooLarge, "Fn::InsertFile %s: file is larger than %d bytes", arg.Value, maxInsertFile)
+	}
+	s := strNode(string(data))
+	s.Line, s.Column = n.Line, n.Column
+	if strings.Contains(s.Value, "\n") {
+		s.Style = yaml.LiteralStyle
+	}
+	return s, nil
+}
+
+// fnInvoke evaluates Fn::Invoke [Module, {Properties}, Output]: the module
+// is expanded again, with the given properties replacing its own, and the
+// output is returned. The resources of that evaluation are not emitted.
+func (sc *scope) fnInvoke(n, arg *yaml.Node) (*yaml.Node, error) {
+	if arg.Kind != yaml.SequenceNode || len(arg.Content) != 3 || !isStr(arg.Content[0]) || !isStr(arg.Content[2]) {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Invoke needs [Module, {Properties}, Output]")
+	}
+	m := sc.mods[arg.Content[0].Value]
+	if m == nil {
+		return nil, sc.errorf(arg.Content[0], ErrInvalid, "Fn::Invoke: no module %s in this file's Modules", arg.Content[0].Value)
+	}
+	props, err := sc.resolve(arg.Content[1])
+	if err != nil {
+		return nil, err
+	}
+	if props != nil && props.Kind != yaml.MappingNode {
+		return nil, sc.errorf(arg.Content[1], ErrInvalid, "Fn::Invoke: the properties must be a mapping")
+	}
+	child, _, _, err := sc.instantiate(m, props)
+	if err != nil {
+		return nil, err
+	}
+	inv := &module{name: m.name, key: m.key, entry: m.entry, state: 2, child: child}
+	return inv.output(sc, arg.Content[2].Value, arg.Content[2])
+}
+
+// fnFlatten resolves Fn::Flatten (package flatten). A Source that refers to
+// a parameter of the top template uses the parameter's Default.
+func (sc *scope) fnFlatten(n, arg *yaml.Node) (*yaml.Node, error) {
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Flatten needs a list or {Source: ...}")
+	}
+	if r.Kind == yaml.MappingNode {
+		if src := mapGet(r, "Source"); src != nil {
+			mapSet(r, "Source", sc.e.topDefault(src))
+		}
+	}
+	out, err := flatten.Flatten(r)
+	if err != nil {
+		return nil, sc.errorf(n, ErrInvalid, "Fn::Flatten: %v", err)
+	}
+	return out, nil
 }

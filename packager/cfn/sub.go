@@ -145,8 +145,27 @@ func escapeSub(s string) string {
 // that cannot be written as text are passed as Sub variables in extra.
 func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
 	base, path, dotted := strings.Cut(name, ".")
+	if b, sel, ok := bracket(base); ok {
+		v, handled, err := sc.selectAtt(b, sel, path, at)
+		if err != nil {
+			return "", err
+		}
+		if handled {
+			return valueText(name, v, extra), nil
+		}
+	}
+	if g := sc.groups[base]; g != nil && dotted && sc.mods[base] == nil && sc.res[base] == "" {
+		sel, rest, _ := strings.Cut(path, ".")
+		v, _, err := sc.selectAtt(base, sel, rest, at)
+		if err != nil {
+			return "", err
+		}
+		return valueText(name, v, extra), nil
+	}
 	if !sc.top {
-		if v, ok := sc.params[base]; ok {
+		if v, ok, err := sc.param(base, at); err != nil {
+			return "", err
+		} else if ok {
 			if dotted {
 				x, found := walkPath(v, path)
 				if !found {

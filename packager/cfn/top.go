@@ -8,6 +8,7 @@ import (
 // source's section order.
 func (e *engine) top(t *Template) (*Template, error) {
 	sc := e.newScope(t, "", true, nil)
+	e.topRoot = t.Root
 	if c := mapGet(t.Root, "Conditions"); c != nil && c.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(c.Content); i += 2 {
 			e.condSet[c.Content[i].Value] = true

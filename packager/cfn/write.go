@@ -97,7 +97,12 @@ func shorten(n *yaml.Node) *yaml.Node {
 	if k, v, ok := single(&c); ok {
 		if tag, ok := shortForms[k]; ok {
 			if k == "Fn::GetAtt" && v.Kind == yaml.SequenceNode && len(v.Content) == 2 && isStr(v.Content[0]) && isStr(v.Content[1]) && v.Content[0].Tag == tagStr && v.Content[1].Tag == tagStr && !strings.Contains(v.Content[0].Value, ".") {
-				return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v.Content[0].Value + "." + v.Content[1].Value}
+				if _, _, br := bracket(v.Content[0].Value); br && v.Content[1].Value == "" {
+					return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v.Content[0].Value}
+				}
+				if v.Content[1].Value != "" {
+					return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v.Content[0].Value + "." + v.Content[1].Value}
+				}
 			}
 			if v.Kind == yaml.ScalarNode && v.Tag != tagStr {
 				return &c // keep {Fn::Base64: 123}: a tag would make it a string

@@ -299,7 +299,7 @@ func compile(path string, node *yaml.Node, depth int) (*Schema, error) {
 			s.def = val
 		case "Description":
 		default:
-			err = schemaErr(path, kw, key, "unknown keyword %q; known keywords: %s", kw, strings.Join(keywords, ", "))
+			err = schemaErr(path, "", key, "unknown keyword %q; known keywords: %s", kw, strings.Join(keywords, ", "))
 		}
 		if err != nil {
 			return nil, err

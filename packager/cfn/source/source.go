@@ -526,3 +526,16 @@ func parseHash(h string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// CheckHash checks data against hash, "sha256:<64 hex digits>": an invalid
+// hash is ErrBadHash, a mismatch a *HashError.
+func CheckHash(hash string, data []byte) error {
+	want, err := parseHash(hash)
+	if err != nil {
+		return err
+	}
+	if got := sha256.Sum256(data); !bytes.Equal(got[:], want) {
+		return &HashError{Source: "content", Want: hash, Got: "sha256:" + hex.EncodeToString(got[:])}
+	}
+	return nil
+}

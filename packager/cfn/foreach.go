@@ -1,0 +1,288 @@
+package cfn
+
+import (
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// group is a set of instances made by ForEach (modules or resources),
+// addressed as Name[index], Name[identifier] and Name[*].
+type group struct {
+	ids   []string
+	names []string // local names of the instances, in order
+}
+
+// maxForEach bounds the items of one ForEach.
+const maxForEach = 100_000
+
+type feItem struct {
+	id    string
+	value *yaml.Node // the whole item when the list holds objects
+}
+
+// forEachItems resolves a ForEach collection: a list, a comma-separated
+// string, or a reference to a parameter whose value (or, for a parameter of
+// the top template, whose Default) is one of those.
+func (sc *scope) forEachItems(n *yaml.Node) ([]feItem, error) {
+	r, err := sc.resolve(n)
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		r = sc.e.topDefault(r)
+	}
+	var items []feItem
+	switch {
+	case r == nil:
+	case isScalar(r):
+		for _, s := range strings.Split(r.Value, ",") {
+			items = append(items, feItem{id: strings.TrimSpace(s)})
+		}
+	case r.Kind == yaml.SequenceNode && !isIntrinsic(r):
+		for _, x := range r.Content {
+			switch {
+			case isScalar(x):
+				items = append(items, feItem{id: x.Value})
+			case x.Kind == yaml.MappingNode && !isIntrinsic(x):
+				id := mapGet(x, "Identifier")
+				if id == nil || !isScalar(id) {
+					return nil, sc.errorf(x, ErrInvalid, "ForEach over objects needs an Identifier in each object")
+				}
+				items = append(items, feItem{id: id.Value, value: x})
+			default:
+				return nil, sc.errorf(n, ErrInvalid, "ForEach items must be resolved at packaging time")
+			}
+		}
+	default:
+		return nil, sc.errorf(n, ErrInvalid, "ForEach needs a list known at packaging time (a list, a comma-separated string, or a parameter with a Default)")
+	}
+	if len(items) > maxForEach {
+		return nil, sc.errorf(n, ErrTooLarge, "ForEach has more than %d items", maxForEach)
+	}
+	return items, nil
+}
+
+// substituter replaces the loop variables in every string of a node.
+type substituter struct {
+	ident string // the identifier's variable name
+	id    string
+	index string
+	value *yaml.Node
+}
+
+func (s *substituter) text(in string) string {
+	if !strings.ContainsAny(in, "$&") {
+		return in
+	}
+	out := strings.ReplaceAll(in, "${"+s.ident+"}", s.id)
+	out = strings.ReplaceAll(out, "&{"+s.ident+"}", s.id)
+	out = strings.ReplaceAll(out, "$"+s.ident, s.id)
+	out = strings.ReplaceAll(out, "${Index}", s.index)
+	out = strings.ReplaceAll(out, "$Index", s.index)
+	if s.value != nil && strings.Contains(out, "Value") {
+		for i := 0; i+1 < len(s.value.Content); i += 2 {
+			k, v := s.value.Content[i].Value, s.value.Content[i+1]
+			if isScalar(v) {
+				out = strings.ReplaceAll(out, "${Value."+k+"}", v.Value)
+				out = strings.ReplaceAll(out, "$Value."+k, v.Value)
+			}
+		}
+	}
+	return out
+}
+
+// node returns a copy of n with the loop variables replaced; a scalar that
+// is exactly $Value (or ${Value}) becomes the whole item.
+func (s *substituter) node(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.ScalarNode && s.value != nil && (n.Value == "$Value" || n.Value == "${Value}") {
+		return clone(s.value)
+	}
+	c := *n
+	if n.Kind == yaml.ScalarNode {
+		c.Value = s.text(n.Value)
+		return &c
+	}
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		c.Content[i] = s.node(x)
+	}
+	return &c
+}
+
+// expandForEach turns the pairs of a Resources or Modules section into the
+// pairs of their instances: entries with a ForEach attribute and
+// Fn::ForEach::Name entries are repeated, the others kept. ForEach groups
+// are recorded for Name[...] references.
+func (sc *scope) expandForEach(pairs []*yaml.Node, section string) ([]*yaml.Node, error) {
+	var out []*yaml.Node
+	for i := 0; i+1 < len(pairs); i += 2 {
+		k, v := pairs[i], pairs[i+1]
+		if loop, ok := strings.CutPrefix(k.Value, "Fn::ForEach::"); ok {
+			if sc.top && section == "Resources" {
+				out = append(out, k, v) // CloudFormation's own (AWS::LanguageExtensions)
+				continue
+			}
+			if v.Kind != yaml.SequenceNode || len(v.Content) != 3 || !isStr(v.Content[0]) || v.Content[2].Kind != yaml.MappingNode {
+				return nil, sc.errorf(v, ErrInvalid, "%s needs [Identifier, Collection, {Name: Template}]", k.Value)
+			}
+			items, err := sc.forEachItems(v.Content[1])
+			if err != nil {
+				return nil, err
+			}
+			g := &group{}
+			tmpl := v.Content[2]
+			for ti := 0; ti+1 < len(tmpl.Content); ti += 2 {
+				tk, tv := tmpl.Content[ti], tmpl.Content[ti+1]
+				for idx, it := range items {
+					s := &substituter{ident: v.Content[0].Value, id: it.id, index: strconv.Itoa(idx), value: it.value}
+					name := s.text(tk.Value)
+					if name == tk.Value {
+						name += strconv.Itoa(idx)
+					}
+					nk := strNode(name)
+					nk.Line, nk.Column = tk.Line, tk.Column
+					out = append(out, nk, s.node(tv))
+					g.ids = append(g.ids, it.id)
+					g.names = append(g.names, name)
+				}
+			}
+			sc.groups[loop] = g
+			continue
+		}
+		fe := mapGet(v, "ForEach")
+		if fe == nil || v.Kind != yaml.MappingNode {
+			out = append(out, k, v)
+			continue
+		}
+		items, err := sc.forEachItems(fe)
+		if err != nil {
+			return nil, err
+		}
+		body := mapNode()
+		body.Line, body.Column = v.Line, v.Column
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			if v.Content[j].Value != "ForEach" {
+				body.Content = append(body.Content, v.Content[j], v.Content[j+1])
+			}
+		}
+		g := &group{}
+		for idx, it := range items {
+			s := &substituter{ident: "Identifier", id: it.id, index: strconv.Itoa(idx), value: it.value}
+			name := s.text(k.Value)
+			if name == k.Value {
+				name += strconv.Itoa(idx)
+			}
+			nk := strNode(name)
+			nk.Line, nk.Column = k.Line, k.Column
+			out = append(out, nk, s.node(body))
+			g.ids = append(g.ids, it.id)
+			g.names = append(g.names, name)
+		}
+		sc.groups[k.Value] = g
+	}
+	return out, nil
+}
+
+// bracket splits Name[sel] into Name and sel.
+func bracket(s string) (string, string, bool) {
+	i := strings.IndexByte(s, '[')
+	if i <= 0 || !strings.HasSuffix(s, "]") {
+		return "", "", false
+	}
+	return s[:i], s[i+1 : len(s)-1], true
+}
+
+// pick returns the instances of g that sel names: * for all, an identifier,
+// or an index.
+func (g *group) pick(sel string) ([]string, bool) {
+	if sel == "*" {
+		return g.names, true
+	}
+	for i, id := range g.ids {
+		if id == sel {
+			return g.names[i : i+1], true
+		}
+	}
+	if i, err := strconv.Atoi(sel); err == nil && i >= 0 && i < len(g.names) {
+		return g.names[i : i+1], true
+	}
+	return nil, false
+}
+
+// selectAtt resolves base[sel].rest for ForEach groups and map parameters.
+func (sc *scope) selectAtt(base, sel, rest string, at *yaml.Node) (*yaml.Node, bool, error) {
+	if g := sc.groups[base]; g != nil {
+		names, ok := g.pick(sel)
+		if !ok {
+			return nil, true, sc.errorf(at, ErrInvalid, "%s[%s]: no such ForEach instance (identifiers: %s)", base, sel, strings.Join(g.ids, ", "))
+		}
+		var vals []*yaml.Node
+		for _, n := range names {
+			var v *yaml.Node
+			var err error
+			if rest == "" {
+				v, err = sc.ref(n, at)
+			} else {
+				v, err = sc.getAtt(n, rest, at)
+			}
+			if err != nil {
+				return nil, true, err
+			}
+			vals = append(vals, v)
+		}
+		if sel == "*" {
+			return seqNode(vals...), true, nil
+		}
+		return vals[0], true, nil
+	}
+	if sc.top {
+		return nil, false, nil
+	}
+	p, ok, err := sc.param(base, at)
+	if err != nil {
+		return nil, true, err
+	}
+	if !ok || p.Kind != yaml.MappingNode {
+		return nil, false, nil
+	}
+	if sel == "*" {
+		var vals []*yaml.Node
+		for i := 0; i+1 < len(p.Content); i += 2 {
+			if rest == "" {
+				vals = append(vals, strNode(p.Content[i].Value))
+				continue
+			}
+			v, found := walkPath(p.Content[i+1], rest)
+			if !found {
+				return nil, true, sc.errorf(at, ErrInvalid, "%s[*].%s: entry %s has no field %s", base, rest, p.Content[i].Value, rest)
+			}
+			vals = append(vals, clone(v))
+		}
+		return seqNode(vals...), true, nil
+	}
+	v := mapGet(p, sel)
+	if v == nil {
+		return nil, true, sc.errorf(at, ErrInvalid, "%s[%s]: parameter %s has no key %s", base, sel, base, sel)
+	}
+	if rest != "" {
+		x, found := walkPath(v, rest)
+		if !found {
+			return nil, true, sc.errorf(at, ErrInvalid, "%s[%s].%s: no field %s", base, sel, rest, rest)
+		}
+		v = x
+	}
+	return clone(v), true, nil
+}
+
+// topDefault returns the Default of the top template's parameter when n is
+// a Ref to one (a value known at packaging time), else n.
+func (e *engine) topDefault(n *yaml.Node) *yaml.Node {
+	if k, v, ok := single(n); ok && k == "Ref" && isStr(v) {
+		if d := mapGet(mapGet(mapGet(e.topRoot, "Parameters"), v.Value), "Default"); d != nil {
+			return d
+		}
+	}
+	return n
+}
