@@ -236,7 +236,10 @@ func (b *builder) droplet(id string) error {
 			// Packers see paths relative to the working folder, so what
 			// they write (a template's SourceMap) does not depend on
 			// where the project lies.
-			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal)}); err != nil {
+			addFile := func(rel string, body []byte) error {
+				return b.add(path.Join(path.Dir(name), rel), "", body, "packaged "+real+" ("+rel+")")
+			}
+			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal), Properties: d.Properties, AddFile: addFile}); err != nil {
 				return b.errAt(id, field, err)
 			}
 		}
