@@ -256,7 +256,9 @@ func (b *builder) droplet(id string) error {
 					return b.errAt(id, field, err)
 				}
 			}
-			b.checkSchemas(id, field, v, body)
+			if err := b.checkSchemas(id, field, v, real, body); err != nil {
+				return b.errAt(id, field, err)
+			}
 		}
 		if prop.Template && kind.Property("parameters") != nil {
 			if body == nil {

@@ -3,6 +3,7 @@ package packager
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
@@ -32,20 +33,25 @@ func (e *SchemaCheckError) Error() string {
 func (e *SchemaCheckError) Unwrap() error { return ErrSchemaCheck }
 
 // checkSchemas checks one packaged template against opts.Schemas. The
-// findings name file, the template as the project names it; their lines
-// are those of the packaged template, the same as the source's unless
-// local modules were expanded into it.
-func (b *builder) checkSchemas(id, field, file string, body []byte) {
+// findings name file, the template as the project names it, and lines in
+// it (or in the local module a resource came from); see
+// schema.Catalog.CheckPackaged.
+func (b *builder) checkSchemas(id, field, file, real string, body []byte) error {
 	if b.opts.Schemas == nil {
-		return
+		return nil
 	}
-	for _, f := range b.opts.Schemas.CheckTemplate(file, body) {
+	source, err := os.ReadFile(real)
+	if err != nil {
+		return err
+	}
+	for _, f := range b.opts.Schemas.CheckPackaged(file, source, body) {
 		if b.opts.SchemasWarn {
 			b.schemaWarnings = append(b.schemaWarnings, assembly.Diagnostic{Level: "warning", Droplet: id, Field: field, Message: f.String()})
 			continue
 		}
 		b.schemaFindings = append(b.schemaFindings, f)
 	}
+	return nil
 }
 
 // schemaError returns the findings as one error, or nil.
