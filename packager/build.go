@@ -54,6 +54,8 @@ type Plan struct {
 
 	writer  *assembly.Writer
 	sources map[string]string // archive name -> what it is, for conflicts
+	inputs  []string          // real paths of the project files read
+	dirs    []string          // real paths of the folders shipped
 }
 
 // Files lists the archive's entries, sorted.
@@ -62,7 +64,40 @@ func (p *Plan) Files() []string { return p.writer.Names() }
 // Write writes the assembly to output (a temporary file renamed into place
 // on success only).
 func (p *Plan) Write(ctx context.Context, output string) error {
+	if err := p.checkOutput(output); err != nil {
+		return err
+	}
 	return p.writer.WriteFile(ctx, output)
+}
+
+// checkOutput refuses an output that would overwrite a file of the project
+// or land inside a folder the assembly ships (the next build would then
+// ship the previous assembly).
+func (p *Plan) checkOutput(output string) error {
+	abs, err := filepath.Abs(output)
+	if err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		// Not there yet: resolve its folder instead.
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(abs))
+		if derr != nil {
+			return nil // WriteFile reports the missing folder
+		}
+		real = filepath.Join(dir, filepath.Base(abs))
+	}
+	for _, in := range p.inputs {
+		if in == real {
+			return fmt.Errorf("%w: output %s would overwrite a file of the project: write the assembly elsewhere (-o NAME.cloud)", ErrProject, output)
+		}
+	}
+	for _, d := range p.dirs {
+		if rel, err := filepath.Rel(d, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("%w: output %s lies inside %s, a folder the assembly ships: write the assembly outside it", ErrProject, output, relWD(d))
+		}
+	}
+	return nil
 }
 
 // Build loads the project at path (a folder holding assembly.yaml, a
@@ -162,6 +197,11 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	p := &Plan{Dir: dir, Source: spec.file, Manifest: m, Report: rep,
 		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers}),
 		sources: map[string]string{}}
+	if abs, err := filepath.Abs(spec.file); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			p.inputs = append(p.inputs, real)
+		}
+	}
 	b := &builder{plan: p, spec: spec, root: root, rootReal: rootReal, opts: opts}
 	for _, id := range m.IDs() {
 		if err := b.droplet(id); err != nil {
@@ -224,7 +264,9 @@ func (b *builder) droplet(id string) error {
 			return b.errAt(id, field, err)
 		}
 		d.Properties[prop.Name] = name
+		b.plan.inputs = append(b.plan.inputs, real)
 		if prop.Path == droplets.PathDirectory {
+			b.plan.dirs = append(b.plan.dirs, real)
 			if err := b.addDirectory(name, real); err != nil {
 				return b.errAt(id, field, err)
 			}
