@@ -1,6 +1,7 @@
 package packager
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -56,6 +57,7 @@ type Plan struct {
 	sources map[string]string // archive name -> what it is, for conflicts
 	inputs  []string          // real paths of the project files read
 	dirs    []string          // real paths of the folders shipped
+	bodies  map[string][]byte // archive name -> packaged bytes
 }
 
 // Files lists the archive's entries, sorted.
@@ -196,7 +198,7 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	}
 	p := &Plan{Dir: dir, Source: spec.file, Manifest: m, Report: rep,
 		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers}),
-		sources: map[string]string{}}
+		sources: map[string]string{}, bodies: map[string][]byte{}}
 	if abs, err := filepath.Abs(spec.file); err == nil {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			p.inputs = append(p.inputs, real)
@@ -320,12 +322,18 @@ func (b *builder) droplet(id string) error {
 func (b *builder) add(name, file string, body []byte, what string) error {
 	if prev, ok := b.plan.sources[name]; ok {
 		if prev == what {
+			// The same file packaged again (by another droplet) must come
+			// out the same: a blueprint with other variables does not.
+			if body != nil && !bytes.Equal(body, b.plan.bodies[name]) {
+				return fmt.Errorf("%w: %s is packaged differently for another droplet (other variables?) but both copies would be %q in the archive: give such values at deploy time, or use a copy of the file per droplet", ErrProject, relWD(strings.TrimPrefix(what, "packaged ")), name)
+			}
 			return nil
 		}
 		return fmt.Errorf("%w: archive path %q would hold both the %s and the %s", ErrProject, name, prev, what)
 	}
 	b.plan.sources[name] = what
 	if body != nil {
+		b.plan.bodies[name] = body
 		return b.plan.writer.AddBytes(name, body)
 	}
 	return b.plan.writer.AddFile(name, file)
