@@ -371,7 +371,7 @@ func (b *builder) resolve(v string, kind droplets.PathKind) (name, real string, 
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", "", fmt.Errorf("%w: no such %s in the project: %s", fs.ErrNotExist, kindWord(kind), name)
 		}
-		return "", "", err
+		return "", "", fmt.Errorf("%w: %s: can not follow its symlinks (%v): point them at a file inside the project", ErrProject, name, linkErr(err))
 	}
 	if err := b.inside(v, real); err != nil {
 		return "", "", err
@@ -387,6 +387,19 @@ func (b *builder) resolve(v string, kind droplets.PathKind) (name, real string, 
 		return "", "", fmt.Errorf("%w: %s is not a regular file", ErrProject, name)
 	}
 	return name, real, nil
+}
+
+// linkErr says why filepath.EvalSymlinks failed, without its operation
+// and absolute path (the message names the project path already).
+func linkErr(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	if strings.Contains(err.Error(), "too many links") {
+		return "a symlink loop"
+	}
+	return err.Error()
 }
 
 // relWD returns p relative to the working folder when it can.
@@ -438,7 +451,10 @@ func (b *builder) addDirectory(name, real string) error {
 			return nil
 		case d.Type()&fs.ModeSymlink != 0:
 			if src, err = filepath.EvalSymlinks(p); err != nil {
-				return fmt.Errorf("%s: %w", entry, err)
+				if errors.Is(err, fs.ErrNotExist) {
+					return fmt.Errorf("%w: %s is a broken symlink: remove it or point it at a file inside the project", ErrProject, entry)
+				}
+				return fmt.Errorf("%w: %s: can not follow its symlinks (%v): point them at a file inside the project", ErrProject, entry, linkErr(err))
 			}
 			if err := b.inside(entry, src); err != nil {
 				return err
