@@ -39,6 +39,9 @@ type Module struct {
 // is then unknown.
 func Load(path string, limits Limits) (*Module, error) {
 	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s does not exist: name a fragment file or a module project folder (with .rpdk-config and fragments/)", fs.ErrNotExist, path)
+	}
 	if err != nil {
 		return nil, err
 	}

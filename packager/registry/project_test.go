@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,5 +56,16 @@ func TestLayout(t *testing.T) {
 				t.Fatalf("got %v, want %v %q", err, tt.is, tt.want)
 			}
 		})
+	}
+}
+
+// QA: a missing path says what Load wants, not "stat x: no such file".
+func TestLoadMissing(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), DefaultLimits)
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("got %v, want fs.ErrNotExist", err)
+	}
+	if !strings.Contains(err.Error(), "nope.yaml does not exist: name a fragment file or a module project folder") {
+		t.Errorf("message lacks the fix: %v", err)
 	}
 }
