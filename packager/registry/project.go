@@ -40,7 +40,7 @@ type Module struct {
 func Load(path string, limits Limits) (*Module, error) {
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s does not exist: name a fragment file or a module project folder (with .rpdk-config and fragments/)", fs.ErrNotExist, path)
+		return nil, fmt.Errorf("%s: %w: name a fragment file or a module project folder (with .rpdk-config and fragments/)", path, fs.ErrNotExist)
 	}
 	if err != nil {
 		return nil, err

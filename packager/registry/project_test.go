@@ -65,7 +65,7 @@ func TestLoadMissing(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("got %v, want fs.ErrNotExist", err)
 	}
-	if !strings.Contains(err.Error(), "nope.yaml does not exist: name a fragment file or a module project folder") {
+	if !strings.Contains(err.Error(), "nope.yaml: file does not exist: name a fragment file or a module project folder") {
 		t.Errorf("message lacks the fix: %v", err)
 	}
 }
