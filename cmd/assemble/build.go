@@ -54,6 +54,11 @@ func runBuild(c *cli.Context) error {
 		name = strings.TrimSuffix(name, filepath.Ext(name))
 		output = name + ".cloud"
 	}
+	if env := c.String("environment"); env != "" {
+		if _, err := assembly.ParseEnvironment(env); err != nil {
+			return usagef("--environment: %v (e.g. aws://123456789012/eu-west-1)", err)
+		}
+	}
 	opts := packager.BuildOptions{
 		Strict:      c.Bool("strict"),
 		Environment: c.String("environment"),
