@@ -107,6 +107,9 @@ func (e *evaluator) eval(n subst.Node) (any, error) {
 		} else {
 			v, err = callCore(n.Name, args)
 		}
+		if errors.Is(err, notKnown) {
+			return nil, notKnown // a result too large to build now
+		}
 		if err != nil {
 			return nil, &callErr{call: n, err: err}
 		}
@@ -172,6 +175,10 @@ func (e *evaluator) interpolate(in *subst.Interpolated) (string, error) {
 		}
 		s, ok := scalarString(v)
 		if !ok {
+			return "", notKnown
+		}
+		if b.Len()+len(s) > MaxEvalSize {
+			// Leave huge strings (values doubling each other) for deploy time.
 			return "", notKnown
 		}
 		b.WriteString(s)
@@ -441,7 +448,14 @@ func init() {
 			}
 			return s[start:end], nil
 		},
-		"replace":    strFn(func(s string, r []string) (any, error) { return strings.ReplaceAll(s, r[0], r[1]), nil }, 2),
+		"replace": strFn(func(s string, r []string) (any, error) {
+			// Check the result's size before building it: replacing in a
+			// large value with a large value would need gigabytes.
+			if n := strings.Count(s, r[0]); len(s)+n*(len(r[1])-len(r[0])) > MaxEvalSize {
+				return nil, notKnown
+			}
+			return strings.ReplaceAll(s, r[0], r[1]), nil
+		}, 2),
 		"trim":       strFn(func(s string, _ []string) (any, error) { return strings.TrimSpace(s), nil }, 0),
 		"trimprefix": strFn(func(s string, r []string) (any, error) { return strings.TrimPrefix(s, r[0]), nil }, 1),
 		"trimsuffix": strFn(func(s string, r []string) (any, error) { return strings.TrimSuffix(s, r[0]), nil }, 1),
@@ -462,12 +476,16 @@ func init() {
 				return nil, err
 			}
 			parts := make([]string, len(l))
+			size := 0
 			for i, x := range l {
 				s, ok := x.(string)
 				if !ok {
 					return nil, fmt.Errorf("%w: join needs an array of strings", errCall)
 				}
 				parts[i] = s
+				if size += len(s) + len(sep); size > MaxEvalSize+len(sep) {
+					return nil, notKnown // too large to build now
+				}
 			}
 			return strings.Join(parts, sep), nil
 		},
@@ -660,10 +678,15 @@ func mapLike(flat bool) func([]any) (any, error) {
 			return nil, err
 		}
 		out := []any{}
+		size := 0
 		for _, x := range l {
 			y, err := f(x)
 			if err != nil {
 				return nil, err
+			}
+			// Bound the result as it grows, not only once it is built.
+			if size += sizeOf(y); size > MaxEvalSize {
+				return nil, notKnown
 			}
 			if flat {
 				ys, ok := y.([]any)

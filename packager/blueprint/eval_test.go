@@ -157,3 +157,72 @@ func TestInlineBudget(t *testing.T) {
 		t.Fatalf("%d references left, want 5 (7 inlined within MaxInlineSize)", n)
 	}
 }
+
+// QA: strings that double with each value are bounded like lists: past
+// MaxEvalSize the reference is left for deploy time (a 60-level chain used to
+// grow without bound, 10 GB before it was killed).
+func TestEvalStringDoubling(t *testing.T) {
+	src := "version: 2023-04-20\nvalues:\n  v0: {type: string, value: xxxxxxxxxxxxxxxx}\n"
+	for i := 1; i <= 17; i++ { // v17 is 2 MiB: above MaxEvalSize, below MaxInlineSize
+		src += "  v" + itoa(i) + ": {type: string, value: '${values.v" + itoa(i-1) + "}${values.v" + itoa(i-1) + "}'}\n"
+	}
+	src += "resources:\n  r: {type: aws/sns/topic, spec: {a: '${values.v17}', b: '${values.v2}'}}\n"
+	dir := t.TempDir()
+	path := dir + "/bp.yaml"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Package(path, Options{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The evaluator itself refuses to build the 2 MiB string.
+	bp, err := Load(path, Options{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := newEvaluator(bp.c, bp.Known).value("v17"); !errors.Is(err, notKnown) {
+		t.Fatalf("v17 evaluated to %d bytes, want notKnown (err %v)", len(fmt.Sprint(v)), err)
+	}
+	out := string(p.Files["bp.yaml"])
+	if !strings.Contains(out, "a: '${values.v17}'") || !strings.Contains(out, "b: "+strings.Repeat("x", 64)) {
+		t.Fatalf("want the huge value left and the small one inlined (%d bytes):\n%.600s", len(out), out)
+	}
+}
+
+// QA: functions that can grow a value check the size before building it
+// (replace in a 512 KiB value with a 512 KiB value used to allocate 256 GiB
+// and kill the process); too large is left for deploy time.
+func TestEvalGrowthBound(t *testing.T) {
+	big := strings.Repeat("x", 1<<19)
+	chars := make([]any, 0, 1<<11)
+	for i := 0; i < 1<<11; i++ {
+		chars = append(chars, "x")
+	}
+	repl, err := callCore("replace_g", []any{"x", big})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []any
+	}{
+		{"replace", []any{big, "x", big}},
+		{"replace", []any{big, "", "yy"}},
+		{"join", []any{[]any{big, big, big}, ""}},
+		{"join", []any{chars, big}},
+		{"map", []any{chars, repl}},
+		{"flatmap", []any{chars, fnVal(func(...any) (any, error) { return []any{big}, nil })}},
+	} {
+		if v, err := callCore(tc.name, tc.args); !errors.Is(err, notKnown) {
+			t.Errorf("%s: got %d bytes (err %v), want notKnown", tc.name, sizeOf(v), err)
+		}
+	}
+	// Below the bound the functions still work.
+	if v, err := callCore("replace", []any{"a-b", "-", "+"}); err != nil || v != "a+b" {
+		t.Errorf("replace: %v, %v", v, err)
+	}
+	if v, err := callCore("join", []any{[]any{"a", "b"}, ","}); err != nil || v != "a,b" {
+		t.Errorf("join: %v, %v", v, err)
+	}
+}
