@@ -99,6 +99,9 @@ func (w *Writer) add(e input) error {
 	if !utf8.ValidString(e.name) {
 		return fmt.Errorf("%w: %q: name is not valid UTF-8: rename the file", ErrInsecurePath, e.name)
 	}
+	if len(e.name) > MaxNameLength {
+		return fmt.Errorf("%w: %q... is %d bytes long, at most %d allowed: shorten the path", ErrTooLarge, e.name[:64], len(e.name), MaxNameLength)
+	}
 	if err := CheckName(e.name); err != nil {
 		return err
 	}

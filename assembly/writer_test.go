@@ -212,6 +212,10 @@ func TestWriterRejectsNames(t *testing.T) {
 	if err := w.AddBytes("A", nil); !errors.Is(err, ErrDuplicate) {
 		t.Errorf("case fold of a: %v", err)
 	}
+	long := strings.Repeat("abcdefgh/", MaxNameLength/9+1)
+	if err := w.AddBytes(long, nil); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), `"abcdefgh/abcdefgh/`) {
+		t.Errorf("long name: %v, want ErrTooLarge naming the path", err)
+	}
 	w.AddBytes("d/\u00e9", nil)
 	if err := w.AddBytes("d/e\u0301", nil); !errors.Is(err, ErrDuplicate) {
 		t.Errorf("NFD of an NFC name: %v", err)
