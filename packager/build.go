@@ -16,6 +16,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/packager/schema"
 )
 
 // BuildOptions configures Load and Build.
@@ -30,6 +31,11 @@ type BuildOptions struct {
 	// ModTime and Workers are passed to assembly.WriterOptions.
 	ModTime time.Time
 	Workers int
+	// Schemas, when set, checks every packaged template against these
+	// resource type schemas: findings fail the build, or with SchemasWarn
+	// become warnings.
+	Schemas     *schema.Catalog
+	SchemasWarn bool
 }
 
 // A Plan is a loaded, validated project: the manifest to write and the
@@ -162,6 +168,9 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
+	if err := b.schemaError(); err != nil {
+		return nil, err
+	}
 	if len(b.missing) > 0 {
 		return nil, errors.Join(b.missing...)
 	}
@@ -172,7 +181,7 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	if err := p.writer.AddBytes(assembly.ManifestName, body); err != nil {
 		return nil, err
 	}
-	p.Warnings = append(warnings, rep.Diagnostics...)
+	p.Warnings = append(append(warnings, rep.Diagnostics...), b.schemaWarnings...)
 	return p, nil
 }
 
@@ -182,6 +191,8 @@ type builder struct {
 	root, rootReal string
 	opts           BuildOptions
 	missing        []error // with Strict: what has no value
+	schemaFindings []schema.Finding
+	schemaWarnings []assembly.Diagnostic
 }
 
 func (b *builder) errAt(id, field string, err error) error {
@@ -213,9 +224,8 @@ func (b *builder) droplet(id string) error {
 			return b.errAt(id, field, err)
 		}
 		d.Properties[prop.Name] = name
-		switch prop.Path {
-		case droplets.PathDirectory:
-			if err := b.addDirectory(id, name, real); err != nil {
+		if prop.Path == droplets.PathDirectory {
+			if err := b.addDirectory(name, real); err != nil {
 				return b.errAt(id, field, err)
 			}
 			continue
@@ -225,7 +235,10 @@ func (b *builder) droplet(id string) error {
 			// Packers see paths relative to the working folder, so what
 			// they write (a template's SourceMap) does not depend on
 			// where the project lies.
-			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal)}); err != nil {
+			addFile := func(rel string, body []byte) error {
+				return b.add(path.Join(path.Dir(name), rel), "", body, "packaged "+real+" ("+rel+")")
+			}
+			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal), Properties: d.Properties, AddFile: addFile}); err != nil {
 				return b.errAt(id, field, err)
 			}
 		}
@@ -236,6 +249,16 @@ func (b *builder) droplet(id string) error {
 		}
 		if err != nil {
 			return b.errAt(id, field, err)
+		}
+		if prop.Template {
+			if body == nil {
+				if body, err = os.ReadFile(real); err != nil {
+					return b.errAt(id, field, err)
+				}
+			}
+			if err := b.checkSchemas(id, field, v, real, body); err != nil {
+				return b.errAt(id, field, err)
+			}
 		}
 		if prop.Template && kind.Property("parameters") != nil {
 			if body == nil {
@@ -348,7 +371,7 @@ func (b *builder) inside(v, real string) error {
 }
 
 // addDirectory adds every file under the folder real as name/....
-func (b *builder) addDirectory(id, name, real string) error {
+func (b *builder) addDirectory(name, real string) error {
 	count := 0
 	err := filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -117,3 +117,21 @@ func TestExpand(t *testing.T) {
 		})
 	}
 }
+
+// TestExampleModule checks that the bundled example's network stack, which
+// includes a local module, packages to a plain template.
+func TestExampleModule(t *testing.T) {
+	dir := filepath.Join("..", "fixtures", "examples", "webapp")
+	out, err := PackageTemplate(filepath.Join(dir, "stacks", "network.yaml"), PackageOptions{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n  SiteBucket:\n    Type: AWS::S3::Bucket\n", "Status: Suspended", "DestinationBucketName: !Ref SiteLogs", "Value: !Ref SiteBucket", "SourceMap: ../modules/site-bucket.yaml:Bucket:7"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("packaged network.yaml lacks %q:\n%s", want, out)
+		}
+	}
+	if bytes.Contains(out, []byte("Modules:")) {
+		t.Errorf("packaged template still has Modules:\n%s", out)
+	}
+}

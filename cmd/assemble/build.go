@@ -29,6 +29,8 @@ func buildCmd() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "fail when anything is missing (a stack parameter with no value and no default)"},
 			&cli.StringFlag{Name: "environment", Usage: "default `ENV` for droplets that name none (e.g. aws://123456789012/eu-west-1)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			&cli.StringFlag{Name: "schemas", Usage: "check every packaged template against the resource type schemas (*.json) in `DIR`"},
+			&cli.BoolFlag{Name: "schemas-warn", Usage: "report --schemas findings as warnings instead of failing the build"},
 		},
 		Action: runBuild,
 	}
@@ -52,10 +54,14 @@ func runBuild(c *cli.Context) error {
 		name = strings.TrimSuffix(name, filepath.Ext(name))
 		output = name + ".cloud"
 	}
-	plan, err := packager.Build(c.Context, project, output, packager.BuildOptions{
+	opts := packager.BuildOptions{
 		Strict:      c.Bool("strict"),
 		Environment: c.String("environment"),
-	})
+	}
+	if err := buildSchemas(c, &opts); err != nil {
+		return err
+	}
+	plan, err := packager.Build(c.Context, project, output, opts)
 	if err != nil {
 		return fmt.Errorf("build %s: %w", project, err)
 	}

@@ -43,7 +43,7 @@ func runInspect(c *cli.Context) error {
 	r := &rc.Reader
 	signed := r.Signed()
 	if signed {
-		warnf(c, "%s is signed, but this command does not verify signatures: nothing in it is verified (run 'assemble verify %s')", file, file)
+		warnUnverified(c, file)
 	}
 	m, err := r.Manifest()
 	if err != nil {
@@ -146,4 +146,10 @@ func inspectJSON(file string, r *assembly.Reader, m *assembly.Manifest, rep *ass
 		out.Files = append(out.Files, inspectFile{f.Name(), f.Size()})
 	}
 	return out
+}
+
+// warnUnverified is the warning the spec requires when a signed assembly is
+// processed without verifying its signature.
+func warnUnverified(c *cli.Context, file string) {
+	warnf(c, "%s is signed, but this command does not verify signatures: nothing in it is verified (run 'assemble verify --keyring FILE %s')", file, file)
 }

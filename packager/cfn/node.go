@@ -134,6 +134,9 @@ func equal(a, b *yaml.Node) bool {
 		return false
 	}
 	if a.Kind == yaml.ScalarNode {
+		if normTag(a) == tagNull && normTag(b) == tagNull {
+			return true // null, ~ and an empty value are the same
+		}
 		return normTag(a) == normTag(b) && a.Value == b.Value
 	}
 	for i := range a.Content {

@@ -52,6 +52,9 @@ func Parse(name string, data []byte) (*Template, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		return nil, &Error{File: name, Msg: "empty template; write at least a Resources section", Err: ErrSyntax}
 	}
+	if top := doc.Content[0]; top.Kind != yaml.MappingNode || shortTag.MatchString(top.Tag) {
+		return nil, &Error{File: name, Line: top.Line, Col: top.Column, Msg: "a template must be a mapping of sections (Resources, Parameters, ...)", Err: ErrSyntax}
+	}
 	n := &normalizer{name: name}
 	root, err := n.norm(doc.Content[0], 0)
 	if err != nil {

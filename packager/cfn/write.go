@@ -21,63 +21,22 @@ var shortForms = map[string]string{
 
 // EncodeYAML writes root as YAML, with intrinsics in their short forms and
 // key order kept.
-//
-// yaml.v3's emitter keeps every event of a document until it is closed, so
-// large sections are written one entry at a time, each as its own small
-// document indented under the section key; the text is the same.
 func EncodeYAML(root *yaml.Node) ([]byte, error) {
-	var buf bytes.Buffer
-	if root.Kind != yaml.MappingNode {
-		return encodeDoc(&buf, shorten(root))
-	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if v.Kind != yaml.MappingNode || len(v.Content) < 8 || isIntrinsic(v) {
-			if _, err := encodeDoc(&buf, mapNode(shorten(k), shorten(v))); err != nil {
-				return nil, err
-			}
-			continue
+	n := shorten(root)
+	e := &emitter{}
+	switch {
+	case n.Kind == yaml.ScalarNode:
+		e.scalar(n, 2)
+		e.b.WriteByte('\n')
+	case emptyCollection(n) != "":
+		e.b.WriteString(emptyCollection(n) + "\n")
+	default:
+		if t := tagPrefix(n); t != "" {
+			e.b.WriteString(t + "\n")
 		}
-		if _, err := encodeDoc(&buf, mapNode(shorten(k), mapNode())); err != nil {
-			return nil, err
-		}
-		buf.Truncate(buf.Len() - len(" {}\n"))
-		buf.WriteByte('\n')
-		var part bytes.Buffer
-		const chunk = 64 // entries per document
-		for j := 0; j < len(v.Content); j += 2 * chunk {
-			part.Reset()
-			m := mapNode()
-			for x := j; x+1 < len(v.Content) && x < j+2*chunk; x += 2 {
-				m.Content = append(m.Content, shorten(v.Content[x]), shorten(v.Content[x+1]))
-			}
-			if _, err := encodeDoc(&part, m); err != nil {
-				return nil, err
-			}
-			for _, line := range bytes.SplitAfter(part.Bytes(), []byte("\n")) {
-				if len(line) == 0 {
-					continue
-				}
-				if line[0] != '\n' {
-					buf.WriteString("  ")
-				}
-				buf.Write(line)
-			}
-		}
+		e.block(n, 0)
 	}
-	return buf.Bytes(), nil
-}
-
-func encodeDoc(buf *bytes.Buffer, n *yaml.Node) ([]byte, error) {
-	enc := yaml.NewEncoder(buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{n}}); err != nil {
-		return nil, fmt.Errorf("cfn: write yaml: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("cfn: write yaml: %w", err)
-	}
-	return buf.Bytes(), nil
+	return e.b.Bytes(), nil
 }
 
 // shorten returns a copy of n with long-form intrinsics in short form.
