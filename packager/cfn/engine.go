@@ -381,13 +381,16 @@ func (sc *scope) resource(key, def *yaml.Node) (*emitted, error) {
 		}
 	}
 	if !sc.top && !sc.e.opts.NoSourceMap {
-		rel, err := filepath.Rel(sc.e.topDir, sc.file)
-		if err != nil || filepath.IsAbs(sc.file) && strings.HasPrefix(rel, "..") {
-			rel = sc.file
-		}
-		rel = filepath.ToSlash(rel)
-		if !strings.HasPrefix(rel, ".") && !strings.HasPrefix(rel, "/") {
-			rel = "./" + rel
+		rel := sc.file // a package entry ($alias/path) or a URL as it is
+		if !strings.HasPrefix(rel, "$") && !strings.Contains(rel, "://") {
+			r, err := filepath.Rel(sc.e.topDir, sc.file)
+			if err != nil || filepath.IsAbs(sc.file) && strings.HasPrefix(r, "..") {
+				r = sc.file
+			}
+			rel = filepath.ToSlash(r)
+			if !strings.HasPrefix(rel, ".") && !strings.HasPrefix(rel, "/") {
+				rel = "./" + rel
+			}
 		}
 		sm := strNode(fmt.Sprintf("%s:%s:%d", rel, name, key.Line))
 		md := mapGet(out, "Metadata")
