@@ -39,7 +39,7 @@ func TestPackagesZip(t *testing.T) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for name, body := range map[string]string{
-		"lib/outer.yaml": "Modules:\n  In:\n    Source: ./inner/leaf.yaml\nOutputs:\n  Arn:\n    Value: !GetAtt In.Arn\n",
+		"lib/outer.yaml":      "Modules:\n  In:\n    Source: ./inner/leaf.yaml\nOutputs:\n  Arn:\n    Value: !GetAtt In.Arn\n",
 		"lib/inner/leaf.yaml": "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\nOutputs:\n  Arn:\n    Value: !GetAtt Bucket.Arn\n",
 	} {
 		w, err := zw.Create(name)
