@@ -38,15 +38,17 @@ func TestPackagesZip(t *testing.T) {
 	dir := t.TempDir()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for name, body := range map[string]string{
-		"lib/outer.yaml":      "Modules:\n  In:\n    Source: ./inner/leaf.yaml\nOutputs:\n  Arn:\n    Value: !GetAtt In.Arn\n",
-		"lib/inner/leaf.yaml": "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\nOutputs:\n  Arn:\n    Value: !GetAtt Bucket.Arn\n",
+	for _, f := range []struct{ name, body string }{
+		{"lib/outer.yaml", "Modules:\n  In:\n    Source: ./inner/leaf.yaml\nOutputs:\n  Arn:\n    Value: !GetAtt In.Arn\n"},
+		{"lib/inner/leaf.yaml", "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\nOutputs:\n  Arn:\n    Value: !GetAtt Bucket.Arn\n"},
 	} {
-		w, err := zw.Create(name)
+		w, err := zw.Create(f.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.Write([]byte(body))
+		if _, err := w.Write([]byte(f.body)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
