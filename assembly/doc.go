@@ -3,4 +3,29 @@
 //
 // Reading an assembly establishes no trust: use package signing to verify a
 // signed assembly before loading any of its files.
+//
+// # Manifests
+//
+// ParseManifest reads manifest.json strictly (one object, no duplicate keys,
+// no unknown fields, schema cloud-assembly/1.0); Manifest.Marshal prints it
+// deterministically. Manifest.Validate checks logical IDs, type specifiers,
+// environments, metadata, missing entries, the properties and attributes of
+// the known droplet kinds (package droplets) and the references in every
+// property string, then builds the dependency graph and the deploy order.
+// Errors match ErrManifest and a class: ErrLogicalID, ErrEnvironment,
+// ErrReference, ErrCycle.
+//
+// # References
+//
+// A property string may hold ${LogicalId.attribute} tokens; `\\` writes a
+// backslash and `\${` a literal "${". ParseString splits a string into
+// literal text and references, FormatString prints it back.
+//
+// # Writing
+//
+// Writer builds byte-reproducible archives: entries sorted, mode 0644, one
+// time (SOURCE_DATE_EPOCH, else 1980-01-01 UTC), deflate at DeflateLevel,
+// compressed in parallel in 1 MiB chunks joined into one stream per entry,
+// with memory independent of file sizes. WriteFile writes a temporary file
+// and renames it into place only on success.
 package assembly

@@ -217,12 +217,18 @@ func keyStart(b []byte, off int64) int64 {
 }
 
 func jsonErr(b []byte, off int64, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off = se.Offset
-	}
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 		return syntaxErr(b, int64(len(b)), "unexpected end of JSON")
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// The token reader's offsets are approximate; the full scanner's
+		// is exact: it points just past the offending byte.
+		var raw json.RawMessage
+		if err := json.Unmarshal(b, &raw); errors.As(err, &se) && se.Offset > 0 {
+			return syntaxErr(b, se.Offset-1, se.Error())
+		}
+		off = se.Offset
 	}
 	return syntaxErr(b, off, err.Error())
 }

@@ -54,7 +54,8 @@ func TestParseManifestRejects(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"not json", `{"schema": }`, "manifest.json:1:12: "},
+		{"not json", `{"schema": }`, "manifest.json:1:12: invalid character '}' looking for beginning of value"},
+		{"bad literal", "{\n  \"schema\": tru}", "manifest.json:2:16: invalid character '}' in literal true"},
 		{"duplicate top", `{"schema":"cloud-assembly/1.0","droplets":{},"schema":"x"}`, `manifest.json:1:46: duplicate key "schema"`},
 		{"duplicate nested", "{\"schema\":\"cloud-assembly/1.0\",\"droplets\":{\"A\":{\"type\":\"x://y\",\"environment\":\"aws://123456789012/eu-west-1\",\n\"properties\":{\"a\":{\"k\":1,\"k\":2}}}}}", `manifest.json:2:26: duplicate key "k"`},
 		{"schema", `{"schema":"cloud-assembly/2.0","droplets":{}}`, `schema: unsupported schema "cloud-assembly/2.0"`},

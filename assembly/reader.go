@@ -18,15 +18,30 @@ import (
 // the container's structure and entry names; it establishes no trust. Use
 // package signing to verify a signed assembly before reading its files.
 type Reader struct {
-	zr    *zip.Reader
-	files []*File
-	index map[string]*File
+	zr       *zip.Reader
+	files    []*File
+	index    map[string]*File
+	ra       io.ReaderAt
+	size     int64
+	cdOffset int64
 }
 
 // A File is one entry of an assembly.
 type File struct {
-	zf *zip.File
+	zf  *zip.File
+	ent entry
 }
+
+// HeaderOffset is where the entry's local header starts in the archive.
+func (f *File) HeaderOffset() int64 { return int64(f.ent.offset) }
+
+// EndOffset is just past the entry's data (and data descriptor): the entry
+// occupies [HeaderOffset, EndOffset) of the archive.
+func (f *File) EndOffset() int64 { return int64(f.ent.end) }
+
+// CentralRecord returns a copy of the entry's raw central directory record,
+// for writing an archive that keeps the entry byte for byte.
+func (f *File) CentralRecord() []byte { return append([]byte{}, f.ent.central...) }
 
 // Name is the entry's slash-separated name.
 func (f *File) Name() string { return f.zf.Name }
@@ -79,7 +94,10 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 	if len(zr.File) > MaxFiles {
 		return nil, fmt.Errorf("%w: %d files, at most %d allowed", ErrTooLarge, len(zr.File), MaxFiles)
 	}
-	ar := &Reader{zr: zr, index: make(map[string]*File, len(zr.File))}
+	ar := &Reader{zr: zr, index: make(map[string]*File, len(zr.File)), ra: r, size: size}
+	for _, e := range entries {
+		ar.cdOffset = max(ar.cdOffset, int64(e.end))
+	}
 	for _, zf := range zr.File {
 		if err := CheckName(zf.Name); err != nil {
 			return nil, err
@@ -90,7 +108,7 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 		if _, dup := ar.index[zf.Name]; dup {
 			return nil, fmt.Errorf("%w: %q", ErrDuplicate, zf.Name)
 		}
-		f := &File{zf: zf}
+		f := &File{zf: zf, ent: entries[len(ar.files)]}
 		ar.index[zf.Name] = f
 		ar.files = append(ar.files, f)
 	}
@@ -128,6 +146,12 @@ func CheckName(name string) error {
 		}
 	}
 	return nil
+}
+
+// Raw returns the archive's bytes, and the offset where its central
+// directory starts (all entries lie before it, tiling [0, offset)).
+func (r *Reader) Raw() (*io.SectionReader, int64) {
+	return io.NewSectionReader(r.ra, 0, r.size), r.cdOffset
 }
 
 // Files lists the entries in archive order.

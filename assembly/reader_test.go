@@ -9,7 +9,7 @@ import (
 	"github.com/klauspost/compress/zip"
 )
 
-func zipOf(t *testing.T, names ...string) []byte {
+func zipOf(t testing.TB, names ...string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
@@ -55,6 +56,7 @@ type entry struct {
 	creator        uint16
 	externalAttrs  uint32
 	centralComment int
+	central        []byte // the raw central directory record
 }
 
 // checkStructure checks the raw bytes of a ZIP archive against the container
@@ -176,6 +178,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		if err := readZip64Extra(&e, extra); err != nil {
 			return nil, bad("%q: %v", e.name, err)
 		}
+		e.central = cd[p : p+centralLen+nameLen+extraLen+commentLen]
 		entries = append(entries, e)
 		p += centralLen + nameLen + extraLen + commentLen
 		if uint64(len(entries)) > records {
@@ -281,6 +284,9 @@ func readZip64Extra(e *entry, extra []byte) error {
 func checkEntry(e *entry) error {
 	if !utf8.ValidString(e.name) {
 		return fmt.Errorf("%w: %q: name is not valid UTF-8", ErrInsecurePath, e.name)
+	}
+	if strings.HasSuffix(e.name, "/") {
+		return fmt.Errorf("%w: %q is a directory entry; an assembly holds files only (zip with -D leaves them out)", ErrInsecurePath, e.name)
 	}
 	if err := CheckName(e.name); err != nil {
 		return err

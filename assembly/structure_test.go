@@ -12,7 +12,7 @@ import (
 
 // rawZip writes entries stored, without data descriptors, so that local
 // headers carry the sizes and byte offsets are easy to find.
-func rawZip(t *testing.T, names ...string) []byte {
+func rawZip(t testing.TB, names ...string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)

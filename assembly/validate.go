@@ -98,6 +98,9 @@ func (m *Manifest) Validate() (*Report, error) {
 	if m.Schema != SchemaVersion {
 		fail("", "schema", fmt.Errorf("unsupported schema %q, want %q", m.Schema, SchemaVersion))
 	}
+	if len(m.Droplets) > MaxDroplets {
+		return nil, &ValidationError{Field: "droplets", Err: fmt.Errorf("%w: %d droplets, at most %d allowed", ErrTooLarge, len(m.Droplets), MaxDroplets)}
+	}
 	g := &Graph{deps: map[string][]Edge{}}
 	ids := m.IDs()
 	for _, id := range ids {

@@ -138,7 +138,7 @@ func (w *Writer) WriteFile(ctx context.Context, path string) (err error) {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/packager/schema"
 )
 
 // BuildOptions configures Load and Build.
@@ -30,6 +31,11 @@ type BuildOptions struct {
 	// ModTime and Workers are passed to assembly.WriterOptions.
 	ModTime time.Time
 	Workers int
+	// Schemas, when set, checks every packaged template against these
+	// resource type schemas: findings fail the build, or with SchemasWarn
+	// become warnings.
+	Schemas     *schema.Catalog
+	SchemasWarn bool
 }
 
 // A Plan is a loaded, validated project: the manifest to write and the
@@ -162,10 +168,11 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
+	if err := b.schemaError(); err != nil {
+		return nil, err
+	}
 	if len(b.missing) > 0 {
-		if opts.Strict {
-			return nil, errors.Join(b.missing...)
-		}
+		return nil, errors.Join(b.missing...)
 	}
 	body, err := m.Marshal()
 	if err != nil {
@@ -174,7 +181,7 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	if err := p.writer.AddBytes(assembly.ManifestName, body); err != nil {
 		return nil, err
 	}
-	p.Warnings = append(warnings, rep.Diagnostics...)
+	p.Warnings = append(append(warnings, rep.Diagnostics...), b.schemaWarnings...)
 	return p, nil
 }
 
@@ -183,7 +190,9 @@ type builder struct {
 	spec           *projectSpec
 	root, rootReal string
 	opts           BuildOptions
-	missing        []error
+	missing        []error // with Strict: what has no value
+	schemaFindings []schema.Finding
+	schemaWarnings []assembly.Diagnostic
 }
 
 func (b *builder) errAt(id, field string, err error) error {
@@ -215,16 +224,21 @@ func (b *builder) droplet(id string) error {
 			return b.errAt(id, field, err)
 		}
 		d.Properties[prop.Name] = name
-		switch prop.Path {
-		case droplets.PathDirectory:
-			if err := b.addDirectory(id, name, real); err != nil {
+		if prop.Path == droplets.PathDirectory {
+			if err := b.addDirectory(name, real); err != nil {
 				return b.errAt(id, field, err)
 			}
 			continue
 		}
 		var body []byte
 		if pk := packerFor(kind.Type, prop.Name); pk != nil {
-			if body, err = pk(real, PackageOptions{Root: b.root}); err != nil {
+			// Packers see paths relative to the working folder, so what
+			// they write (a template's SourceMap) does not depend on
+			// where the project lies.
+			addFile := func(rel string, body []byte) error {
+				return b.add(path.Join(path.Dir(name), rel), "", body, "packaged "+real+" ("+rel+")")
+			}
+			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal), Properties: d.Properties, AddFile: addFile}); err != nil {
 				return b.errAt(id, field, err)
 			}
 		}
@@ -235,6 +249,16 @@ func (b *builder) droplet(id string) error {
 		}
 		if err != nil {
 			return b.errAt(id, field, err)
+		}
+		if prop.Template {
+			if body == nil {
+				if body, err = os.ReadFile(real); err != nil {
+					return b.errAt(id, field, err)
+				}
+			}
+			if err := b.checkSchemas(id, field, v, real, body); err != nil {
+				return b.errAt(id, field, err)
+			}
 		}
 		if prop.Template && kind.Property("parameters") != nil {
 			if body == nil {
@@ -315,6 +339,21 @@ func (b *builder) resolve(v string, kind droplets.PathKind) (name, real string, 
 	return name, real, nil
 }
 
+// relWD returns p relative to the working folder when it can.
+func relWD(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil {
+		return rel
+	}
+	return p
+}
+
 func kindWord(k droplets.PathKind) string {
 	if k == droplets.PathDirectory {
 		return "folder"
@@ -332,7 +371,7 @@ func (b *builder) inside(v, real string) error {
 }
 
 // addDirectory adds every file under the folder real as name/....
-func (b *builder) addDirectory(id, name, real string) error {
+func (b *builder) addDirectory(name, real string) error {
 	count := 0
 	err := filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

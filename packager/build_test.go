@@ -131,6 +131,19 @@ func TestBuildExample(t *testing.T) {
 	if err := rc.CheckManifestFiles(m); err != nil {
 		t.Fatal(err)
 	}
+	// The Network stack's local module is expanded into the template.
+	tpl, err := fs.ReadFile(rc, "stacks/network.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  SiteBucket:\n    Type: AWS::S3::Bucket\n", "SourceMap: ../modules/site-bucket.yaml:Bucket:7", "Value: !Ref SiteBucket"} {
+		if !strings.Contains(string(tpl), want) {
+			t.Errorf("packaged template lacks %q:\n%s", want, tpl)
+		}
+	}
+	if strings.Contains(string(tpl), "Modules:") {
+		t.Errorf("module not expanded:\n%s", tpl)
+	}
 	if got := strings.Join(rep.Order, ","); got != "AppImage,Network,Settings,Site,Service" {
 		t.Errorf("order = %s", got)
 	}
@@ -156,6 +169,19 @@ func TestBuildExample(t *testing.T) {
 	again, _ := os.ReadFile(out)
 	if !bytes.Equal(first, again) {
 		t.Fatal("rebuild gives different bytes")
+	}
+	// Nor does the working folder matter (templates' SourceMaps are
+	// relative), given the project by a relative path or not.
+	t.Chdir(project)
+	if _, err := Build(context.Background(), ".", out, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	again, _ = os.ReadFile(out)
+	if !bytes.Equal(first, again) {
+		t.Fatal("a build from another working folder gives different bytes")
+	}
+	if !bytes.Contains(first, []byte("stacks/network.yaml")) {
+		t.Fatal("no template")
 	}
 }
 

@@ -126,7 +126,7 @@ func TestExampleModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"\n  SiteBucket:\n    Type: AWS::S3::Bucket\n", "Value: static site", "Value: !Ref SiteBucket", "SourceMap: ./modules/bucket.yaml:Bucket:6"} {
+	for _, want := range []string{"\n  SiteBucket:\n    Type: AWS::S3::Bucket\n", "Status: Suspended", "DestinationBucketName: !Ref SiteLogs", "Value: !Ref SiteBucket", "SourceMap: ../modules/site-bucket.yaml:Bucket:7"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("packaged network.yaml lacks %q:\n%s", want, out)
 		}

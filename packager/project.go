@@ -27,7 +27,7 @@ const MaxProjectFileSize = 16 << 20
 
 // maxYAMLNodes bounds the values a YAML document may expand to (aliases
 // included), against "billion laughs" documents.
-const maxYAMLNodes = 1 << 20
+const maxYAMLNodes = 100000
 
 // positions maps "Droplet\x00field" to a place in assembly.yaml.
 type positions map[string][2]int
@@ -110,6 +110,7 @@ type projectSpec struct {
 	file     string
 	manifest *assembly.Manifest
 	pos      positions
+	budget   int // values left to convert, aliases expanded (maxYAMLNodes in all)
 }
 
 func (s *projectSpec) errAt(n *yaml.Node, droplet, field string, format string, args ...any) error {
@@ -124,7 +125,7 @@ func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &projectSpec{file: file, pos: positions{}, manifest: &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{}}}
+	s := &projectSpec{file: file, pos: positions{}, budget: maxYAMLNodes, manifest: &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{}}}
 	top, err := s.mapping(root, "", "", []string{"environment", "droplets"})
 	if err != nil {
 		return nil, err
@@ -143,6 +144,9 @@ func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
 	}
 	if dn.Kind != yaml.MappingNode {
 		return nil, s.errAt(dn, "", "droplets", "want a mapping of logical IDs to droplets")
+	}
+	if len(dn.Content)/2 > assembly.MaxDroplets {
+		return nil, s.errAt(dn, "", "droplets", "%d droplets, at most %d allowed", len(dn.Content)/2, assembly.MaxDroplets)
 	}
 	for i := 0; i+1 < len(dn.Content); i += 2 {
 		kn, vn := dn.Content[i], dn.Content[i+1]
@@ -269,16 +273,14 @@ func (s *projectSpec) droplet(id string, n *yaml.Node, env string, envNode *yaml
 			if md.Kind, err = s.str(e["kind"], id, field+".kind"); err != nil {
 				return nil, err
 			}
-			budget := maxYAMLNodes
-			if md.Value, err = s.value(e["value"], id, field+".value", &budget); err != nil {
+			if md.Value, err = s.value(e["value"], id, field+".value"); err != nil {
 				return nil, err
 			}
 			d.Metadata[key] = md
 		}
 	}
 	if pn := f["properties"]; pn != nil {
-		budget := maxYAMLNodes
-		v, err := s.value(pn, id, "properties", &budget)
+		v, err := s.value(pn, id, "properties")
 		if err != nil {
 			return nil, err
 		}
@@ -293,15 +295,15 @@ func (s *projectSpec) droplet(id string, n *yaml.Node, env string, envNode *yaml
 
 // value converts a YAML node to a JSON value (string, json.Number, bool,
 // nil, []any, map[string]any), recording positions.
-func (s *projectSpec) value(n *yaml.Node, id, field string, budget *int) (any, error) {
-	*budget--
-	if *budget < 0 {
+func (s *projectSpec) value(n *yaml.Node, id, field string) (any, error) {
+	s.budget--
+	if s.budget < 0 {
 		return nil, s.errAt(n, id, field, "the document expands to more than %d values (aliases?)", maxYAMLNodes)
 	}
 	s.pos.set(id, field, n)
 	switch n.Kind {
 	case yaml.AliasNode:
-		return s.value(n.Alias, id, field, budget)
+		return s.value(n.Alias, id, field)
 	case yaml.MappingNode:
 		m := map[string]any{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -312,7 +314,7 @@ func (s *projectSpec) value(n *yaml.Node, id, field string, budget *int) (any, e
 			if _, dup := m[k.Value]; dup {
 				return nil, s.errAt(k, id, field, "key %q appears twice", k.Value)
 			}
-			v, err := s.value(n.Content[i+1], id, joinField(field, k.Value), budget)
+			v, err := s.value(n.Content[i+1], id, joinField(field, k.Value))
 			if err != nil {
 				return nil, err
 			}
@@ -322,7 +324,7 @@ func (s *projectSpec) value(n *yaml.Node, id, field string, budget *int) (any, e
 	case yaml.SequenceNode:
 		a := make([]any, 0, len(n.Content))
 		for i, e := range n.Content {
-			v, err := s.value(e, id, fmt.Sprintf("%s[%d]", field, i), budget)
+			v, err := s.value(e, id, fmt.Sprintf("%s[%d]", field, i))
 			if err != nil {
 				return nil, err
 			}

@@ -18,6 +18,12 @@ type PackageOptions struct {
 	// Sources resolves module sources; nil reads local files under Root,
 	// Packages zips and HTTPS URLs (see cfn.NewSources).
 	Sources cfn.Sources
+	// Properties are the droplet's properties, for packers that need more
+	// than the file (a blueprint's variables). Set by the build.
+	Properties map[string]any
+	// AddFile, set by the build, adds another file to the archive, named
+	// relative to the packaged file's folder (a blueprint's children).
+	AddFile func(rel string, body []byte) error
 }
 
 // PackageTemplate reads the CloudFormation template at path, expands its

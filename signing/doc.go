@@ -1,2 +1,38 @@
 // Package signing attests, clear-signs and verifies Cloud Assemblies.
+//
+// # Signing
+//
+// Sign (or SignFile) hashes every file of an assembly but signature.asc,
+// each salted with a fresh random nonce (H(content || nonce)), writes the
+// attestation as JSON with sorted keys, clear-signs it (RFC 4880 §7) with a
+// key chosen by SelectSigner, and stores it as signature.asc; every other
+// entry keeps its exact stored bytes. The signature's armor carries the
+// CRC-24 line that GnuPG 2.2 needs. Expired and revoked keys are refused.
+//
+// # Verification
+//
+// Verify takes an *assembly.Reader, which has already checked the ZIP
+// structure from the raw bytes, and a non-empty list of trusted keys. When
+// it returns a *Verified and no error, the following hold:
+//
+//   - signature.asc is exactly one cleartext-signed message, with nothing
+//     around it, signed once over SHA-256 or stronger by a key in the
+//     trusted list that was not expired when it signed and carries no
+//     revocation at all (key, signing subkey or primary user ID);
+//   - the attestation was parsed from the signed text only, strictly, and
+//     its timestamp is within MaxClockSkew of the signature's time;
+//   - the archive holds exactly the attested files (plus signature.asc),
+//     and each one's size and salted hash matched when it was read;
+//   - manifest.json was then parsed and validated from those bytes.
+//
+// File content is only reachable through the *Verified (Open, ReadFile),
+// which checks every file again as it is read, so an archive changed after
+// Verify fails at the end of the read instead of yielding unsigned bytes.
+//
+// # Errors
+//
+// Every verification failure wraps ErrVerification and one sentinel per
+// cause (ErrBadSignature, ErrUnknownSigner, ErrDigestMismatch, ...);
+// *DigestError and *SizeError carry the details. Structural failures come
+// from package assembly (assembly.ErrFormat, ErrInsecurePath, ErrDuplicate).
 package signing

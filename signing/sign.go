@@ -18,6 +18,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/klauspost/compress/zip"
+	"golang.org/x/sync/errgroup"
 )
 
 // SignOptions tune Sign. The zero value (or nil) signs with SHA256, the
@@ -169,32 +170,88 @@ func addArmorChecksum(msg []byte) ([]byte, error) {
 // Sign writes to dst a copy of the assembly r sealed by signer: every entry
 // but signature.asc is copied with its exact stored bytes, then a new
 // signature.asc holding the clear-signed attestation is appended. It refuses
-// an expired or revoked key and a key without secret signing material.
+// an expired or revoked key and a key without secret signing material. On
+// error dst may hold an incomplete archive: SignFile discards it.
 func Sign(dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
 	return SignContext(context.Background(), dst, r, signer, opts)
 }
 
 // SignContext is Sign with a context that can stop the hashing.
 func SignContext(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
+	return sign(ctx, dst, r, signer, opts, nil)
+}
+
+// sign writes the signed copy. When the old signature.asc (if any) is the
+// last entry, the archive's bytes before it are copied verbatim (by
+// copyPrefix, or from r) while the hashing workers read the entries, and a
+// new tail is written: one pass over the input, and every other entry
+// keeps its exact bytes, local and central headers included. Otherwise the
+// entries are copied raw through a zip writer.
+func sign(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions, copyPrefix func(dst io.Writer, n int64) error) (*Attestation, error) {
 	if signer == nil {
 		return nil, ErrNoKey
 	}
 	if _, err := signingKey(signer, opts.now()); err != nil {
 		return nil, err
 	}
-	a, err := Attest(ctx, r, opts)
-	if err != nil {
+	prefix, err := appendPrefix(r)
+	if errors.Is(err, errNotAppendable) {
+		return signRewrite(ctx, dst, r, signer, opts)
+	}
+	if copyPrefix == nil {
+		copyPrefix = func(dst io.Writer, n int64) error {
+			raw, _ := r.Raw()
+			_, err := io.Copy(dst, io.NewSectionReader(raw, 0, n))
+			return err
+		}
+	}
+	var a *Attestation
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		a, err = Attest(gctx, r, opts)
+		return err
+	})
+	g.Go(func() error { return copyPrefix(dst, prefix) })
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	sig, err := ClearSign(a, signer, opts)
 	if err != nil {
 		return nil, err
 	}
+	if err := writeSignedTail(dst, r, prefix, sig, a.Timestamp); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// signRewrite writes the signed copy through a zip writer: entries copied
+// raw (same stored bytes and header fields), then signature.asc.
+func signRewrite(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
 	zw := zip.NewWriter(dst)
-	for _, f := range contentFiles(r) {
-		if err := copyRaw(zw, f); err != nil {
-			return nil, fmt.Errorf("copying %q: %w", f.Name(), err)
+	var a *Attestation
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		a, err = Attest(gctx, r, opts)
+		return err
+	})
+	g.Go(func() error {
+		for _, f := range contentFiles(r) {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			if err := copyRaw(zw, f); err != nil {
+				return fmt.Errorf("copying %q: %w", f.Name(), err)
+			}
 		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	sig, err := ClearSign(a, signer, opts)
+	if err != nil {
+		return nil, err
 	}
 	w, err := zw.CreateHeader(&zip.FileHeader{Name: assembly.SignatureName, Method: zip.Deflate, Modified: a.Timestamp})
 	if err != nil {
@@ -258,7 +315,18 @@ func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts 
 		return nil, err
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
-	a, err := SignContext(ctx, tmp, &rc.Reader, signer, opts)
+	// Copying the kept prefix file to file lets the kernel do it
+	// (copy_file_range) instead of moving it through user space.
+	src, err := os.Open(in)
+	if err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	defer src.Close()
+	a, err := sign(ctx, tmp, &rc.Reader, signer, opts, func(dst io.Writer, n int64) error {
+		_, err := io.Copy(dst, io.LimitReader(src, n))
+		return err
+	})
 	if err == nil {
 		err = tmp.Chmod(mode)
 	}

@@ -276,3 +276,25 @@ func TestVerifyManifest(t *testing.T) {
 		t.Fatalf("Manifest() after Verify: %v", err)
 	}
 }
+
+// When signature.asc is not the last entry, Sign rewrites the archive
+// (raw copies) and still replaces the signature.
+func TestSignRewritesWhenSignatureNotLast(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create(assembly.SignatureName)
+	w.Write([]byte("old signature"))
+	for _, f := range testFiles {
+		w, _ := zw.CreateHeader(&zip.FileHeader{Name: f.name, Method: f.method})
+		w.Write([]byte(f.body))
+	}
+	zw.Close()
+	signed := signZip(t, buf.Bytes(), signer(t, "ed25519.sec.asc"), time.Now(), crypto.SHA256)
+	r := reader(t, signed)
+	if last := r.Files()[len(r.Files())-1]; last.Name() != assembly.SignatureName {
+		t.Errorf("last entry %q", last.Name())
+	}
+	if _, err := Verify(r, readKeys(t, "trusted.asc"), nil); err != nil {
+		t.Fatal(err)
+	}
+}

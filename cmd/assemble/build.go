@@ -29,6 +29,8 @@ func buildCmd() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "fail when anything is missing (a stack parameter with no value and no default)"},
 			&cli.StringFlag{Name: "environment", Usage: "default `ENV` for droplets that name none (e.g. aws://123456789012/eu-west-1)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			&cli.StringFlag{Name: "schemas", Usage: "check every packaged template against the resource type schemas (*.json) in `DIR`"},
+			&cli.BoolFlag{Name: "schemas-warn", Usage: "report --schemas findings as warnings instead of failing the build"},
 		},
 		Action: runBuild,
 	}
@@ -52,10 +54,14 @@ func runBuild(c *cli.Context) error {
 		name = strings.TrimSuffix(name, filepath.Ext(name))
 		output = name + ".cloud"
 	}
-	plan, err := packager.Build(c.Context, project, output, packager.BuildOptions{
+	opts := packager.BuildOptions{
 		Strict:      c.Bool("strict"),
 		Environment: c.String("environment"),
-	})
+	}
+	if err := buildSchemas(c, &opts); err != nil {
+		return err
+	}
+	plan, err := packager.Build(c.Context, project, output, opts)
 	if err != nil {
 		return fmt.Errorf("build %s: %w", project, err)
 	}
@@ -71,7 +77,7 @@ func runBuild(c *cli.Context) error {
 			Warnings: diagnosticsJSON(plan.Warnings),
 		})
 	}
-	fmt.Fprintf(c.App.Writer, "built %s: %d droplets, %d files\n", output, len(plan.Manifest.Droplets), len(plan.Files()))
+	fmt.Fprintf(c.App.Writer, "built %s: %s, %s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"))
 	for _, k := range sortedMissing(plan.Manifest) {
 		fmt.Fprintf(c.App.Writer, "missing: %s\n", k)
 	}
@@ -116,4 +122,12 @@ func writeJSON(c *cli.Context, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// count formats "1 file", "2 files".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

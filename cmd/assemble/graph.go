@@ -67,7 +67,7 @@ func loadGraph(c *cli.Context, target string) (*assembly.Manifest, *assembly.Rep
 		}
 		defer rc.Close()
 		if rc.Signed() {
-			warnf(c, "%s is signed, but this command does not verify signatures: nothing in it is verified (run 'assemble verify %s')", target, target)
+			warnUnverified(c, target)
 		}
 		m, err := rc.Manifest()
 		if err != nil {

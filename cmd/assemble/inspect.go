@@ -43,7 +43,7 @@ func runInspect(c *cli.Context) error {
 	r := &rc.Reader
 	signed := r.Signed()
 	if signed {
-		warnf(c, "%s is signed, but this command does not verify signatures: nothing in it is verified (run 'assemble verify %s')", file, file)
+		warnUnverified(c, file)
 	}
 	m, err := r.Manifest()
 	if err != nil {
@@ -83,7 +83,7 @@ func runInspect(c *cli.Context) error {
 	if signed {
 		state = "signed (signature not verified)"
 	}
-	fmt.Fprintf(w, "%s: %s, %d droplets, %d files, %s\n\n", file, m.Schema, len(m.Droplets), len(r.Files()), state)
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, count(len(m.Droplets), "droplet"), count(len(r.Files()), "file"), state)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DROPLET\tTYPE\tENVIRONMENT\tDEPENDS ON")
 	for _, id := range m.IDs() {
@@ -146,4 +146,10 @@ func inspectJSON(file string, r *assembly.Reader, m *assembly.Manifest, rep *ass
 		out.Files = append(out.Files, inspectFile{f.Name(), f.Size()})
 	}
 	return out
+}
+
+// warnUnverified is the warning the spec requires when a signed assembly is
+// processed without verifying its signature.
+func warnUnverified(c *cli.Context, file string) {
+	warnf(c, "%s is signed, but this command does not verify signatures: nothing in it is verified (run 'assemble verify --keyring FILE %s')", file, file)
 }

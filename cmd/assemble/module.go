@@ -14,8 +14,9 @@ import (
 func moduleCmd() *cli.Command {
 	typeName := &cli.StringFlag{Name: "type-name", Usage: "module type name `Org::Service::Name::MODULE` (default: typeName in the project's .rpdk-config)"}
 	return &cli.Command{
-		Name:  "module",
-		Usage: "validate CloudFormation registry modules and generate their schema",
+		Name:   "module",
+		Action: subcommandGroupAction,
+		Usage:  "validate CloudFormation registry modules and generate their schema",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "validate",

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,9 @@ type Options struct {
 	// Cwd is the folder ${cwd()} stands for when include paths are
 	// resolved. Empty means the process's working directory.
 	Cwd string
+	// Root, when set, is the folder every loaded blueprint must lie in:
+	// an include resolving outside it is an ErrInclude error.
+	Root string
 	// Variables gives values for the root blueprint's variables (string,
 	// int, int64, float64 or bool). Variables without a value keep their
 	// default, or stay unknown until deploy time.
@@ -79,6 +83,16 @@ func Load(path string, opts Options) (*Blueprint, error) {
 	}
 	var errs ErrorList
 	l := &loader{cwd: cwd, errs: &errs}
+	if opts.Root != "" {
+		root, err := filepath.Abs(opts.Root)
+		if err != nil {
+			return nil, fmt.Errorf("blueprint: root: %w", err)
+		}
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			root = real
+		}
+		l.root = root
+	}
 	bp := l.load(path, opts.Variables, nil, nil, 1)
 	if len(errs) > 0 {
 		return bp, errs.sorted()
@@ -87,14 +101,23 @@ func Load(path string, opts Options) (*Blueprint, error) {
 }
 
 type loader struct {
-	cwd  string
-	errs *ErrorList
+	loaded int
+	cwd    string
+	root   string // "" for no restriction
+	errs   *ErrorList
 }
 
 // load loads one blueprint. stack holds the absolute paths of the
 // blueprints including it; at is the include entry (in the parent) that led
 // here, for errors about the passed variables.
 func (l *loader) load(path string, vars map[string]any, stack []string, at *includeSite, depth int) *Blueprint {
+	l.loaded++
+	if l.loaded > MaxBlueprints {
+		if l.loaded == MaxBlueprints+1 {
+			at.errAt(ErrInclude, "include %q: more than %d blueprint files in one load; include fewer blueprints", at.inc.Name, MaxBlueprints)
+		}
+		return nil
+	}
 	src, err := readFile(path)
 	if err != nil {
 		var e *Error
@@ -103,7 +126,7 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 		} else if at != nil {
 			at.errAt(ErrInclude, "include %q: %v; check the path", at.inc.Name, unwrapPathErr(err))
 		} else {
-			*l.errs = append(*l.errs, &Error{File: path, Err: ErrInclude, Msg: unwrapPathErr(err).Error()})
+			*l.errs = append(*l.errs, &Error{File: path, Err: ErrRead, Msg: fmt.Sprintf("can not read the blueprint: %v", unwrapPathErr(err))})
 		}
 		return nil
 	}
@@ -132,7 +155,44 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 	for _, in := range bp.Includes {
 		l.include(c, bp, in, stack, depth)
 	}
+	c.checkChildRefs()
 	return bp
+}
+
+// checkChildRefs checks that references to loaded children name one of
+// their exports.
+func (c *checker) checkChildRefs() {
+	for _, s := range c.sites {
+		for _, part := range s.str.Parts {
+			subst.Walk(part.Sub, func(n subst.Node) {
+				ref, ok := n.(*subst.Child)
+				if !ok || len(ref.Path) == 0 || ref.Path[0].IsIndex {
+					return
+				}
+				ch, ok := c.bp.Children[ref.Name]
+				if !ok || ch.Blueprint == nil {
+					return
+				}
+				exports := ch.Blueprint.exportNames()
+				if !slices.Contains(exports, ref.Path[0].Name) {
+					c.errAtOffset(s.node, ref.Pos(), ErrReference, "child blueprint %q (%s) does not export %q; its exports are %s", ref.Name, ch.Resolved, ref.Path[0].Name, quoteList(exports))
+				}
+			})
+		}
+	}
+}
+
+// exportNames lists the blueprint's exports in source order.
+func (bp *Blueprint) exportNames() []string {
+	var out []string
+	for _, sec := range pairs(bp.Root) {
+		if sec.key.Value == "exports" {
+			for _, kv := range pairs(sec.val) {
+				out = append(out, kv.key.Value)
+			}
+		}
+	}
+	return out
 }
 
 func unwrapPathErr(err error) error {
@@ -324,6 +384,16 @@ func (l *loader) include(c *checker, parent *Blueprint, in *Include, stack []str
 		p = filepath.Join(filepath.Dir(parent.Path), p)
 	}
 	abs, _ := filepath.Abs(p)
+	if l.root != "" {
+		real := abs
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			real = r
+		}
+		if rel, err := filepath.Rel(l.root, real); err != nil || !filepath.IsLocal(rel) {
+			at.errAt(ErrInclude, "include %q names %s, which lies outside the project folder %s; keep included blueprints inside it", in.Name, p, l.root)
+			return
+		}
+	}
 	for _, s := range stack {
 		if s == abs {
 			chain := append(stack[indexOf(stack, abs):], abs)

@@ -35,7 +35,7 @@
 // # Packaging
 //
 // Package evaluates what is known at packaging time (non-secret variables
-// with values or defaults, values built from them, core function calls on
+// with values or defaults, non-secret values built from them, core function calls on
 // known arguments), leaves deploy-time references, datetime(), cwd() and
 // link() as they are, and returns the blueprint and its local children with
 // include paths pointing at the children's copies.

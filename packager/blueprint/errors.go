@@ -49,6 +49,8 @@ var (
 	ErrIncludeCycle = errors.New("blueprint: include cycle")
 	// ErrIncludeDepth: includes nest deeper than MaxDepth blueprints.
 	ErrIncludeDepth = errors.New("blueprint: include depth exceeded")
+	// ErrRead: the blueprint file given can not be read.
+	ErrRead = errors.New("blueprint: can not read file")
 	// ErrTooLarge: a file exceeds MaxFileSize.
 	ErrTooLarge = errors.New("blueprint: file too large")
 )
@@ -141,6 +143,7 @@ var codes = []struct {
 	{ErrIncludeCycle, "include_cycle"},
 	{ErrIncludeDepth, "include_depth"},
 	{ErrTooLarge, "too_large"},
+	{ErrRead, "read"},
 }
 
 // Code returns a stable short name for an error's class ("reference_cycle",

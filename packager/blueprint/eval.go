@@ -34,10 +34,11 @@ func (e *callErr) Unwrap() error { return e.err }
 var notKnown = errors.New("known only at deploy time")
 
 // evaluator evaluates what is known at packaging time: literals, variables
-// with values or defaults (never secret ones), values built from them, and
+// with values or defaults and values built from them (never secret ones), and
 // core function calls on such arguments. datetime and cwd are never
 // evaluated: they depend on when and where the blueprint is deployed.
 type evaluator struct {
+	inlined  int // size inlined so far, bounded by MaxInlineSize
 	c        *checker
 	known    map[string]any
 	cache    map[string]any
@@ -109,6 +110,10 @@ func (e *evaluator) eval(n subst.Node) (any, error) {
 		if err != nil {
 			return nil, &callErr{call: n, err: err}
 		}
+		if tooBig(v) {
+			// Leave huge results (values doubling each other) for deploy time.
+			return nil, notKnown
+		}
 		return access(v, n.Path)
 	}
 	return nil, notKnown
@@ -120,7 +125,7 @@ func (e *evaluator) value(name string) (any, error) {
 		return v, nil
 	}
 	def, ok := e.c.values[name]
-	if !ok || def.Node == nil || e.visiting[name] {
+	if !ok || def.Node == nil || def.Secret || e.visiting[name] {
 		return nil, notKnown
 	}
 	e.visiting[name] = true
@@ -172,6 +177,67 @@ func (e *evaluator) interpolate(in *subst.Interpolated) (string, error) {
 		b.WriteString(s)
 	}
 	return b.String(), nil
+}
+
+// MaxEvalSize bounds the size of one value evaluated at packaging time, in
+// list and object items plus string bytes.
+const MaxEvalSize = 1 << 20
+
+// MaxInlineSize bounds the total size of what one blueprint's packaging
+// inlines; past it, references are left for deploy time.
+const MaxInlineSize = 4 * MaxEvalSize
+
+// sizeOf measures v as tooBig does (at most MaxEvalSize+1).
+func sizeOf(v any) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if n > MaxEvalSize {
+			return
+		}
+		n++
+		switch x := v.(type) {
+		case string:
+			n += len(x)
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		case map[string]any:
+			for _, y := range x {
+				walk(y)
+			}
+		}
+	}
+	walk(v)
+	return n
+}
+
+// tooBig reports whether v exceeds MaxEvalSize, visiting at most that much.
+func tooBig(v any) bool {
+	budget := MaxEvalSize
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		budget--
+		switch x := v.(type) {
+		case string:
+			budget -= len(x)
+		case []any:
+			for _, y := range x {
+				if walk(y) {
+					return true
+				}
+			}
+		case map[string]any:
+			for _, y := range x {
+				if walk(y) {
+					return true
+				}
+			}
+		}
+		return budget < 0
+	}
+	return walk(v)
 }
 
 // scalarString renders a scalar for string interpolation.

@@ -3,6 +3,7 @@ package blueprint
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -111,5 +112,48 @@ func TestEvalErrors(t *testing.T) {
 		if !errors.As(err, &ce) || !errors.Is(err, errCall) || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: got %v, want a call error containing %q", expr, err, msg)
 		}
+	}
+}
+
+func TestEvalSizeBound(t *testing.T) {
+	// Each value doubles the previous one: 2^24 items unbounded, more than MaxEvalSize.
+	src := "version: 2023-04-20\nvalues:\n  v0: {type: array, value: '${list(1, 2)}'}\n"
+	for i := 1; i <= 24; i++ {
+		src += "  v" + itoa(i) + ": {type: array, value: '${list(values.v" + itoa(i-1) + ", values.v" + itoa(i-1) + ")}'}\n"
+	}
+	src += "resources:\n  r: {type: aws/sns/topic, spec: {a: '${values.v24}', b: '${values.v3}'}}\n"
+	dir := t.TempDir()
+	path := dir + "/bp.yaml"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Package(path, Options{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(p.Files["bp.yaml"])
+	if !strings.Contains(out, "a: '${values.v24}'") || strings.Contains(out, "b: '${values.v3}'") {
+		t.Fatalf("want the huge value left and the small one inlined:\n%s", out[len(out)-600:])
+	}
+}
+
+func TestInlineBudget(t *testing.T) {
+	big := strings.Repeat("x", MaxEvalSize/2)
+	src := "version: 2023-04-20\nvariables:\n  big: {type: string, default: " + big + "}\nresources:\n  r:\n    type: aws/sns/topic\n    spec:\n"
+	for i := 0; i < 12; i++ {
+		src += "      a" + itoa(i) + ": p-${variables.big}\n"
+	}
+	dir := t.TempDir()
+	path := dir + "/bp.yaml"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Package(path, Options{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(p.Files["bp.yaml"])
+	if n := strings.Count(out, "p-${variables.big}"); n != 5 {
+		t.Fatalf("%d references left, want 5 (7 inlined within MaxInlineSize)", n)
 	}
 }

@@ -23,6 +23,10 @@ const MaxFileSize = 4 << 20
 // blueprint is at depth 1, a blueprint it includes at depth 2, and so on.
 const MaxDepth = 5
 
+// MaxBlueprints bounds how many blueprint files one Load reads, includes
+// counted (a blueprint may include the same file under many names).
+const MaxBlueprints = 256
+
 // readFile reads a file of at most MaxFileSize bytes.
 func readFile(path string) ([]byte, error) {
 	f, err := os.Open(path)

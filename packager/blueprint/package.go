@@ -36,7 +36,7 @@ type Packaged struct {
 //     except secret variables, are replaced by the value; a variable given a
 //     value here gets it as its default, so the packaged blueprint stands
 //     alone;
-//   - references to values built only from those, and core function calls
+//   - references to (non-secret) values built only from those, and core function calls
 //     on known arguments, are replaced by their result; where a whole
 //     substitution can not be evaluated, its known arguments are still
 //     folded to literals (as in ${eq("prod", resources.db.state.tier)});
@@ -153,6 +153,9 @@ func (e *evaluator) rewrite(s *site) error {
 		if errors.As(err, &ce) {
 			return err
 		}
+		if err == nil && !e.spend(v) {
+			err = notKnown
+		}
 		if err == nil {
 			if _, isFn := v.(fnVal); !isFn {
 				switch s.field {
@@ -182,7 +185,7 @@ func (e *evaluator) rewrite(s *site) error {
 			b.WriteString(part.Text)
 			continue
 		}
-		if v, err := e.eval(part.Sub); err == nil {
+		if v, err := e.eval(part.Sub); err == nil && e.spend(v) {
 			if str, ok := scalarString(v); ok && s.str.Single() == nil {
 				b.WriteString(str)
 				changed = true
@@ -206,12 +209,22 @@ func (e *evaluator) rewrite(s *site) error {
 	return nil
 }
 
+// spend takes v's size from the inlining budget, reporting whether it fit.
+func (e *evaluator) spend(v any) bool {
+	n := sizeOf(v)
+	if e.inlined+n > MaxInlineSize {
+		return false
+	}
+	e.inlined += n
+	return true
+}
+
 // fold replaces known scalar subexpressions by literals.
 func (e *evaluator) fold(n subst.Node) subst.Node {
 	if _, isLit := n.(*subst.Literal); isLit {
 		return n
 	}
-	if v, err := e.eval(n); err == nil {
+	if v, err := e.eval(n); err == nil && e.spend(v) {
 		if lit := literalOf(v); lit != nil {
 			return lit
 		}

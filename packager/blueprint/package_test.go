@@ -49,6 +49,10 @@ values:
   upper:
     type: string
     value: ${to_upper(values.name)}
+  token:
+    type: string
+    secret: true
+    value: tok-${variables.env}
 resources:
   table:
     type: aws/dynamodb/table
@@ -66,6 +70,7 @@ resources:
       when: ${datetime("tag")}
       n: ${len(values.regions)}
       obj: ${object(a = 1, b = "x")}
+      token: ${values.token}
   fn:
     type: aws/lambda/function
     spec:
@@ -120,6 +125,7 @@ resources:
 		"path: remote.yaml",
 		"default: 3",
 		"env: dev\n",
+		"token: ${values.token}",
 	} {
 		if !strings.Contains(main, want) {
 			t.Errorf("packaged blueprint lacks %q:\n%s", want, main)

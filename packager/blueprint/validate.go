@@ -59,11 +59,12 @@ type Variable struct {
 
 // Value is a value definition.
 type Value struct {
-	Name  string
-	Type  string
-	Node  *yaml.Node // the value field
-	key   *yaml.Node
-	inter *subst.Interpolated
+	Name   string
+	Type   string
+	Secret bool
+	Node   *yaml.Node // the value field
+	key    *yaml.Node
+	inter  *subst.Interpolated
 }
 
 type dataSource struct {
@@ -107,6 +108,8 @@ type checker struct {
 	bp    *Blueprint
 	file  string
 	src   []byte
+	lines []string // c.src split at line breaks, made on first use
+	runes map[int][]rune
 	errs  *ErrorList
 	known map[string]any // variable values known at validation time
 
@@ -127,6 +130,9 @@ type edge struct {
 }
 
 func (c *checker) errAt(n *yaml.Node, class error, format string, args ...any) {
+	if c.full() {
+		return
+	}
 	e := &Error{File: c.file, Err: class, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
 		e.Line, e.Column = n.Line, n.Column
@@ -135,8 +141,26 @@ func (c *checker) errAt(n *yaml.Node, class error, format string, args ...any) {
 }
 
 func (c *checker) errAtOffset(n *yaml.Node, off int, class error, format string, args ...any) {
+	if c.full() {
+		return
+	}
 	line, col := c.posOf(n, off)
 	*c.errs = append(*c.errs, &Error{File: c.file, Line: line, Column: col, Err: class, Msg: fmt.Sprintf(format, args...)})
+}
+
+// MaxErrors bounds the errors one Load reports; the last one says the rest
+// were left out.
+const MaxErrors = 500
+
+// full reports whether the error list is full, adding the note once.
+func (c *checker) full() bool {
+	switch n := len(*c.errs); {
+	case n < MaxErrors-1:
+		return false
+	case n == MaxErrors-1:
+		*c.errs = append(*c.errs, &Error{File: c.file, Err: ErrSchema, Msg: fmt.Sprintf("too many errors; only the first %d are shown", MaxErrors-1)})
+	}
+	return true
 }
 
 // posOf maps a byte offset in a scalar's value to a line and column in the
@@ -152,7 +176,7 @@ func (c *checker) posOf(n *yaml.Node, off int) (int, int) {
 		line := n.Line + 1 + strings.Count(before, "\n")
 		lineStart := strings.LastIndex(before, "\n") + 1
 		indent := 0
-		if lines := strings.Split(string(c.src), "\n"); line-1 < len(lines) {
+		if lines := c.srcLines(); line-1 < len(lines) {
 			l := lines[line-1]
 			indent = len(l) - len(strings.TrimLeft(l, " "))
 		}
@@ -161,11 +185,71 @@ func (c *checker) posOf(n *yaml.Node, off int) (int, int) {
 	if strings.Contains(before, "\n") {
 		return n.Line, n.Column
 	}
-	q := 0
 	if n.Style == yaml.DoubleQuotedStyle || n.Style == yaml.SingleQuotedStyle {
-		q = 1
+		if col, ok := c.quotedColumn(n, off); ok {
+			return n.Line, col
+		}
+		return n.Line, n.Column + 1 + utf8.RuneCountInString(before)
 	}
-	return n.Line, n.Column + q + utf8.RuneCountInString(before)
+	return n.Line, n.Column + utf8.RuneCountInString(before)
+}
+
+// srcLines splits the source into lines once.
+func (c *checker) srcLines() []string {
+	if c.lines == nil {
+		c.lines = strings.Split(string(c.src), "\n")
+	}
+	return c.lines
+}
+
+// quotedColumn maps a byte offset in a quoted scalar's value to its column
+// in the source line, reading the escapes as written.
+func (c *checker) quotedColumn(n *yaml.Node, off int) (int, bool) {
+	lines := c.srcLines()
+	if n.Line < 1 || n.Line > len(lines) {
+		return 0, false
+	}
+	if c.runes == nil {
+		c.runes = map[int][]rune{}
+	}
+	raw, ok := c.runes[n.Line]
+	if !ok {
+		raw = []rune(lines[n.Line-1])
+		c.runes[n.Line] = raw
+	}
+	i := n.Column // the rune after the opening quote (Column is 1-based)
+	if i > len(raw) {
+		return 0, false
+	}
+	decoded := 0
+	for decoded < off {
+		if i >= len(raw) {
+			return 0, false
+		}
+		r := raw[i]
+		switch {
+		case n.Style == yaml.SingleQuotedStyle && r == '\'' && i+1 < len(raw) && raw[i+1] == '\'':
+			i += 2
+			decoded++
+		case n.Style == yaml.DoubleQuotedStyle && r == '\\' && i+1 < len(raw):
+			width := map[rune]int{'x': 2, 'u': 4, 'U': 8}[raw[i+1]]
+			if width > 0 && i+2+width <= len(raw) {
+				v, err := strconv.ParseUint(string(raw[i+2:i+2+width]), 16, 32)
+				if err != nil {
+					return 0, false
+				}
+				decoded += utf8.RuneLen(rune(v))
+				i += 2 + width
+			} else {
+				decoded++
+				i += 2
+			}
+		default:
+			decoded += utf8.RuneLen(r)
+			i++
+		}
+	}
+	return i + 1, decoded == off
 }
 
 // --- node helpers ---
@@ -539,7 +623,7 @@ func (c *checker) checkValue(key, val *yaml.Node) {
 		c.str(f, "description", what)
 		c.subs(kv.val, id, "description", false)
 	}
-	c.boolField(f, "secret", what)
+	v.Secret = c.boolField(f, "secret", what)
 	kv, ok := f["value"]
 	if !ok {
 		return

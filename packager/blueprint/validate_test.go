@@ -101,6 +101,8 @@ func TestRules(t *testing.T) {
 		{"each resource dep", "version: 2023-04-20\nresources:\n  q: {type: aws/sqs/queue, spec: {}}\n  r: {type: aws/s3/bucket, each: '${resources.q.state.list}', spec: {}}", ErrEachDependency, `element type "resource"`, ""},
 		{"each child dep via value", "version: 2023-04-20\nvalues:\n  l: {type: array, value: '${children.c.list}'}\ninclude:\n  c: {path: 'remote.yaml', metadata: {sourceType: aws/s3}}\nresources:\n  r: {type: aws/s3/bucket, each: '${values.l}', spec: {}}", ErrEachDependency, `element type "child"`, ""},
 		{"elem outside", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${elem.x}'}}", ErrElemOutsideEach, "outside a resource with each", ":3:41:"},
+		{"position after escapes", "{\"version\": \"2023-04-20\", \"resources\": {\"r\": {\"type\": \"aws/sns/topic\", \"spec\": {\"a\": \"${eq(\\\"a\\\", \\\"b\\\")} ${elem}\"}}}}", ErrElemOutsideEach, "${elem}", ":1:109:"},
+		{"position single quoted", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: 'it''s ${elem}'}}", ErrElemOutsideEach, "${elem}", ":3:47:"},
 		{"i outside", "version: 2023-04-20\nvalues:\n  v: {type: integer, value: '${i}'}" + res, ErrElemOutsideEach, "${i} is used outside", ""},
 		{"labels sub", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, metadata: {labels: {app: '${variables.a}'}}, spec: {}}", ErrSubstitutionNotAllowed, "resource labels", ""},
 		{"linkSelector sub", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, linkSelector: {byLabel: {app: '${variables.a}'}}, spec: {}}", ErrSubstitutionNotAllowed, "linkSelector", ""},
@@ -176,6 +178,23 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// fanOut makes a chain of blueprints each including the next 8 times:
+// 8^4 loads without the MaxBlueprints bound.
+func fanOut() map[string]string {
+	files := map[string]string{}
+	for i := 1; i <= 5; i++ {
+		src := "version: 2023-04-20" + res
+		if i < 5 {
+			src += "include:\n"
+			for j := 0; j < 8; j++ {
+				src += "  n" + itoa(j) + ": {path: 'd" + itoa(i+1) + ".yaml'}\n"
+			}
+		}
+		files["d"+itoa(i)+".yaml"] = src
+	}
+	return files
+}
+
 const child = `version: 2023-04-20
 variables:
   env: {type: string}
@@ -214,10 +233,13 @@ func TestIncludes(t *testing.T) {
 		{"wrong type", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: child.yaml, variables: {env: a, n: true}}\n", "child.yaml": child}, nil, ErrInclude, `variable "n" of`},
 		{"missing required", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: child.yaml}\n", "child.yaml": child}, nil, ErrInclude, `does not pass variable "env"`},
 		{"deploy-time value ok", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: child.yaml, variables: {env: '${resources.r.state.arn}'}}\n", "child.yaml": child}, nil, nil, ""},
+		{"child export", map[string]string{"main.yaml": "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${children.c.topicArn}'}}\ninclude:\n  c: {path: child.yaml, variables: {env: a}}\n", "child.yaml": child + "exports:\n  arn: {type: string, field: resources.t.state.arn}\n"}, nil, ErrReference, `child blueprint "c" (`},
 		{"child invalid", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: child.yaml}\n", "child.yaml": "version: 2023-04-20\nresources: {x: {type: nope, spec: {}}}"}, nil, ErrSchema, `has type "nope"`},
 		{"self include", map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  me: {path: main.yaml}\n"}, nil, ErrIncludeCycle, `include "me" makes a cycle`},
 		{"depth 5 ok", chain(5), nil, nil, ""},
 		{"depth 6", chain(6), nil, ErrIncludeDepth, "would be blueprint depth 6"},
+		{"outside root", map[string]string{"proj/main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: ../child.yaml, variables: {env: a}}\n", "child.yaml": child}, nil, ErrInclude, "lies outside the project folder"},
+		{"too many", fanOut(), nil, ErrInclude, "more than 256 blueprint files"},
 		{"root variable type", map[string]string{"main.yaml": "version: 2023-04-20\nvariables:\n  n: {type: integer}" + res}, map[string]any{"n": "x"}, ErrSchema, `variable "n" of`},
 		{"root variable unknown", map[string]string{"main.yaml": "version: 2023-04-20" + res}, map[string]any{"zz": "x"}, ErrSchema, `variable "zz", which the blueprint does not define`},
 	}
@@ -228,7 +250,12 @@ func TestIncludes(t *testing.T) {
 			if _, ok := tt.files["main.yaml"]; !ok {
 				main = filepath.Join(dir, "d1.yaml")
 			}
-			bp, err := Load(main, Options{Cwd: dir, Variables: tt.vars})
+			root := ""
+			if tt.name == "outside root" {
+				root = filepath.Join(dir, "proj")
+				main = filepath.Join(root, "main.yaml")
+			}
+			bp, err := Load(main, Options{Cwd: dir, Root: root, Variables: tt.vars})
 			if tt.class == nil {
 				if err != nil {
 					t.Fatalf("want valid, got:\n%v", err)
@@ -242,5 +269,21 @@ func TestIncludes(t *testing.T) {
 				t.Fatalf("want %v containing %q, got:\n%v", tt.class, tt.msg, err)
 			}
 		})
+	}
+}
+
+func TestMaxErrors(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: 2023-04-20\nresources:\n  r:\n    type: aws/sns/topic\n    spec:\n")
+	for i := 0; i < 2*MaxErrors; i++ {
+		b.WriteString("      a" + itoa(i) + ": ${variables.nope}\n")
+	}
+	err := loadString(t, b.String())
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != MaxErrors {
+		t.Fatalf("got %d errors, want %d", len(list), MaxErrors)
+	}
+	if !strings.Contains(err.Error(), "too many errors; only the first 499 are shown") {
+		t.Fatal("no note about the errors left out")
 	}
 }

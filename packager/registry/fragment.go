@@ -1,12 +1,3 @@
-// Package registry reads, validates and describes CloudFormation registry
-// modules: a template fragment (fragments/ in a module project made by
-// `cfn init`) and the module schema generated from it.
-//
-// [ReadFragment] parses a fragment, keeping line numbers; [Fragment.Validate]
-// makes every check cloudformation-cli's `cfn validate` makes, plus the
-// nesting and cycle rules the documentation states where modules are
-// visible locally ([CheckNesting]); [Fragment.Schema] writes the module
-// schema byte for byte as the reference generator does.
 package registry
 
 import (
@@ -273,6 +264,13 @@ func (f *Fragment) Validate(limits Limits) error {
 		}
 	}
 
+	// The other sections holding named entries must be mappings.
+	for _, name := range []string{"Parameters", "Outputs", "Mappings", "Conditions"} {
+		if _, v := f.section(name); v != nil && v.Kind != yaml.MappingNode && !isNullNode(v) {
+			add(v, "the %s section must be a mapping of names to entries", name)
+		}
+	}
+
 	// Parameters.
 	if _, params := f.section("Parameters"); params != nil {
 		for _, p := range pairs(params) {
@@ -321,6 +319,10 @@ func (f *Fragment) Validate(limits Limits) error {
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
 	return &ValidationError{File: f.File, Problems: ps}
+}
+
+func isNullNode(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
 // rootKey returns the top-level key node named name.

@@ -28,6 +28,7 @@ func TestRules(t *testing.T) {
 		{"nested Fn::Transform", "Resources:\n  B:\n    Type: AWS::S3::Bucket\n    Properties:\n      Fn::Transform:\n        Name: X\n", "x.yaml:5:7: template fragment can't contain any transform (Fn::Transform)"},
 		{"Export", "Resources:\n  B:\n    Type: AWS::S3::Bucket\nOutputs:\n  O:\n    Value: !Ref B\n    Export:\n      Name: x\n", "x.yaml:7:5: template fragment cannot contain any Export; found an Export statement in Output: O"},
 		{"parameter without Type", "Parameters:\n  P:\n    Description: d\nResources:\n  B:\n    Type: AWS::S3::Bucket\n", "x.yaml:2:3: parameter 'P' must have a Type"},
+		{"Parameters not a mapping", "Parameters: [a]\nResources:\n  B:\n    Type: AWS::S3::Bucket\n", "x.yaml:1:13: the Parameters section must be a mapping"},
 		{"YAML syntax", "Resources:\n  B: [\n", "x.yaml:2:1: invalid YAML"},
 		{"JSON syntax", "{\n  \"Resources\": {,\n}\n", "x.yaml:2:17: invalid JSON"},
 		{"not a mapping", "- a\n- b\n", "x.yaml:1:1: the fragment must be a mapping"},

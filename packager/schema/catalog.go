@@ -93,10 +93,14 @@ type Finding struct {
 }
 
 func (f Finding) String() string {
-	if f.Resource == "" {
-		return fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Col, f.Message)
+	place := fmt.Sprintf("%s:%d", f.File, f.Line)
+	if f.Col > 0 {
+		place += fmt.Sprintf(":%d", f.Col)
 	}
-	return fmt.Sprintf("%s:%d:%d: resource %s: %s", f.File, f.Line, f.Col, f.Resource, f.Message)
+	if f.Resource == "" {
+		return place + ": " + f.Message
+	}
+	return place + ": resource " + f.Resource + ": " + f.Message
 }
 
 // CheckTemplate checks the resources of a CloudFormation template (JSON or
@@ -415,4 +419,117 @@ func quoteList(ss []string) string {
 		return "property " + sorted[0]
 	}
 	return "properties " + strings.Join(sorted, ", ")
+}
+
+// CheckPackaged checks a packaged template (what the assembly ships) and
+// reports each finding at its place in the sources: findings for resources
+// the source template declares with the same type carry the source's line
+// and column; those for resources emitted by a local module carry the
+// module file and line named by their Metadata.SourceMap. Anything else
+// keeps its line in the packaged template, and says so.
+func (c *Catalog) CheckPackaged(file string, source, packaged []byte) []Finding {
+	pf := c.CheckTemplate(file, packaged)
+	if len(pf) == 0 || string(source) == string(packaged) {
+		return pf
+	}
+	src := templateResources(source)
+	pkg := templateResources(packaged)
+	var sf map[string][]Finding
+	var out []Finding
+	done := map[string]bool{}
+	for _, f := range pf {
+		r := f.Resource
+		s, inSource := src[r]
+		switch {
+		case r != "" && inSource && s.typ == pkg[r].typ:
+			if done[r] {
+				continue
+			}
+			done[r] = true
+			if sf == nil {
+				sf = map[string][]Finding{}
+				for _, g := range c.CheckTemplate(file, source) {
+					sf[g.Resource] = append(sf[g.Resource], g)
+				}
+			}
+			if len(sf[r]) > 0 {
+				out = append(out, sf[r]...)
+				continue
+			}
+			// The source builds the value with a packaging-time function:
+			// report the packaged finding at the source resource.
+			for _, g := range pf {
+				if g.Resource == r {
+					g.Line, g.Col = s.line, s.col
+					g.Message += " (after packaging)"
+					out = append(out, g)
+				}
+			}
+		case r != "" && pkg[r].sourceMap != "":
+			mf, line, ok := parseSourceMap(pkg[r].sourceMap)
+			if !ok {
+				f.Message += " (line in the packaged template)"
+				out = append(out, f)
+				continue
+			}
+			f.File = filepath.ToSlash(filepath.Join(filepath.Dir(file), mf))
+			f.Line, f.Col = line, 0
+			out = append(out, f)
+		default:
+			f.Message += " (line in the packaged template)"
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+type resourceInfo struct {
+	typ       string
+	line, col int
+	sourceMap string
+}
+
+// templateResources maps logical IDs to their type, position and
+// Metadata.SourceMap.
+func templateResources(tmpl []byte) map[string]resourceInfo {
+	out := map[string]resourceInfo{}
+	var doc yaml.Node
+	if len(tmpl) > maxTemplateSize || yaml.Unmarshal(tmpl, &doc) != nil || len(doc.Content) == 0 {
+		return out
+	}
+	_, res := mapGet(doc.Content[0], "Resources")
+	if res == nil || res.Kind != yaml.MappingNode {
+		return out
+	}
+	for i := 0; i+1 < len(res.Content); i += 2 {
+		k, r := res.Content[i], res.Content[i+1]
+		info := resourceInfo{line: k.Line, col: k.Column}
+		if _, t := mapGet(r, "Type"); t != nil && t.Kind == yaml.ScalarNode {
+			info.typ = t.Value
+		}
+		_, md := mapGet(r, "Metadata")
+		if _, sm := mapGet(md, "SourceMap"); sm != nil && sm.Kind == yaml.ScalarNode {
+			info.sourceMap = sm.Value
+		}
+		out[k.Value] = info
+	}
+	return out
+}
+
+// parseSourceMap splits "./modules/m.yaml:Name:12" into file and line.
+func parseSourceMap(sm string) (string, int, bool) {
+	i := strings.LastIndexByte(sm, ':')
+	if i < 0 {
+		return "", 0, false
+	}
+	line, err := strconv.Atoi(sm[i+1:])
+	if err != nil || line <= 0 {
+		return "", 0, false
+	}
+	rest := sm[:i]
+	j := strings.LastIndexByte(rest, ':')
+	if j <= 0 {
+		return "", 0, false
+	}
+	return rest[:j], line, true
 }

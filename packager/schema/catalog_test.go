@@ -130,3 +130,27 @@ func TestCheckTemplateAliasBomb(t *testing.T) {
 		t.Fatalf("took %v", d)
 	}
 }
+
+// TestCheckPackaged: findings are placed in the sources.
+func TestCheckPackaged(t *testing.T) {
+	c := loadTestCatalog(t)
+	source := []byte("Resources:\n  # note\n  A:\n    Type: Demo::Shop::Widget\n    Properties: {Name: a, Count: x}\n  B:\n    Type: Demo::Shop::Widget\n    Properties:\n      Fn::Merge: [{Name: b}, {Count: y}]\n")
+	packaged := []byte("Resources:\n  A:\n    Type: Demo::Shop::Widget\n    Properties:\n      Name: a\n      Count: x\n  B:\n    Type: Demo::Shop::Widget\n    Properties:\n      Name: b\n      Count: y\n  ModPart:\n    Type: Demo::Shop::Widget\n    Metadata:\n      SourceMap: ./modules/m.yaml:Part:7\n    Properties:\n      Size: 3\n      Name: p\n  Other:\n    Type: Demo::Shop::Gadget\n")
+	var got []string
+	for _, f := range c.CheckPackaged("t.yaml", source, packaged) {
+		got = append(got, f.String())
+	}
+	want := []string{
+		`t.yaml:5:34: resource A: Count must be an integer, not the string "x"`,
+		`t.yaml:6:3: resource B: Count must be an integer, not the string "y" (after packaging)`,
+		`modules/m.yaml:7: resource ModPart: Size must be an object, not a number`,
+		`t.yaml:20:11: resource Other: unknown resource type Demo::Shop::Gadget: no schema for it in testdata/catalog (line in the packaged template)`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got:\n%s", join2(got))
+	}
+	// Unchanged bytes: the template's own findings.
+	if f := c.CheckPackaged("t.yaml", packaged, packaged); len(f) != 4 || f[0].Line != 6 {
+		t.Errorf("unchanged: %v", f)
+	}
+}

@@ -82,7 +82,15 @@ func (c *checker) semantic(raw []byte) {
 		c.errorf("/remote", "property 'remote' is reserved for CloudFormation use; remove it")
 	}
 
-	// The registration size limit, measured on the minified document.
+	c.checkSize(raw)
+}
+
+// checkSize applies the registration size limit, measured on the minified
+// document.
+func (c *checker) checkSize(raw []byte) {
+	if len(raw) <= MaxSchemaSize {
+		return // minifying only shrinks it
+	}
 	var buf bytes.Buffer
 	if json.Compact(&buf, raw) == nil && buf.Len() > MaxSchemaSize {
 		tn, _ := c.root["typeName"].(string)
@@ -90,6 +98,26 @@ func (c *checker) semantic(raw []byte) {
 			c.warnf("/", "schema is %d bytes minified, above the %d-byte limit for registering a type (AWS-published types are exempt)", buf.Len(), MaxSchemaSize)
 		} else {
 			c.errorf("/", "schema is %d bytes minified, above the %d-byte limit for registering a type; move shared shapes to definitions or split the type", buf.Len(), MaxSchemaSize)
+		}
+	}
+}
+
+// hookRules applies to hook type schemas the rules that concern them:
+// $refs, the reserved remote key, and wildcard permissions.
+func (c *checker) hookRules(raw []byte) {
+	c.checkRefs()
+	if _, ok := c.root["remote"]; ok {
+		c.errorf("/remote", "property 'remote' is reserved for CloudFormation use; remove it")
+	}
+	c.checkSize(raw)
+	if handlers, ok := c.root["handlers"].(map[string]any); ok {
+		for _, h := range sortedKeys(handlers) {
+			hm, _ := handlers[h].(map[string]any)
+			for i, p := range strings1(hm["permissions"]) {
+				if strings.Contains(p, "*") {
+					c.warnf(fmt.Sprintf("/handlers/%s/permissions/%d", h, i), "use specific handler permissions instead of the wildcard %q", p)
+				}
+			}
 		}
 	}
 }

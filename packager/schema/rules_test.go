@@ -318,3 +318,30 @@ func TestValidateFileTooLarge(t *testing.T) {
 		t.Fatalf("errors %v", r.Errors)
 	}
 }
+
+// TestHookSchemas: a schema shaped like a hook (no properties, a
+// typeConfiguration) is checked against the hook meta-schema.
+func TestHookSchemas(t *testing.T) {
+	v := mustValidator(t)
+	hook := map[string]any{
+		"typeName":    "Test::Hook::Check",
+		"description": "a hook",
+		"typeConfiguration": map[string]any{
+			"properties":           map[string]any{"Level": map[string]any{"type": "string"}},
+			"additionalProperties": false,
+		},
+		"handlers": map[string]any{
+			"preCreate": map[string]any{"targetNames": []any{"AWS::S3::Bucket"}, "permissions": []any{"s3:*"}},
+		},
+		"additionalProperties": false,
+	}
+	r := validateDoc(t, v, "", hook)
+	if !r.Valid || !has(r.Warnings, "/handlers/preCreate/permissions/0", "instead of the wildcard") {
+		t.Fatalf("valid=%v errors=%v warnings=%v", r.Valid, r.Errors, r.Warnings)
+	}
+	delete(hook["typeConfiguration"].(map[string]any), "additionalProperties")
+	r = validateDoc(t, v, "", hook)
+	if r.Valid || !has(r.Errors, "/typeConfiguration", "missing property 'additionalProperties'") {
+		t.Fatalf("errors %v", r.Errors)
+	}
+}

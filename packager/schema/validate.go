@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -32,7 +33,7 @@ const (
 	// measured on its minified JSON.
 	MaxSchemaSize = 60 << 10
 	// regexTimeout bounds one ECMAScript regular expression match.
-	regexTimeout = 100 * time.Millisecond
+	regexTimeout = time.Second
 )
 
 // Sentinel errors.
@@ -53,6 +54,8 @@ var metaFiles = []struct{ file, url string }{
 	{"base.definition.schema.v1.json", metaBase + "base.definition.schema.v1.json"},
 	{"provider.configuration.definition.schema.v1.json", metaBase + "provider.configuration.definition.schema.v1.json"},
 	{"provider.definition.schema.v1.json", metaBase + "provider.definition.schema.v1.json"},
+	{"provider.configuration.definition.schema.hooks.v1.json", metaBase + "provider.configuration.definition.schema.hooks.v1.json"},
+	{"provider.definition.schema.hooks.v1.json", metaBase + "provider.definition.schema.hooks.v1.json"},
 }
 
 // Issue is one finding: a JSON pointer into the schema (empty or "/" for
@@ -93,6 +96,7 @@ func (r *Result) Err() error {
 // Validator validates resource type schemas. It is safe for concurrent use.
 type Validator struct {
 	meta   *jsonschema.Schema
+	hook   *jsonschema.Schema
 	strict bool
 }
 
@@ -129,11 +133,14 @@ func NewValidator() (*Validator, error) {
 	// reported by lint, not a meta-schema error.
 	var compiled atomic.Bool
 	c.UseRegexpEngine(func(s string) (jsonschema.Regexp, error) {
+		if !compiled.Load() {
+			return trustedCompile(s)
+		}
 		re, err := ecmaCompile(s)
-		if err != nil && compiled.Load() {
+		if err != nil {
 			return neverMatch(s), nil
 		}
-		return re, err
+		return re, nil
 	})
 	c.UseLoader(noLoader{})
 	for _, m := range metaFiles {
@@ -153,8 +160,12 @@ func NewValidator() (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: compile meta-schema: %w", err)
 	}
+	h, err := c.Compile(metaBase + "provider.definition.schema.hooks.v1.json")
+	if err != nil {
+		return nil, fmt.Errorf("schema: compile hook meta-schema: %w", err)
+	}
 	compiled.Store(true)
-	return &Validator{meta: s}, nil
+	return &Validator{meta: s, hook: h}, nil
 }
 
 // neverMatch stands in for a pattern that does not compile.
@@ -183,6 +194,21 @@ func (r ecmaRegexp) String() string { return r.re.String() }
 
 func ecmaCompile(s string) (jsonschema.Regexp, error) {
 	re, err := compileECMA(s)
+	if err != nil {
+		return nil, err
+	}
+	return ecmaRegexp{re}, nil
+}
+
+// trustedCompile compiles a pattern of the embedded meta-schema. These are
+// matched against every property name of every schema, so they must never
+// time out under load: RE2 when it can (linear time), else regexp2 without
+// a timeout (only the lookahead in provider.configuration needs it).
+func trustedCompile(s string) (jsonschema.Regexp, error) {
+	if re, err := regexp.Compile(s); err == nil {
+		return re, nil
+	}
+	re, err := regexp2.Compile(s, regexp2.ECMAScript)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +287,13 @@ func (v *Validator) Validate(file string, data []byte) Result {
 		r.Errors = append(r.Errors, Issue{Message: err.Error()})
 		return r
 	}
-	if err := v.meta.Validate(doc); err != nil {
+	root, isObj := doc.(map[string]any)
+	hook := isObj && isHook(root)
+	meta := v.meta
+	if hook {
+		meta = v.hook
+	}
+	if err := meta.Validate(doc); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
 			r.Errors = append(r.Errors, flatten(ve)...)
@@ -269,14 +301,36 @@ func (v *Validator) Validate(file string, data []byte) Result {
 			r.Errors = append(r.Errors, Issue{Message: err.Error()})
 		}
 	}
-	root, ok := doc.(map[string]any)
-	if ok {
+	if isObj {
 		c := &checker{file: file, strict: v.strict, root: root, res: &r}
-		c.semantic(data)
-		c.lint()
+		if hook {
+			c.hookRules(data)
+		} else {
+			c.semantic(data)
+			c.lint()
+		}
 	}
 	r.Valid = len(r.Errors) == 0
 	return r
+}
+
+// isHook reports whether a schema describes a hook type rather than a
+// resource type: it has no properties, and a typeConfiguration or pre*
+// handlers (the hook meta-schema's required shape).
+func isHook(root map[string]any) bool {
+	if _, ok := root["properties"]; ok {
+		return false
+	}
+	if _, ok := root["typeConfiguration"]; ok {
+		return true
+	}
+	h, _ := root["handlers"].(map[string]any)
+	for _, k := range []string{"preCreate", "preUpdate", "preDelete"} {
+		if _, ok := h[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeJSON parses one JSON value, numbers kept exact, and reports syntax

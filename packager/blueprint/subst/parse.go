@@ -29,9 +29,10 @@ const (
 )
 
 type token struct {
-	kind tokKind
-	text string // name, number text, or unescaped string
-	off  int
+	kind  tokKind
+	text  string // name, number text, or unescaped string
+	off   int
+	space bool // whitespace came before the token
 }
 
 func (t token) describe() string {
@@ -51,6 +52,9 @@ func (t token) describe() string {
 	}
 }
 
+// punct maps one-character tokens to their kinds.
+var punct = map[byte]tokKind{'(': tLParen, ')': tRParen, ',': tComma, '=': tEquals, '.': tDot, '[': tLBracket, ']': tRBracket, '}': tRBrace}
+
 type parser struct {
 	src   string
 	off   int
@@ -66,17 +70,24 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // next reads the following token into p.tok.
 func (p *parser) next() error {
+	ws := p.off
 	for p.off < len(p.src) && isSpace(p.src[p.off]) {
 		p.off++
 	}
+	err := p.lex()
+	p.tok.space = p.off > ws && p.tok.off > ws
+	return err
+}
+
+// lex reads one token starting at p.off (no whitespace there).
+func (p *parser) lex() error {
 	start := p.off
 	if p.off >= len(p.src) {
 		p.tok = token{kind: tEOF, off: start}
 		return nil
 	}
 	c := p.src[p.off]
-	single := map[byte]tokKind{'(': tLParen, ')': tRParen, ',': tComma, '=': tEquals, '.': tDot, '[': tLBracket, ']': tRBracket, '}': tRBrace}
-	if k, ok := single[c]; ok {
+	if k, ok := punct[c]; ok {
 		p.off++
 		p.tok = token{kind: k, text: string(c), off: start}
 		return nil
@@ -239,7 +250,13 @@ func (p *parser) parseSub() (Node, error) {
 		return nil, err
 	}
 	if p.tok.kind == tLParen {
+		if p.tok.space {
+			return nil, p.errf(p.tok.off, "no whitespace is allowed between the function name %s and \"(\"", t.text)
+		}
 		return p.parseCall(t)
+	}
+	if (p.tok.kind == tDot || p.tok.kind == tLBracket) && p.tok.space {
+		return nil, p.errf(p.tok.off, "no whitespace is allowed inside a reference")
 	}
 	switch t.text {
 	case "true", "false":
@@ -385,9 +402,15 @@ func (p *parser) parseCall(name token) (Node, error) {
 
 // parseNameAccessor reads "." name or ["quoted name"].
 func (p *parser) parseNameAccessor(after string) (string, error) {
+	if (p.tok.kind == tDot || p.tok.kind == tLBracket) && p.tok.space {
+		return "", p.errf(p.tok.off, "no whitespace is allowed inside a reference")
+	}
 	switch p.tok.kind {
 	case tDot:
 		if err := p.next(); err != nil {
+			return "", err
+		}
+		if err := p.noSpace(); err != nil {
 			return "", err
 		}
 		if p.tok.kind != tName {
@@ -409,10 +432,21 @@ func (p *parser) parseNameAccessor(after string) (string, error) {
 	return "", p.errf(p.tok.off, "expected \".name\" or [\"name\"] after %s, found %s", after, p.tok.describe())
 }
 
+// noSpace rejects whitespace before the current token, inside a reference.
+func (p *parser) noSpace() error {
+	if p.tok.space {
+		return p.errf(p.tok.off, "no whitespace is allowed inside a reference")
+	}
+	return nil
+}
+
 // parseBracket reads [n], [] or ["name"]; p.tok is "[".
 func (p *parser) parseBracket() (Accessor, error) {
 	open := p.tok.off
 	if err := p.next(); err != nil {
+		return Accessor{}, err
+	}
+	if err := p.noSpace(); err != nil {
 		return Accessor{}, err
 	}
 	var a Accessor
@@ -448,6 +482,9 @@ func (p *parser) parseBracket() (Accessor, error) {
 	if p.tok.kind != tRBracket {
 		return a, p.errf(open, "expected \"]\" to close \"[\", found %s", p.tok.describe())
 	}
+	if err := p.noSpace(); err != nil {
+		return a, err
+	}
 	return a, p.next()
 }
 
@@ -455,9 +492,15 @@ func (p *parser) parseBracket() (Accessor, error) {
 func (p *parser) parsePath() ([]Accessor, error) {
 	var path []Accessor
 	for {
+		if (p.tok.kind == tDot || p.tok.kind == tLBracket) && p.tok.space {
+			return nil, p.errf(p.tok.off, "no whitespace is allowed inside a reference")
+		}
 		switch p.tok.kind {
 		case tDot:
 			if err := p.next(); err != nil {
+				return nil, err
+			}
+			if err := p.noSpace(); err != nil {
 				return nil, err
 			}
 			if p.tok.kind != tName {

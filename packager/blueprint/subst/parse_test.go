@@ -34,6 +34,8 @@ func TestParseValid(t *testing.T) {
 		{`get_cfg(resources.vpc.state).info["host"]`, `get_cfg(resources.vpc.state).info["host"]`},
 		{`cwd()`, `cwd()`},
 		{`compose(to_upper, getattr("id"))`, `compose(to_upper, getattr("id"))`},
+		{"  len( values.x ,\n\t1 )  ", `len(values.x, 1)`},
+		{`object( a = 1 )`, `object(a = 1)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -93,6 +95,14 @@ func TestParseErrors(t *testing.T) {
 		{`i[0]`, 1, "unexpected"},
 		{`99999999999999999999`, 0, "out of range"},
 		{`a.`, 2, "expected a name"},
+		{`values .x`, 7, "no whitespace"},
+		{`values. x`, 8, "no whitespace"},
+		{`values.x [0]`, 9, "no whitespace"},
+		{`values.x[ 0]`, 10, "no whitespace"},
+		{`values.x[0 ]`, 11, "no whitespace"},
+		{`datasources.a .b`, 14, "no whitespace"},
+		{`len (values.x)`, 4, "between the function name len"},
+		{`len(values.x) [0]`, 14, "no whitespace"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -9,6 +9,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// maxNodes is ynode.MaxNodes; tests lower it to keep the limit tests fast.
+var maxNodes = ynode.MaxNodes
+
 // Name is the intrinsic function's name in templates.
 const Name = "Fn::Flatten"
 
@@ -41,7 +44,7 @@ type state struct{ budget int }
 func (st *state) spend(n *yaml.Node) error {
 	c, ok := ynode.Count(n, st.budget)
 	if !ok {
-		return fmt.Errorf("%w: the result has more than %d nodes", ErrTooLarge, ynode.MaxNodes)
+		return fmt.Errorf("%w: the result has more than %d nodes", ErrTooLarge, maxNodes)
 	}
 	st.budget -= c
 	return nil
@@ -55,13 +58,13 @@ func Flatten(arg *yaml.Node) (*yaml.Node, error) {
 	if a == nil {
 		return nil, fmt.Errorf("%w: missing argument", ErrArgs)
 	}
-	if _, ok := ynode.Count(a, ynode.MaxNodes); !ok {
-		return nil, fmt.Errorf("%w: the argument at line %d has more than %d nodes once aliases are expanded", ErrTooLarge, a.Line, ynode.MaxNodes)
+	if _, ok := ynode.Count(a, maxNodes); !ok {
+		return nil, fmt.Errorf("%w: the argument at line %d has more than %d nodes once aliases are expanded", ErrTooLarge, a.Line, maxNodes)
 	}
 	if ynode.IsIntrinsic(a) {
 		return nil, fmt.Errorf("%w: %s at line %d: Fn::Flatten needs a literal list or a Source resolved at packaging time", ErrUnresolved, ynode.Intrinsic(a), a.Line)
 	}
-	st := &state{budget: ynode.MaxNodes}
+	st := &state{budget: maxNodes}
 	var items []*yaml.Node
 	var tr *transform
 	var groupBy *yaml.Node

@@ -85,15 +85,15 @@ func mergeMaps(dst, src *yaml.Node) {
 			dst.Content = append(dst.Content, ynode.Copy(k), ynode.Copy(v))
 			continue
 		}
-		dst.Content[j+1] = Values(dst.Content[j+1], v)
+		dst.Content[j+1] = values(dst.Content[j+1], v)
 	}
 }
 
-// Values merges b into a copy of a with Fn::Merge's rules for one key:
+// values merges b into a copy of a with Fn::Merge's rules for one key:
 // objects merge recursively, lists concatenate, otherwise b wins. Intrinsic
 // function calls count as plain values. The result shares no node with b;
 // it may share nodes with a.
-func Values(a, b *yaml.Node) *yaml.Node {
+func values(a, b *yaml.Node) *yaml.Node {
 	ra, rb := ynode.Resolve(a), ynode.Resolve(b)
 	if ra == nil || rb == nil || ynode.IsIntrinsic(ra) || ynode.IsIntrinsic(rb) || ra.Kind != rb.Kind {
 		return ynode.Copy(b)

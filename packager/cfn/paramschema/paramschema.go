@@ -12,6 +12,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// maxNodes is ynode.MaxNodes; tests lower it to keep the limit tests fast.
+var maxNodes = ynode.MaxNodes
+
 // Sentinel errors; every error of this package wraps one of them.
 var (
 	// ErrSchema: the ParameterSchema itself is malformed.
@@ -176,7 +179,7 @@ func Validate(name string, schema, value *yaml.Node) (*yaml.Node, error) {
 // with defaults applied, or nil when it is absent and has no Default. path
 // names the value in errors.
 func (s *Schema) Validate(path string, value *yaml.Node) (*yaml.Node, error) {
-	st := &state{budget: ynode.MaxNodes}
+	st := &state{budget: maxNodes}
 	if err := st.spend(path, value); err != nil {
 		return nil, err
 	}
@@ -189,7 +192,7 @@ type state struct{ budget int }
 func (st *state) spend(path string, n *yaml.Node) error {
 	c, ok := ynode.Count(n, st.budget)
 	if !ok {
-		e := &Error{Path: path, Msg: fmt.Sprintf("more than %d nodes once aliases and defaults are expanded", ynode.MaxNodes), kind: ErrTooLarge}
+		e := &Error{Path: path, Msg: fmt.Sprintf("more than %d nodes once aliases and defaults are expanded", maxNodes), kind: ErrTooLarge}
 		if n = ynode.Resolve(n); n != nil {
 			e.Line, e.Column = n.Line, n.Column
 		}
@@ -224,7 +227,7 @@ func compile(path string, node *yaml.Node, depth int) (*Schema, error) {
 		return nil, schemaErr(path, "", node, "missing schema")
 	}
 	if depth == 0 {
-		if err := (&state{budget: ynode.MaxNodes}).spend(path, n); err != nil {
+		if err := (&state{budget: maxNodes}).spend(path, n); err != nil {
 			return nil, err
 		}
 	}
@@ -299,14 +302,14 @@ func compile(path string, node *yaml.Node, depth int) (*Schema, error) {
 			s.def = val
 		case "Description":
 		default:
-			err = schemaErr(path, kw, key, "unknown keyword %q; known keywords: %s", kw, strings.Join(keywords, ", "))
+			err = schemaErr(path, "", key, "unknown keyword %q; known keywords: %s", kw, strings.Join(keywords, ", "))
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	if s.def != nil && !ynode.IsNull(s.def) {
-		if _, err := s.apply(&state{budget: ynode.MaxNodes}, path, ynode.Copy(s.def), true); err != nil {
+		if _, err := s.apply(&state{budget: maxNodes}, path, ynode.Copy(s.def), true); err != nil {
 			var e *Error
 			if errors.As(err, &e) && e.kind == ErrViolation {
 				return nil, schemaErr(e.Path, "Default", s.def, "Default does not satisfy its schema: %s", e.Msg+" ("+e.Rule+")")

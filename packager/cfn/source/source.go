@@ -43,6 +43,7 @@ const (
 	DefaultMaxFileSize     = 16 << 20 // a module, inserted file or package entry
 	DefaultMaxPackageSize  = 64 << 20 // a package zip
 	DefaultMaxPackageFiles = 4096
+	DefaultMaxDownloads    = 256 << 20 // all HTTPS downloads of one Resolver together
 	maxRedirects           = 5
 )
 
@@ -115,6 +116,8 @@ type Options struct {
 	MaxPackageSize int64
 	// MaxPackageFiles bounds the number of entries of a package zip.
 	MaxPackageFiles int
+	// MaxDownloads bounds the bytes of all HTTPS downloads together.
+	MaxDownloads int64
 }
 
 type pkg struct {
@@ -129,12 +132,14 @@ type pkg struct {
 // A Resolver reads sources for one packaging run. It caches downloads and
 // packages. It is not safe for concurrent use.
 type Resolver struct {
-	root     string // absolute, clean
-	realRoot string // root with symbolic links evaluated
+	root     string   // absolute, clean
+	realRoot string   // root with symbolic links evaluated
+	fsRoot   *os.Root // realRoot, for reads that cannot escape it
 	client   *http.Client
 	opts     Options
 	packages map[string]*pkg
 	fetched  map[string][]byte
+	download int64 // bytes downloaded so far
 }
 
 // New returns a Resolver for the project folder root: no local file outside
@@ -148,7 +153,11 @@ func New(root string, opts *Options) (*Resolver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: project folder %s: %w", ErrNotFound, root, err)
 	}
-	r := &Resolver{root: abs, realRoot: real, packages: map[string]*pkg{}, fetched: map[string][]byte{}}
+	fsRoot, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("%w: project folder %s: %v", ErrBadSource, root, err)
+	}
+	r := &Resolver{root: abs, realRoot: real, fsRoot: fsRoot, packages: map[string]*pkg{}, fetched: map[string][]byte{}}
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -163,6 +172,9 @@ func New(root string, opts *Options) (*Resolver, error) {
 	}
 	if r.opts.MaxPackageFiles <= 0 {
 		r.opts.MaxPackageFiles = DefaultMaxPackageFiles
+	}
+	if r.opts.MaxDownloads <= 0 {
+		r.opts.MaxDownloads = DefaultMaxDownloads
 	}
 	if r.opts.Client != nil {
 		c := *r.opts.Client // shares the Transport; only the redirect policy changes
@@ -355,10 +367,23 @@ func (r *Resolver) readFile(from Location, source string, limit int64) ([]byte, 
 	if err := r.inside(name, source); err != nil {
 		return nil, Location{}, err
 	}
-	f, err := os.Open(name)
+	// inside checked the path and its links; opening through the os.Root
+	// also refuses a link swapped in since.
+	real, err := filepath.EvalSymlinks(name)
+	if err != nil {
+		return nil, Location{}, fmt.Errorf("%w: %s: %w", ErrNotFound, source, err)
+	}
+	rel, err := filepath.Rel(r.realRoot, real)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return nil, Location{}, fmt.Errorf("%w: %s is outside %s", ErrOutsideRoot, source, r.root)
+	}
+	f, err := r.fsRoot.Open(rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, Location{}, fmt.Errorf("%w: %s: %w", ErrNotFound, source, err)
+		}
+		if strings.Contains(err.Error(), "escapes") {
+			return nil, Location{}, fmt.Errorf("%w: %s leads outside %s", ErrOutsideRoot, source, r.root)
 		}
 		return nil, Location{}, fmt.Errorf("%w: %s: %v", ErrBadSource, source, err)
 	}
@@ -424,10 +449,18 @@ func (r *Resolver) fetch(ctx context.Context, rawURL string, limit int64) ([]byt
 	if resp.ContentLength > limit {
 		return nil, Location{}, fmt.Errorf("%w: %s is %d bytes, more than %d", ErrTooLarge, u.Redacted(), resp.ContentLength, limit)
 	}
+	capped := false
+	if left := r.opts.MaxDownloads - r.download; left < limit {
+		limit, capped = left, true
+	}
 	b, err := readLimited(resp.Body, limit, u.Redacted())
 	if err != nil {
+		if errors.Is(err, ErrTooLarge) && capped {
+			return nil, Location{}, fmt.Errorf("%w: downloads exceed %d bytes in all", ErrTooLarge, r.opts.MaxDownloads)
+		}
 		return nil, Location{}, err
 	}
+	r.download += int64(len(b))
 	r.fetched[key] = b
 	return b, loc, nil
 }
@@ -525,4 +558,17 @@ func parseHash(h string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %q: %v", ErrBadHash, h, err)
 	}
 	return b, nil
+}
+
+// CheckHash checks data against hash, "sha256:<64 hex digits>": an invalid
+// hash is ErrBadHash, a mismatch a *HashError.
+func CheckHash(hash string, data []byte) error {
+	want, err := parseHash(hash)
+	if err != nil {
+		return err
+	}
+	if got := sha256.Sum256(data); !bytes.Equal(got[:], want) {
+		return &HashError{Source: "content", Want: hash, Got: "sha256:" + hex.EncodeToString(got[:])}
+	}
+	return nil
 }

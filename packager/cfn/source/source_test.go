@@ -55,6 +55,9 @@ func project(t *testing.T, opts *Options) (*Resolver, Location, string) {
 	if err := os.Symlink(filepath.Join(base, "outside.yaml"), filepath.Join(root, "modules", "link.yaml")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink("a.yaml", filepath.Join(root, "modules", "inlink.yaml")); err != nil {
+		t.Fatal(err)
+	}
 	r, err := New(root, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +84,9 @@ func TestLocal(t *testing.T) {
 	}
 	if b, _, err := r.Resolve(ctx, a, "../files/code.py", ""); err != nil || string(b) != "print('hi')\n" {
 		t.Errorf("insert-file style source = %q, %v", b, err)
+	}
+	if b, _, err := r.Resolve(ctx, a, "inlink.yaml", ""); err != nil || string(b) != "A\n" {
+		t.Errorf("a link inside the project = %q, %v", b, err)
 	}
 	if _, _, err := r.Resolve(ctx, top, filepath.Join(root, "modules", "a.yaml"), ""); err != nil {
 		t.Errorf("absolute path inside the project: %v", err)
@@ -381,6 +387,14 @@ func TestHTTPS(t *testing.T) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
 		})
+	}
+	// All downloads together are bounded too.
+	small, _, _ := project(t, &Options{Client: srv.Client(), MaxFileSize: 1024, MaxDownloads: 5})
+	if _, _, err := small.Resolve(ctx, loc, "a.yaml", ""); err != nil {
+		t.Fatalf("first download: %v", err)
+	}
+	if _, _, err := small.Resolve(ctx, loc, "sub/b.yaml", ""); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "in all") {
+		t.Errorf("second download: err = %v, want the total limit", err)
 	}
 	// Without the test server's certificate, the fetch fails.
 	plain, err := New(t.TempDir(), &Options{Timeout: time.Second})

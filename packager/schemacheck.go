@@ -1,0 +1,63 @@
+package packager
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/packager/schema"
+)
+
+// ErrSchemaCheck: a packaged template does not match the resource type
+// schemas given with BuildOptions.Schemas.
+var ErrSchemaCheck = errors.New("packager: template does not match the resource type schemas")
+
+// SchemaCheckError lists every finding of the schema check, each with the
+// template file, line and column.
+type SchemaCheckError struct {
+	Findings []schema.Finding
+}
+
+func (e *SchemaCheckError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d template problem(s) against the resource type schemas:", len(e.Findings))
+	for _, f := range e.Findings {
+		b.WriteString("\n  ")
+		b.WriteString(f.String())
+	}
+	return b.String()
+}
+
+func (e *SchemaCheckError) Unwrap() error { return ErrSchemaCheck }
+
+// checkSchemas checks one packaged template against opts.Schemas. The
+// findings name file, the template as the project names it, and lines in
+// it (or in the local module a resource came from); see
+// schema.Catalog.CheckPackaged.
+func (b *builder) checkSchemas(id, field, file, real string, body []byte) error {
+	if b.opts.Schemas == nil {
+		return nil
+	}
+	source, err := os.ReadFile(real)
+	if err != nil {
+		return err
+	}
+	for _, f := range b.opts.Schemas.CheckPackaged(file, source, body) {
+		if b.opts.SchemasWarn {
+			b.schemaWarnings = append(b.schemaWarnings, assembly.Diagnostic{Level: "warning", Droplet: id, Field: field, Message: f.String()})
+			continue
+		}
+		b.schemaFindings = append(b.schemaFindings, f)
+	}
+	return nil
+}
+
+// schemaError returns the findings as one error, or nil.
+func (b *builder) schemaError() error {
+	if len(b.schemaFindings) == 0 {
+		return nil
+	}
+	return &SchemaCheckError{Findings: b.schemaFindings}
+}
