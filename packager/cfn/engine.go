@@ -13,8 +13,11 @@ import (
 	"github.com/cloud-assembly/assemble/packager/cfn/paramschema"
 )
 
-// maxInstances bounds the module instances one template may expand to.
-const maxInstances = 200_000
+// Bounds on what one template may expand to.
+const (
+	maxInstances = 200_000 // module instances, Fn::Invoke evaluations included
+	maxDepth     = 100     // levels of module nesting
+)
 
 // Options configures Package.
 type Options struct {
@@ -593,6 +596,9 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, st
 	file, data, err := e.load(sc.file, src.Value, hash)
 	if err != nil {
 		return nil, nil, "", wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
+	}
+	if len(e.stack) > maxDepth {
+		return nil, nil, "", sc.errorf(src, ErrTooLarge, "modules nested deeper than %d levels", maxDepth)
 	}
 	for i, f := range e.stack {
 		if f == file {
