@@ -59,7 +59,8 @@
 //
 // The packaged template's Transform list holds the parent's transforms first,
 // in their own order, then each module's transforms that are not already
-// listed, in the order the modules are declared (depth first). CloudFormation
-// runs macros in list order, so the parent's own macros run before any macro
-// that a module brings in.
+// listed, in the order the modules are declared, a module's own before
+// those of the modules it includes (the same rule at every level).
+// CloudFormation runs macros in list order, so the parent's own macros run
+// before any macro that a module brings in.
 package cfn

@@ -515,7 +515,7 @@ func (sc *scope) expand(m *module) error {
 			m.cond = final
 		}
 	}
-	child, t, file, err := sc.instantiate(m, nil)
+	child, _, file, err := sc.instantiate(m, nil)
 	if err != nil {
 		return err
 	}
@@ -523,9 +523,6 @@ func (sc *scope) expand(m *module) error {
 	m.state = 2
 	for _, c := range child.emitted {
 		sc.res[m.name+c.local] = c.name
-	}
-	if tr := mapGet(t.Root, "Transform"); tr != nil {
-		sc.e.addTransforms(tr)
 	}
 
 	if ov := mapGet(entry, "Overrides"); ov != nil && !(isScalar(ov) && ov.Tag == tagNull) {
@@ -640,6 +637,9 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, st
 	}
 	if err := child.setParams(props, sc, m); err != nil {
 		return nil, nil, "", err
+	}
+	if tr := mapGet(t.Root, "Transform"); tr != nil {
+		e.addTransforms(tr) // before the module's own modules: parents first
 	}
 	e.stack = append(e.stack, file)
 	err = child.run()
