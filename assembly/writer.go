@@ -78,6 +78,7 @@ type Writer struct {
 	opts    WriterOptions
 	entries []input
 	names   map[string]bool
+	folded  map[string]string // foldName(name) -> name, as the reader checks
 }
 
 type input struct {
@@ -89,16 +90,26 @@ type input struct {
 
 // NewWriter returns an empty Writer.
 func NewWriter(opts WriterOptions) *Writer {
-	return &Writer{opts: opts, names: map[string]bool{}}
+	return &Writer{opts: opts, names: map[string]bool{}, folded: map[string]string{}}
 }
 
 func (w *Writer) add(e input) error {
+	// Refuse what the reader refuses, so a build never writes an assembly
+	// that inspect, sign and verify then reject.
+	if !utf8.ValidString(e.name) {
+		return fmt.Errorf("%w: %q: name is not valid UTF-8: rename the file", ErrInsecurePath, e.name)
+	}
 	if err := CheckName(e.name); err != nil {
 		return err
 	}
 	if w.names[e.name] {
 		return fmt.Errorf("%w: %q", ErrDuplicate, e.name)
 	}
+	key := foldName(e.name)
+	if prev, dup := w.folded[key]; dup {
+		return fmt.Errorf("%w: %q and %q are the same name after Unicode normalization and case folding: rename one of them", ErrDuplicate, prev, e.name)
+	}
+	w.folded[key] = e.name
 	if len(w.entries) >= MaxFiles {
 		return fmt.Errorf("%w: more than %d files", ErrTooLarge, MaxFiles)
 	}
@@ -132,9 +143,21 @@ func (w *Writer) Names() []string { return sortedKeys(w.names) }
 // it to path only when everything succeeded: a failed write leaves no
 // file behind and an existing file untouched.
 func (w *Writer) WriteFile(ctx context.Context, path string) (err error) {
+	// Renaming over a folder fails late and obscurely, and over a device
+	// or a pipe (-o /dev/stdout) it would replace the special file.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		what := "a special file"
+		if st.IsDir() {
+			what = "a folder"
+		}
+		return fmt.Errorf("write %s: %s is %s: name the assembly file to write (e.g. %s)", path, path, what, filepath.Join(path, "app.cloud"))
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
+	}
+	if base == "" {
+		return fmt.Errorf("write %s: name the assembly file to write, not a folder", path)
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {

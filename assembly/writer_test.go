@@ -177,6 +177,21 @@ func TestWriteFileFailureLeavesNothing(t *testing.T) {
 	}
 }
 
+func TestWriteFileToFolder(t *testing.T) {
+	dir := t.TempDir()
+	w := NewWriter(WriterOptions{})
+	w.AddBytes("a.txt", []byte("a"))
+	for _, out := range []string{dir, dir + string(filepath.Separator)} {
+		err := w.WriteFile(context.Background(), out)
+		if err == nil || !strings.Contains(err.Error(), "name the assembly file to write") {
+			t.Errorf("WriteFile(%q) = %v, want a folder error", out, err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}
+
 func TestWriterRejectsNames(t *testing.T) {
 	w := NewWriter(WriterOptions{})
 	if err := w.AddBytes("../x", nil); !errors.Is(err, ErrInsecurePath) {
@@ -188,6 +203,18 @@ func TestWriterRejectsNames(t *testing.T) {
 	w.AddBytes("a", nil)
 	if err := w.AddBytes("a", nil); !errors.Is(err, ErrDuplicate) {
 		t.Errorf("duplicate: %v", err)
+	}
+	// Names the reader refuses are refused when added, so the writer never
+	// produces an assembly that Open rejects.
+	if err := w.AddBytes("bad\xff", nil); !errors.Is(err, ErrInsecurePath) {
+		t.Errorf("invalid UTF-8: %v", err)
+	}
+	if err := w.AddBytes("A", nil); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("case fold of a: %v", err)
+	}
+	w.AddBytes("d/\u00e9", nil)
+	if err := w.AddBytes("d/e\u0301", nil); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("NFD of an NFC name: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package packager
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +55,9 @@ type Plan struct {
 
 	writer  *assembly.Writer
 	sources map[string]string // archive name -> what it is, for conflicts
+	inputs  []string          // real paths of the project files read
+	dirs    []string          // real paths of the folders shipped
+	bodies  map[string][]byte // archive name -> packaged bytes
 }
 
 // Files lists the archive's entries, sorted.
@@ -62,7 +66,40 @@ func (p *Plan) Files() []string { return p.writer.Names() }
 // Write writes the assembly to output (a temporary file renamed into place
 // on success only).
 func (p *Plan) Write(ctx context.Context, output string) error {
+	if err := p.checkOutput(output); err != nil {
+		return err
+	}
 	return p.writer.WriteFile(ctx, output)
+}
+
+// checkOutput refuses an output that would overwrite a file of the project
+// or land inside a folder the assembly ships (the next build would then
+// ship the previous assembly).
+func (p *Plan) checkOutput(output string) error {
+	abs, err := filepath.Abs(output)
+	if err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		// Not there yet: resolve its folder instead.
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(abs))
+		if derr != nil {
+			return nil // WriteFile reports the missing folder
+		}
+		real = filepath.Join(dir, filepath.Base(abs))
+	}
+	for _, in := range p.inputs {
+		if in == real {
+			return fmt.Errorf("%w: output %s would overwrite a file of the project: write the assembly elsewhere (-o NAME.cloud)", ErrProject, output)
+		}
+	}
+	for _, d := range p.dirs {
+		if rel, err := filepath.Rel(d, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("%w: output %s lies inside %s, a folder the assembly ships: write the assembly outside it", ErrProject, output, relWD(d))
+		}
+	}
+	return nil
 }
 
 // Build loads the project at path (a folder holding assembly.yaml, a
@@ -161,7 +198,12 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	}
 	p := &Plan{Dir: dir, Source: spec.file, Manifest: m, Report: rep,
 		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers}),
-		sources: map[string]string{}}
+		sources: map[string]string{}, bodies: map[string][]byte{}}
+	if abs, err := filepath.Abs(spec.file); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			p.inputs = append(p.inputs, real)
+		}
+	}
 	b := &builder{plan: p, spec: spec, root: root, rootReal: rootReal, opts: opts}
 	for _, id := range m.IDs() {
 		if err := b.droplet(id); err != nil {
@@ -224,7 +266,9 @@ func (b *builder) droplet(id string) error {
 			return b.errAt(id, field, err)
 		}
 		d.Properties[prop.Name] = name
+		b.plan.inputs = append(b.plan.inputs, real)
 		if prop.Path == droplets.PathDirectory {
+			b.plan.dirs = append(b.plan.dirs, real)
 			if err := b.addDirectory(name, real); err != nil {
 				return b.errAt(id, field, err)
 			}
@@ -278,12 +322,18 @@ func (b *builder) droplet(id string) error {
 func (b *builder) add(name, file string, body []byte, what string) error {
 	if prev, ok := b.plan.sources[name]; ok {
 		if prev == what {
+			// The same file packaged again (by another droplet) must come
+			// out the same: a blueprint with other variables does not.
+			if body != nil && !bytes.Equal(body, b.plan.bodies[name]) {
+				return fmt.Errorf("%w: %s is packaged differently for another droplet (other variables?) but both copies would be %q in the archive: give such values at deploy time, or use a copy of the file per droplet", ErrProject, relWD(strings.TrimPrefix(what, "packaged ")), name)
+			}
 			return nil
 		}
 		return fmt.Errorf("%w: archive path %q would hold both the %s and the %s", ErrProject, name, prev, what)
 	}
 	b.plan.sources[name] = what
 	if body != nil {
+		b.plan.bodies[name] = body
 		return b.plan.writer.AddBytes(name, body)
 	}
 	return b.plan.writer.AddFile(name, file)
@@ -321,7 +371,7 @@ func (b *builder) resolve(v string, kind droplets.PathKind) (name, real string, 
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", "", fmt.Errorf("%w: no such %s in the project: %s", fs.ErrNotExist, kindWord(kind), name)
 		}
-		return "", "", err
+		return "", "", fmt.Errorf("%w: %s: can not follow its symlinks (%v): point them at a file inside the project", ErrProject, name, linkErr(err))
 	}
 	if err := b.inside(v, real); err != nil {
 		return "", "", err
@@ -337,6 +387,19 @@ func (b *builder) resolve(v string, kind droplets.PathKind) (name, real string, 
 		return "", "", fmt.Errorf("%w: %s is not a regular file", ErrProject, name)
 	}
 	return name, real, nil
+}
+
+// linkErr says why filepath.EvalSymlinks failed, without its operation
+// and absolute path (the message names the project path already).
+func linkErr(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	if strings.Contains(err.Error(), "too many links") {
+		return "a symlink loop"
+	}
+	return err.Error()
 }
 
 // relWD returns p relative to the working folder when it can.
@@ -388,7 +451,10 @@ func (b *builder) addDirectory(name, real string) error {
 			return nil
 		case d.Type()&fs.ModeSymlink != 0:
 			if src, err = filepath.EvalSymlinks(p); err != nil {
-				return fmt.Errorf("%s: %w", entry, err)
+				if errors.Is(err, fs.ErrNotExist) {
+					return fmt.Errorf("%w: %s is a broken symlink: remove it or point it at a file inside the project", ErrProject, entry)
+				}
+				return fmt.Errorf("%w: %s: can not follow its symlinks (%v): point them at a file inside the project", ErrProject, entry, linkErr(err))
 			}
 			if err := b.inside(entry, src); err != nil {
 				return err

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -35,8 +37,14 @@ func runInspect(c *cli.Context) error {
 		return usagef("inspect takes one ASSEMBLY, got %d arguments", c.NArg())
 	}
 	file := c.Args().First()
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
+		return withHint(fmt.Errorf("%s is a folder, not an assembly", file), fmt.Sprintf("build it first with 'assemble build -o app.cloud %s', or draw a project with 'assemble graph %s'", file, file))
+	}
 	rc, err := assembly.Open(file)
 	if err != nil {
+		if errors.Is(err, assembly.ErrFormat) {
+			return withHint(err, "the file is not a Cloud Assembly (.cloud); make one with 'assemble build'")
+		}
 		return err
 	}
 	defer rc.Close()

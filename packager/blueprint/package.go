@@ -69,8 +69,11 @@ func (p *Packaged) add(bp *Blueprint, name string, passed map[string]any, errs *
 	stem := strings.TrimSuffix(path.Base(name), path.Ext(name))
 	for _, inName := range sortedKeys(bp.Children) {
 		ch := bp.Children[inName]
-		rel := stem + ".include/" + inName + extOf(ch.Resolved)
+		rel := stem + ".include/" + includeFileName(inName) + extOf(ch.Resolved)
 		includePaths[ch.Include.Path] = rel
+		// A literal path holds no substitution, so it is not among the
+		// sites below: point it at the copy here.
+		setScalar(ch.Include.Path, rel)
 	}
 	for _, s := range c.sites {
 		if s.field == "export" {
@@ -112,6 +115,28 @@ func (p *Packaged) add(bp *Blueprint, name string, passed map[string]any, errs *
 		ch := bp.Children[inName]
 		childName := path.Join(path.Dir(name), includePaths[ch.Include.Path])
 		p.add(ch.Blueprint, childName, nil, errs)
+	}
+}
+
+// includeFileName makes an include name one safe path segment: "/", "\\",
+// "%" and control characters are percent-encoded, and "." and ".." are
+// spelled out, so that no include name ("../../x") can place its copy outside
+// the parent's .include folder.
+func includeFileName(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '/' || c == '\\' || c == '%' || c < 0x20 || c == 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	switch s := b.String(); s {
+	case "", ".", "..":
+		return strings.Repeat("%2E", len(s))
+	default:
+		return s
 	}
 }
 

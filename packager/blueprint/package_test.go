@@ -191,3 +191,61 @@ func TestPackageCorpus(t *testing.T) {
 		})
 	}
 }
+
+// QA: a literal (substitution-free) include path is rewritten to the copy
+// too, and an include name can not place its copy outside the parent's
+// .include folder.
+func TestPackageIncludePaths(t *testing.T) {
+	child := "version: 2023-04-20\nresources:\n  topic:\n    type: aws/sns/topic\n    spec: {}\n"
+	dir := writeFiles(t, map[string]string{
+		"app.yaml": `version: 2023-04-20
+resources:
+  table:
+    type: aws/dynamodb/table
+    spec: {}
+include:
+  core:
+    path: infra/core.yaml
+  "../../evil":
+    path: infra/other.yaml
+`,
+		"infra/core.yaml":  child,
+		"infra/other.yaml": child,
+	})
+	p, err := Package(filepath.Join(dir, "app.yaml"), Options{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"app.yaml", "app.include/..%2F..%2Fevil.yaml", "app.include/core.yaml"}
+	if strings.Join(p.Names, ",") != strings.Join(want, ",") {
+		t.Fatalf("names = %v, want %v", p.Names, want)
+	}
+	main := string(p.Files["app.yaml"])
+	for _, s := range []string{"path: app.include/core.yaml", "path: app.include/..%2F..%2Fevil.yaml"} {
+		if !strings.Contains(main, s) {
+			t.Errorf("packaged blueprint lacks %q:\n%s", s, main)
+		}
+	}
+	// The packaged files stand alone: the include paths name the copies.
+	out := writePackaged(t, p)
+	if _, err := Load(out, Options{Cwd: filepath.Dir(out)}); err != nil {
+		t.Fatalf("packaged blueprint does not load from its copies:\n%v", err)
+	}
+}
+
+func TestIncludeFileName(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"core", "core"},
+		{"a b", "a b"},
+		{"a/b", "a%2Fb"},
+		{`x\y`, "x%5Cy"},
+		{"50%", "50%25"},
+		{"..", "%2E%2E"},
+		{".", "%2E"},
+		{"a\nb", "a%0Ab"},
+	} {
+		if got := includeFileName(tc.in); got != tc.want {
+			t.Errorf("includeFileName(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
