@@ -52,6 +52,7 @@ for i in $(seq "$REPS"); do
   run openssl_blob openssl dgst -sha256 "$D/blob.bin"
   run sign_big "$D/assemble" sign --key "$KEY" -o "$D/resigned.cloud" "$D/big.cloud"
 done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 python3 - "$D/results" <<'PY'
 import statistics, sys
 rows = {}

@@ -2,6 +2,8 @@ package packager
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -72,7 +74,7 @@ var corpusCases = map[string]struct {
 
 // TestCorpus runs the peer cases of ../shared/corpus/modules and compares
 // the output with the expectation as data, with the suite's compare.py
-// (--strip-tool-metadata).
+// (--strip-tool-metadata), all in one python3 process.
 func TestCorpus(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(corpusDir, "cases.tsv")); err != nil {
 		t.Skip("peer corpus not present:", err)
@@ -89,6 +91,8 @@ func TestCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	outDir := t.TempDir()
+	var jobs []compareJob
 	sc := bufio.NewScanner(f)
 	sc.Scan() // header
 	seen := 0
@@ -100,7 +104,6 @@ func TestCorpus(t *testing.T) {
 		name, tmpl, expect := cols[0], cols[1], cols[2]
 		seen++
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
 			c, ok := corpusCases[name]
 			if !ok {
 				t.Fatalf("corpus case %s is not in corpusCases", name)
@@ -125,18 +128,59 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := filepath.Join(t.TempDir(), "got.yaml")
+			got := filepath.Join(outDir, name+".yaml")
 			if err := os.WriteFile(got, out, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			args := append([]string{filepath.Join(corpusDir, "compare.py"), "--strip-tool-metadata"}, c.flags...)
+			args := append([]string{"--strip-tool-metadata"}, c.flags...)
 			args = append(args, filepath.Join(corpusDir, expect), got)
-			if diff, err := exec.Command(python, args...).CombinedOutput(); err != nil {
-				t.Errorf("compare.py: %v\n%s\noutput:\n%s", err, diff, out)
-			}
+			jobs = append(jobs, compareJob{Name: name, Args: args})
 		})
 	}
 	if seen == 0 {
 		t.Fatal("cases.tsv lists no cases")
 	}
+	// One python3 process compares every output (compare.py's main per job).
+	in, err := json.Marshal(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python, "-c", compareDriver, corpusDir)
+	cmd.Stdin = bytes.NewReader(in)
+	res, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("compare driver: %v", err)
+	}
+	var results []struct {
+		Name, Output string
+		Code         int
+	}
+	if err := json.Unmarshal(res, &results); err != nil || len(results) != len(jobs) {
+		t.Fatalf("compare driver output (%d results for %d jobs): %v\n%s", len(results), len(jobs), err, res)
+	}
+	for _, r := range results {
+		if r.Code != 0 {
+			t.Errorf("corpus case %s differs from its expectation (compare.py exit %d):\n%s", r.Name, r.Code, r.Output)
+		}
+	}
 }
+
+type compareJob struct {
+	Name string
+	Args []string
+}
+
+// compareDriver runs compare.py's main on each job read from standard input
+// and prints the exit codes and outputs as JSON.
+const compareDriver = `
+import contextlib, io, json, sys
+sys.path.insert(0, sys.argv[1])
+import compare
+out = []
+for job in json.load(sys.stdin):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        code = compare.main(job["Args"])
+    out.append({"Name": job["Name"], "Code": code, "Output": buf.getvalue()})
+json.dump(out, sys.stdout)
+`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,21 @@ func TestExampleModule(t *testing.T) {
 	}
 	if bytes.Contains(out, []byte("Modules:")) {
 		t.Errorf("packaged template still has Modules:\n%s", out)
+	}
+}
+
+// TestDeepNesting: module nesting is bounded (ErrTooLarge), not left to the
+// stack.
+func TestDeepNesting(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 110; i++ {
+		body := fmt.Sprintf("Modules:\n  M:\n    Source: m%d.yaml\n", i+1)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("m%d.yaml", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := PackageTemplate(filepath.Join(dir, "m0.yaml"), PackageOptions{})
+	if !errors.Is(err, cfn.ErrTooLarge) || !strings.Contains(err.Error(), "nested deeper than 100 levels") {
+		t.Fatalf("got %v, want ErrTooLarge for the nesting depth", err)
 	}
 }

@@ -299,13 +299,26 @@ func stripZip64(extra []byte) []byte {
 
 // SignFile signs the assembly file in and writes the result to out (which
 // may be in). It writes a temporary file in out's folder and renames it into
-// place, so a failed sign leaves out untouched.
+// place, so a failed sign leaves out untouched and out is never seen
+// half-written. Like the project's other writers it does not fsync: the
+// rename is atomic, durability across a power loss is the file system's
+// (fsync made signing a 750 MiB assembly about 1.5 times slower).
 func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
-	rc, err := assembly.Open(in)
+	// One descriptor serves the checks, the hashing and the prefix copy,
+	// so all of them see the same file.
+	src, err := os.Open(in)
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
+	defer src.Close()
+	st, err := src.Stat()
+	if err != nil {
+		return nil, err
+	}
+	r, err := assembly.NewReader(src, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in, err)
+	}
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(out); err == nil {
 		mode = st.Mode().Perm()
@@ -316,22 +329,20 @@ func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts 
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
 	// Copying the kept prefix file to file lets the kernel do it
-	// (copy_file_range) instead of moving it through user space.
-	src, err := os.Open(in)
-	if err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	defer src.Close()
-	a, err := sign(ctx, tmp, &rc.Reader, signer, opts, func(dst io.Writer, n int64) error {
-		_, err := io.Copy(dst, io.LimitReader(src, n))
+	// (copy_file_range, which needs *os.File or *io.LimitedReader of one;
+	// src's offset is still 0: the reader only uses ReadAt).
+	a, err := sign(ctx, tmp, r, signer, opts, func(dst io.Writer, n int64) error {
+		if _, err := src.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		m, err := io.Copy(dst, io.LimitReader(src, n))
+		if err == nil && m != n {
+			err = fmt.Errorf("%s: %w: file shrank while signing", in, assembly.ErrFormat)
+		}
 		return err
 	})
 	if err == nil {
 		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr

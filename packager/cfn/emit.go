@@ -21,12 +21,32 @@ func (e *emitter) indent(n int) {
 	}
 }
 
-// tagPrefix returns "!Tag " for a short-form intrinsic tag, else "".
-func tagPrefix(n *yaml.Node) string {
-	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
-		return n.Tag
+// shortForm returns the short-form tag and the node to write under it for
+// a long-form intrinsic ({Ref: X} gives "!Ref" and X), or "" and n.
+func shortForm(n *yaml.Node) (string, *yaml.Node) {
+	k, v, ok := single(n)
+	if !ok {
+		return "", n
 	}
-	return ""
+	tag, ok := shortForms[k]
+	if !ok {
+		return "", n
+	}
+	if k == "Fn::GetAtt" && v.Kind == yaml.SequenceNode && len(v.Content) == 2 && isStr(v.Content[0]) && isStr(v.Content[1]) && v.Content[0].Tag == tagStr && v.Content[1].Tag == tagStr && !strings.Contains(v.Content[0].Value, ".") {
+		if _, _, br := bracket(v.Content[0].Value); br && v.Content[1].Value == "" {
+			return tag, &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v.Content[0].Value}
+		}
+		if v.Content[1].Value != "" {
+			return tag, &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v.Content[0].Value + "." + v.Content[1].Value}
+		}
+	}
+	if v.Kind == yaml.ScalarNode && v.Tag != tagStr {
+		return "", n // keep {Fn::Base64: 123}: a tag would make it a string
+	}
+	if t, _ := shortForm(v); t != "" {
+		return "", n // a node holds one tag: keep Fn::Base64: !Join [...]
+	}
+	return tag, v
 }
 
 func emptyCollection(n *yaml.Node) string {
@@ -44,7 +64,7 @@ func emptyCollection(n *yaml.Node) string {
 // value writes n after a "key:" or "- " already on the line, at the given
 // indentation of the enclosing block.
 func (e *emitter) value(n *yaml.Node, ind int, inSeq bool) {
-	tag := tagPrefix(n)
+	tag, n := shortForm(n)
 	if n.Kind == yaml.ScalarNode {
 		e.b.WriteByte(' ')
 		if tag != "" {
@@ -76,6 +96,7 @@ func (e *emitter) value(n *yaml.Node, ind int, inSeq bool) {
 // block writes a non-empty mapping or sequence, each entry on its own line
 // at indentation ind.
 func (e *emitter) block(n *yaml.Node, ind int) {
+	_, n = shortForm(n)
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			e.indent(ind)
@@ -93,7 +114,7 @@ func (e *emitter) block(n *yaml.Node, ind int) {
 // item writes a sequence item; "- " is written here.
 func (e *emitter) item(x *yaml.Node, ind int) {
 	e.b.WriteString("-")
-	tag := tagPrefix(x)
+	tag, _ := shortForm(x)
 	if x.Kind == yaml.ScalarNode || emptyCollection(x) != "" || tag != "" {
 		e.value(x, ind, true)
 		return
@@ -130,7 +151,7 @@ func (e *emitter) key(k *yaml.Node) {
 // lines.
 func (e *emitter) scalar(n *yaml.Node, ind int) {
 	v := n.Value
-	str := n.Tag == tagStr || n.Tag == "" || tagPrefix(n) != ""
+	str := n.Tag == tagStr || n.Tag == ""
 	if !str {
 		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 || n.Tag == tagNull && v == "" {
 			if n.Tag == tagNull {

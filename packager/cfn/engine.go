@@ -13,8 +13,11 @@ import (
 	"github.com/cloud-assembly/assemble/packager/cfn/paramschema"
 )
 
-// maxInstances bounds the module instances one template may expand to.
-const maxInstances = 200_000
+// Bounds on what one template may expand to.
+const (
+	maxInstances = 200_000 // module instances, Fn::Invoke evaluations included
+	maxDepth     = 100     // levels of module nesting
+)
 
 // Options configures Package.
 type Options struct {
@@ -381,13 +384,16 @@ func (sc *scope) resource(key, def *yaml.Node) (*emitted, error) {
 		}
 	}
 	if !sc.top && !sc.e.opts.NoSourceMap {
-		rel, err := filepath.Rel(sc.e.topDir, sc.file)
-		if err != nil || filepath.IsAbs(sc.file) && strings.HasPrefix(rel, "..") {
-			rel = sc.file
-		}
-		rel = filepath.ToSlash(rel)
-		if !strings.HasPrefix(rel, ".") && !strings.HasPrefix(rel, "/") {
-			rel = "./" + rel
+		rel := sc.file // a package entry ($alias/path) or a URL as it is
+		if !strings.HasPrefix(rel, "$") && !strings.Contains(rel, "://") {
+			r, err := filepath.Rel(sc.e.topDir, sc.file)
+			if err != nil || filepath.IsAbs(sc.file) && strings.HasPrefix(r, "..") {
+				r = sc.file
+			}
+			rel = filepath.ToSlash(r)
+			if !strings.HasPrefix(rel, ".") && !strings.HasPrefix(rel, "/") {
+				rel = "./" + rel
+			}
 		}
 		sm := strNode(fmt.Sprintf("%s:%s:%d", rel, name, key.Line))
 		md := mapGet(out, "Metadata")
@@ -509,7 +515,7 @@ func (sc *scope) expand(m *module) error {
 			m.cond = final
 		}
 	}
-	child, t, file, err := sc.instantiate(m, nil)
+	child, _, file, err := sc.instantiate(m, nil)
 	if err != nil {
 		return err
 	}
@@ -517,9 +523,6 @@ func (sc *scope) expand(m *module) error {
 	m.state = 2
 	for _, c := range child.emitted {
 		sc.res[m.name+c.local] = c.name
-	}
-	if tr := mapGet(t.Root, "Transform"); tr != nil {
-		sc.e.addTransforms(tr)
 	}
 
 	if ov := mapGet(entry, "Overrides"); ov != nil && !(isScalar(ov) && ov.Tag == tagNull) {
@@ -591,6 +594,9 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, st
 	if err != nil {
 		return nil, nil, "", wrapLoad(sc.file, src.Line, src.Column, sc.chain, err)
 	}
+	if len(e.stack) > maxDepth {
+		return nil, nil, "", sc.errorf(src, ErrTooLarge, "modules nested deeper than %d levels", maxDepth)
+	}
 	for i, f := range e.stack {
 		if f == file {
 			loop := append(append([]string{}, e.stack[i:]...), file)
@@ -631,6 +637,9 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, st
 	}
 	if err := child.setParams(props, sc, m); err != nil {
 		return nil, nil, "", err
+	}
+	if tr := mapGet(t.Root, "Transform"); tr != nil {
+		e.addTransforms(tr) // before the module's own modules: parents first
 	}
 	e.stack = append(e.stack, file)
 	err = child.run()

@@ -81,13 +81,24 @@ func (e *engine) top(t *Template) (*Template, error) {
 			if err != nil {
 				return nil, err
 			}
-			if c == nil {
+			if c == nil || c.Kind != yaml.MappingNode {
+				if len(e.conds) == 0 {
+					put(k.Value, clone(v))
+					continue
+				}
 				c = mapNode()
 			}
 			c.Content = append(c.Content, e.conds...)
 			put(k.Value, c)
 		case "Mappings":
 			c := clone(v)
+			if c.Kind != yaml.MappingNode {
+				if len(e.maps) == 0 {
+					put(k.Value, c)
+					continue
+				}
+				c = mapNode()
+			}
 			c.Content = append(c.Content, e.maps...)
 			put(k.Value, c)
 		default:
@@ -121,6 +132,9 @@ func (sc *scope) topOutputs() (*yaml.Node, error) {
 // transformNode merges the parent's Transform (first) with the modules'.
 func transformNode(parent *yaml.Node, mods []*yaml.Node) *yaml.Node {
 	var items []*yaml.Node
+	if parent != nil && parent.Kind == yaml.ScalarNode && parent.Tag == tagNull {
+		parent = nil
+	}
 	if parent != nil {
 		if parent.Kind == yaml.SequenceNode {
 			items = append(items, parent.Content...)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -22,69 +21,46 @@ var shortForms = map[string]string{
 // EncodeYAML writes root as YAML, with intrinsics in their short forms and
 // key order kept.
 func EncodeYAML(root *yaml.Node) ([]byte, error) {
-	n := shorten(root)
 	e := &emitter{}
+	tag, n := shortForm(root)
 	switch {
 	case n.Kind == yaml.ScalarNode:
+		if tag != "" {
+			e.b.WriteString(tag + " ")
+		}
 		e.scalar(n, 2)
 		e.b.WriteByte('\n')
 	case emptyCollection(n) != "":
 		e.b.WriteString(emptyCollection(n) + "\n")
 	default:
-		if t := tagPrefix(n); t != "" {
-			e.b.WriteString(t + "\n")
+		if tag != "" {
+			e.b.WriteString(tag + "\n")
 		}
 		e.block(n, 0)
 	}
 	return e.b.Bytes(), nil
 }
 
-// shorten returns a copy of n with long-form intrinsics in short form.
+// shorten returns a copy of n with long-form intrinsics in short form, as
+// tagged nodes (for yaml.v3's encoder, in tests).
 func shorten(n *yaml.Node) *yaml.Node {
-	c := *n
+	tag, v := shortForm(n)
+	var c yaml.Node
+	if tag != "" {
+		c = *v
+		c.Tag = tag
+	} else {
+		c = *n
+	}
 	c.Line, c.Column = 0, 0
-	if n.Kind == yaml.ScalarNode {
-		if c.Tag == tagStr && c.Style == 0 && needsQuote(c.Value) {
-			c.Style = yaml.DoubleQuotedStyle
-		}
-		return &c
-	}
-	c.Content = make([]*yaml.Node, len(n.Content))
-	for i, x := range n.Content {
-		c.Content[i] = shorten(x)
-	}
-	if k, v, ok := single(&c); ok {
-		if tag, ok := shortForms[k]; ok {
-			if k == "Fn::GetAtt" && v.Kind == yaml.SequenceNode && len(v.Content) == 2 && isStr(v.Content[0]) && isStr(v.Content[1]) && v.Content[0].Tag == tagStr && v.Content[1].Tag == tagStr && !strings.Contains(v.Content[0].Value, ".") {
-				if _, _, br := bracket(v.Content[0].Value); br && v.Content[1].Value == "" {
-					return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v.Content[0].Value}
-				}
-				if v.Content[1].Value != "" {
-					return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v.Content[0].Value + "." + v.Content[1].Value}
-				}
-			}
-			if v.Kind == yaml.ScalarNode && v.Tag != tagStr {
-				return &c // keep {Fn::Base64: 123}: a tag would make it a string
-			}
-			if strings.HasPrefix(v.Tag, "!") && !strings.HasPrefix(v.Tag, "!!") {
-				return &c // a node holds one tag: keep Fn::Base64: !Join [...]
-			}
-			s := *v
-			s.Tag = tag
-			return &s
+	if len(c.Content) > 0 {
+		src := c.Content
+		c.Content = make([]*yaml.Node, len(src))
+		for i, x := range src {
+			c.Content[i] = shorten(x)
 		}
 	}
 	return &c
-}
-
-// needsQuote reports whether a plain string would read back as another type
-// under YAML 1.1 rules (yes/no/on/off), which yaml.v3 does not quote.
-func needsQuote(s string) bool {
-	switch strings.ToLower(s) {
-	case "y", "n", "yes", "no", "on", "off":
-		return true
-	}
-	return false
 }
 
 // EncodeJSON writes root as indented JSON with intrinsics in long form.

@@ -385,7 +385,7 @@ func matchPattern(pattern map[string]any, key string) map[string]any {
 		if err != nil {
 			continue
 		}
-		if ok, err := re.MatchString(key); err == nil && ok {
+		if matchECMA(re, key) {
 			s, _ := pattern[p].(map[string]any)
 			return s
 		}

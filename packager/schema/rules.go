@@ -229,7 +229,7 @@ func (c *checker) descend(node any, segs []string, depth int) bool {
 			if err != nil {
 				continue
 			}
-			if m, err := re.MatchString(seg); err == nil && m && c.descend(pp[k], segs[1:], depth+1) {
+			if matchECMA(re, seg) && c.descend(pp[k], segs[1:], depth+1) {
 				return true
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // base returns a small valid resource type schema to mutate.
@@ -343,5 +344,25 @@ func TestHookSchemas(t *testing.T) {
 	r = validateDoc(t, v, "", hook)
 	if r.Valid || !has(r.Errors, "/typeConfiguration", "missing property 'additionalProperties'") {
 		t.Fatalf("errors %v", r.Errors)
+	}
+}
+
+// TestMatchECMATimeout: a pattern that backtracks catastrophically counts as
+// no match once its budget has really elapsed, and is not retried forever.
+func TestMatchECMATimeout(t *testing.T) {
+	re, err := compileECMA(`^(a+)+$`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re.MatchTimeout = 50 * time.Millisecond
+	start := time.Now()
+	if matchECMA(re, strings.Repeat("a", 40)+"!") {
+		t.Fatal("a timed-out match counted as a match")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("a genuine timeout took %v: it was retried", d)
+	}
+	if !matchECMA(re, "aaa") {
+		t.Fatal("a plain match failed")
 	}
 }
