@@ -172,6 +172,13 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 		} else if single, err = findTemplate(target); err != nil {
 			return nil, err
 		}
+	} else if filepath.Base(target) == ProjectFile {
+		// assemble build app/assembly.yaml means the project, not a
+		// template named assembly.yaml.
+		dir = filepath.Dir(target)
+		if spec, err = loadProjectFile(target, opts.Environment); err != nil {
+			return nil, err
+		}
 	} else {
 		dir, single = filepath.Dir(target), target
 	}

@@ -50,6 +50,9 @@ func runBuild(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		if filepath.Base(abs) == packager.ProjectFile {
+			abs = filepath.Dir(abs) // named after the project folder
+		}
 		name := filepath.Base(abs)
 		name = strings.TrimSuffix(name, filepath.Ext(name))
 		output = name + ".cloud"
