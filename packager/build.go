@@ -182,6 +182,11 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	} else {
 		dir, single = filepath.Dir(target), target
 	}
+	if single != "" && strings.EqualFold(strings.TrimSuffix(filepath.Base(single), filepath.Ext(single)), "assembly") {
+		// assembly.yml, Assembly.yaml, assembly.json: meant as the project
+		// file, which would otherwise be packaged as a template.
+		return nil, fmt.Errorf("%w: %s is not read as the project file: name it %s (or give a template another name)", ErrProject, single, ProjectFile)
+	}
 	var warnings []assembly.Diagnostic
 	if single != "" {
 		var w *assembly.Diagnostic
