@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -52,6 +53,14 @@ func runGraph(c *cli.Context) error {
 		writeMermaid(&buf, m, rep.Graph)
 	}
 	if out := c.String("output"); out != "" {
+		// -o assembly.yaml or -o app.cloud would replace what was drawn.
+		if ost, err := os.Stat(out); err == nil {
+			for _, in := range []string{target, filepath.Join(target, packager.ProjectFile)} {
+				if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
+					return fmt.Errorf("graph: output %s would overwrite %s, the input: write the graph elsewhere (-o graph.dot)", out, in)
+				}
+			}
+		}
 		return writeFileAtomic(out, buf.Bytes())
 	}
 	_, err = c.App.Writer.Write(buf.Bytes())
