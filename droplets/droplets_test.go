@@ -91,9 +91,18 @@ func TestCheckProperties(t *testing.T) {
 	if !errors.Is(err, ErrProperty) {
 		t.Fatalf("got %v", err)
 	}
-	for _, want := range []string{`needs "stackName"`, "template: droplets: invalid property: want a string, got a boolean", "parameters.A:"} {
+	for _, want := range []string{`needs "stackName"`, "template: droplets: invalid property: want a string, got a boolean: put the value in quotes", "parameters.A: droplets: invalid property: want a string, got a number: put the value in quotes"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
+	}
+}
+
+// QA: an object where a string belongs gets no quoting hint.
+func TestCheckPropertiesNoQuoteHintForObjects(t *testing.T) {
+	stack, _ := LookupAlias("stack")
+	err := stack.CheckProperties(map[string]any{"stackName": "s", "template": "t.yaml", "parameters": map[string]any{"A": map[string]any{}}})
+	if err == nil || !strings.HasSuffix(err.Error(), "want a string, got an object") {
+		t.Fatalf("got %v", err)
 	}
 }

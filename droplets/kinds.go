@@ -205,7 +205,7 @@ func (k *Kind) CheckProperties(props map[string]any) error {
 		case "string":
 			s, isString := v.(string)
 			if !isString {
-				errs = append(errs, &PropertyError{Property: p.Name, Err: fmt.Errorf("%w: want a string, got %s", ErrProperty, jsonType(v))})
+				errs = append(errs, &PropertyError{Property: p.Name, Err: fmt.Errorf("%w: want a string, got %s%s", ErrProperty, jsonType(v), quoteHint(v))})
 			} else if s == "" && p.Required {
 				errs = append(errs, &PropertyError{Property: p.Name, Err: fmt.Errorf("%w: must not be empty", ErrProperty)})
 			}
@@ -222,7 +222,7 @@ func (k *Kind) CheckProperties(props map[string]any) error {
 			sort.Strings(keys)
 			for _, key := range keys {
 				if _, isString := m[key].(string); !isString {
-					errs = append(errs, &PropertyError{Property: p.Name + "." + key, Err: fmt.Errorf("%w: want a string, got %s", ErrProperty, jsonType(m[key]))})
+					errs = append(errs, &PropertyError{Property: p.Name + "." + key, Err: fmt.Errorf("%w: want a string, got %s%s", ErrProperty, jsonType(m[key]), quoteHint(m[key]))})
 				}
 			}
 		}
@@ -255,4 +255,14 @@ func jsonType(v any) string {
 	default:
 		return "a number"
 	}
+}
+
+// quoteHint is the fix for a number or boolean where a string belongs
+// (tagName: 1.0, Port: 8080): YAML reads them as numbers unless quoted.
+func quoteHint(v any) string {
+	switch jsonType(v) {
+	case "a number", "a boolean":
+		return ": put the value in quotes"
+	}
+	return ""
 }
