@@ -11,6 +11,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/cloud-assembly/assemble/signing"
 )
@@ -36,8 +37,11 @@ The key is an armored or binary OpenPGP secret key (RSA or Ed25519; a
 primary key or a signing-subkey-only export): --key FILE, --key - for
 standard input, or the armored key in $ASSEMBLE_SIGNING_KEY. Without a key
 nothing is signed. A passphrase comes from --passphrase-file or
-$ASSEMBLE_PASSPHRASE, never from the command line, and is never prompted for.
-Expired and revoked keys are refused.
+$ASSEMBLE_PASSPHRASE, never from the command line. When neither gives one and
+the key needs it, assemble asks for it on the terminal (/dev/tty, echo off;
+standard input may carry the key), but only when standard input or standard
+error is a terminal: in CI and scripts it fails at once instead. Expired and
+revoked keys are refused.
 
 Example:
    assemble sign --key release.asc --passphrase-file pass.txt app.cloud`,
@@ -66,9 +70,20 @@ Example:
 			}
 			now := time.Now()
 			signer, err := signing.SelectSigner(keys, pass, now)
+			if errors.Is(err, signing.ErrPassphraseNeeded) && len(pass) == 0 {
+				// Ask at a terminal, and only there; retry once.
+				if tty, terr := openTerminal(); terr == nil {
+					p, perr := readPassphrase(tty, int(tty.Fd()), needsPassphrase(keys, now))
+					tty.Close()
+					if perr != nil {
+						return fmt.Errorf("%s: reading the passphrase from the terminal: %w", keyName, perr)
+					}
+					signer, err = signing.SelectSigner(keys, p, now)
+				}
+			}
 			switch {
 			case errors.Is(err, signing.ErrPassphraseNeeded):
-				return withHint(fmt.Errorf("%s: %w", keyName, err), "pass the passphrase with --passphrase-file FILE or $"+envPassphrase+"; assemble never prompts")
+				return withHint(fmt.Errorf("%s: %w", keyName, err), passphraseHint)
 			case errors.Is(err, signing.ErrWrongPassphrase):
 				return withHint(fmt.Errorf("%s: %w", keyName, err), "check the passphrase file or $"+envPassphrase)
 			case errors.Is(err, signing.ErrSignerExpired), errors.Is(err, signing.ErrSignerRevoked):
@@ -92,6 +107,74 @@ Example:
 			return nil
 		},
 	}
+}
+
+// passphraseHint is the hint when a protected key gets no passphrase.
+const passphraseHint = "pass the passphrase with --passphrase-file FILE or $" + envPassphrase + "; assemble prompts for it only at a terminal"
+
+// errNoTerminal: there is no terminal to prompt on.
+var errNoTerminal = errors.New("no terminal")
+
+// openTerminal opens the controlling terminal for a passphrase prompt. It
+// fails (and nothing is prompted) unless /dev/tty opens as a terminal and
+// standard input or standard error is one too, so scripts, CI and tests,
+// which have neither, fail at once rather than wait on a prompt.
+func openTerminal() (*os.File, error) {
+	if !term.IsTerminal(int(os.Stdin.Fd())) && !term.IsTerminal(int(os.Stderr.Fd())) {
+		return nil, errNoTerminal
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoTerminal, err)
+	}
+	if !term.IsTerminal(int(tty.Fd())) {
+		tty.Close()
+		return nil, errNoTerminal
+	}
+	return tty, nil
+}
+
+// readPassphrase writes a prompt naming key e to tty and reads one line
+// from the terminal fd with echo off. An empty answer is an error.
+func readPassphrase(tty io.Writer, fd int, e *openpgp.Entity) ([]byte, error) {
+	fmt.Fprint(tty, passphrasePrompt(e))
+	p, err := term.ReadPassword(fd)
+	fmt.Fprintln(tty) // the user's Enter was not echoed
+	if err != nil {
+		return nil, err
+	}
+	if len(p) == 0 {
+		return nil, errors.New("empty passphrase")
+	}
+	return p, nil
+}
+
+// passphrasePrompt is the prompt for key e's passphrase, e.g.
+// `passphrase for "Test Signer <x@y>" (ABCD1234...): `.
+func passphrasePrompt(e *openpgp.Entity) string {
+	if e == nil {
+		return "passphrase: "
+	}
+	fp := fmt.Sprintf("%X", e.PrimaryKey.Fingerprint)
+	if id := signing.UserID(e); id != "" {
+		return fmt.Sprintf("passphrase for %q (%s): ", id, fp)
+	}
+	return fmt.Sprintf("passphrase for key %s: ", fp)
+}
+
+// needsPassphrase returns the key SelectSigner would use and that needs a
+// passphrase, or nil.
+func needsPassphrase(keys openpgp.EntityList, now time.Time) *openpgp.Entity {
+	for _, e := range keys {
+		_, err := signing.SelectSigner(openpgp.EntityList{e}, nil, now)
+		if errors.Is(err, signing.ErrPassphraseNeeded) {
+			return e
+		}
+		if err == nil {
+			return nil
+		}
+	}
+	return nil
 }
 
 // loadSigningKeys reads the secret key from --key FILE, --key - (stdin) or
