@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -121,26 +120,17 @@ func moduleSchema(c *cli.Context) error {
 		_, err := c.App.Writer.Write(b)
 		return err
 	}
-	return writeModuleSchema(out, b)
+	return writeModuleSchema(out, b, m.Fragment.File)
 }
 
-// writeModuleSchema writes data to a temporary file in the same folder and
-// renames it over path, so path is never half-written.
-func writeModuleSchema(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
+// writeModuleSchema writes data through writeFileAtomic (temporary file
+// and rename; a folder or special file is refused), never over the
+// fragment it was generated from.
+func writeModuleSchema(path string, data []byte, fragment string) error {
+	if ost, err := os.Stat(path); err == nil {
+		if fst, err := os.Stat(fragment); err == nil && os.SameFile(ost, fst) {
+			return fmt.Errorf("module schema: output %s would overwrite the fragment %s: write the schema elsewhere (-o schema.json)", path, fragment)
+		}
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeFileAtomic(path, data)
 }

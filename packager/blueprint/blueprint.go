@@ -244,7 +244,7 @@ func (c *checker) knownVariables(vars map[string]any, at *includeSite) map[strin
 			}
 		}
 		if !goHasType(val, v.Type) {
-			msg := fmt.Sprintf("variable %q of %s has type %s, but the value passed is %v (%T)", name, c.file, v.Type, val, val)
+			msg := fmt.Sprintf("variable %q of %s has type %s, but the value passed is %s (%v): pass %s", name, c.file, v.Type, valueKind(val), val, typeArticle(v.Type))
 			if at != nil {
 				at.errAt(ErrInclude, "include %q: %s", at.inc.Name, msg)
 			} else {
@@ -526,4 +526,31 @@ func evalStatic(n subst.Node, known map[string]any, cwd string) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// valueKind names a passed value's kind for messages (not its Go type).
+func valueKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int, int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "a value of another kind"
+}
+
+// typeArticle is "a string", "an integer", ... for a variable type.
+func typeArticle(t string) string {
+	if t != "" && strings.ContainsRune("aeiou", rune(t[0])) {
+		return "an " + t
+	}
+	return "a " + t
 }
