@@ -434,7 +434,7 @@ func (sc *scope) fnFlatten(n, arg *yaml.Node) (*yaml.Node, error) {
 	}
 	out, err := flatten.Flatten(r)
 	if err != nil {
-		return nil, sc.errorf(n, ErrInvalid, "Fn::Flatten: %v", err)
+		return nil, sc.errorf(n, ErrInvalid, "%v", err)
 	}
 	return out, nil
 }

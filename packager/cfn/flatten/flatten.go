@@ -25,7 +25,7 @@ var (
 	ErrUnresolved = errors.New("flatten: Fn::Flatten source is not resolved")
 	// ErrTooLarge: the argument or the result has more than ynode.MaxNodes
 	// nodes (aliases expanded).
-	ErrTooLarge = errors.New("flatten: too large")
+	ErrTooLarge = errors.New("flatten: Fn::Flatten result too large")
 )
 
 type variable struct {

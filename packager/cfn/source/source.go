@@ -95,7 +95,7 @@ type HashError struct {
 }
 
 func (e *HashError) Error() string {
-	return fmt.Sprintf("%v: %s: pinned %s, got %s", ErrHashMismatch, e.Source, e.Want, e.Got)
+	return fmt.Sprintf("%v: %s: pinned %s, got %s; update the Hash if the file changed on purpose", ErrHashMismatch, e.Source, e.Want, e.Got)
 }
 
 // Unwrap returns ErrHashMismatch.
