@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
 // ProjectFile is the name of the project description in a project folder.
@@ -56,17 +56,13 @@ func (p positions) find(droplet, field string) (line, col int) {
 
 // readYAML reads one YAML document from file, bounded in size.
 func readYAML(file string) (*yaml.Node, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxProjectFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxProjectFileSize {
+	b, err := limitio.ReadFile(file, MaxProjectFileSize)
+	var tl *limitio.TooLargeError
+	if errors.As(err, &tl) {
 		return nil, &ProjectError{File: file, Err: fmt.Errorf("%w: larger than %d bytes", ErrProject, MaxProjectFileSize)}
+	}
+	if err != nil {
+		return nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node

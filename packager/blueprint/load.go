@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
 // Version is the only specification version this package accepts.
@@ -29,19 +30,12 @@ const MaxBlueprints = 256
 
 // readFile reads a file of at most MaxFileSize bytes.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileSize {
+	b, err := limitio.ReadFile(path, MaxFileSize)
+	var tl *limitio.TooLargeError
+	if errors.As(err, &tl) {
 		return nil, &Error{File: path, Err: ErrTooLarge, Msg: fmt.Sprintf("file is larger than %d bytes; split it into included blueprints", MaxFileSize)}
 	}
-	return b, nil
+	return b, err
 }
 
 var yamlLine = regexp.MustCompile(`(?:yaml: )?line (\d+)(?:, column (\d+))?: (.*)`)

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -14,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
 // Limits a fragment must respect (cloudformation-cli's defaults).
@@ -98,18 +98,14 @@ var fragmentExts = []string{".json", ".yaml", ".yml", ".template"}
 // ReadFragment reads and parses the fragment file at path. Files above
 // limits.FileSize are refused before parsing.
 func ReadFragment(path string, limits Limits) (*Fragment, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limits.FileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limits.FileSize {
+	data, err := limitio.ReadFile(path, limits.FileSize)
+	var tl *limitio.TooLargeError
+	if errors.As(err, &tl) {
 		return nil, &ValidationError{File: path, Problems: []Problem{{Message: fmt.Sprintf(
 			"the total file size of the template fragments exceeds the CloudFormation template size limit of %d bytes; split the module", limits.FileSize)}}}
+	}
+	if err != nil {
+		return nil, err
 	}
 	return ParseFragment(path, data)
 }

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
 const (
@@ -70,17 +71,13 @@ func Load(path string, limits Limits) (*Module, error) {
 
 // readConfig returns the typeName in a .rpdk-config file.
 func readConfig(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
-	if err != nil {
-		return "", err
-	}
-	if len(data) > maxConfigSize {
+	data, err := limitio.ReadFile(path, maxConfigSize)
+	var tl *limitio.TooLargeError
+	if errors.As(err, &tl) {
 		return "", fmt.Errorf("%s: %w: file above %d bytes", path, ErrProject, maxConfigSize)
+	}
+	if err != nil {
+		return "", err
 	}
 	var cfg struct {
 		ArtifactType string `json:"artifact_type"`

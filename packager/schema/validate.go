@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"runtime"
 	"sort"
@@ -23,6 +22,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
 // Limits on untrusted input.
@@ -278,19 +279,12 @@ func (v *Validator) ValidateFiles(files []string, workers int) []Result {
 }
 
 func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileSize {
+	b, err := limitio.ReadFile(path, MaxFileSize)
+	var tl *limitio.TooLargeError
+	if errors.As(err, &tl) {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileSize)
 	}
-	return b, nil
+	return b, err
 }
 
 // Validate validates one schema document. file names it in the result and

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/klauspost/compress/zip"
 )
 
@@ -399,12 +400,13 @@ func (r *Resolver) readFile(from Location, source string, limit int64) ([]byte, 
 }
 
 func readLimited(rd io.Reader, limit int64, what string) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(rd, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrFetch, what, err)
-	}
-	if int64(len(b)) > limit {
+	b, err := limitio.ReadAll(rd, limit)
+	var tl *limitio.TooLargeError
+	switch {
+	case errors.As(err, &tl):
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, what, limit)
+	case err != nil:
+		return nil, fmt.Errorf("%w: reading %s: %v", ErrFetch, what, err)
 	}
 	return b, nil
 }
