@@ -15,6 +15,7 @@ func TestImportDirection(t *testing.T) {
 		"assembly": {"packager", "signing", "cmd"},
 		"signing":  {"packager", "cmd"},
 		"packager": {"signing", "cmd"},
+		"internal": {"droplets", "assembly", "packager", "signing", "cmd"},
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "./...").Output()
 	if err != nil {

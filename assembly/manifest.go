@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/strictjson"
 )
 
 // SchemaVersion is the only manifest schema this package reads and writes.
@@ -136,127 +136,14 @@ func (r *Reader) Manifest() (*Manifest, error) {
 	return ParseManifest(b)
 }
 
-// decodeJSON decodes one JSON value, rejecting duplicate keys, excessive
-// nesting and trailing data. Numbers stay json.Number.
+// decodeJSON decodes manifest.json strictly (see strictjson.Decode),
+// reporting syntax errors as a *SyntaxError.
 func decodeJSON(b []byte) (any, error) {
-	if !utf8.Valid(b) {
-		return nil, syntaxErr(b, int64(firstInvalidUTF8(b)), "not valid UTF-8")
+	v, err := strictjson.Decode(b, MaxManifestDepth)
+	if se := (*strictjson.SyntaxError)(nil); errors.As(err, &se) {
+		return nil, &SyntaxError{Line: se.Line, Column: se.Column, Msg: se.Msg}
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	v, err := decodeValue(dec, b, 0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, syntaxErr(b, dec.InputOffset(), "data after the top-level value")
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder, b []byte, depth int) (any, error) {
-	if depth > MaxManifestDepth {
-		return nil, syntaxErr(b, dec.InputOffset(), fmt.Sprintf("nested deeper than %d levels", MaxManifestDepth))
-	}
-	off := dec.InputOffset()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, jsonErr(b, off, err)
-	}
-	switch tok := tok.(type) {
-	case json.Delim:
-		switch tok {
-		case '{':
-			obj := map[string]any{}
-			for dec.More() {
-				koff := dec.InputOffset()
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, jsonErr(b, koff, err)
-				}
-				key, _ := kt.(string)
-				if _, dup := obj[key]; dup {
-					return nil, syntaxErr(b, keyStart(b, koff), fmt.Sprintf("duplicate key %q", key))
-				}
-				val, err := decodeValue(dec, b, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				obj[key] = val
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, jsonErr(b, dec.InputOffset(), err)
-			}
-			return obj, nil
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				val, err := decodeValue(dec, b, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, val)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, jsonErr(b, dec.InputOffset(), err)
-			}
-			return arr, nil
-		}
-		return nil, syntaxErr(b, off, fmt.Sprintf("unexpected %q", tok))
-	default:
-		return tok, nil
-	}
-}
-
-// keyStart skips the separator and blanks before a key at off.
-func keyStart(b []byte, off int64) int64 {
-	for off < int64(len(b)) && (b[off] == ',' || b[off] == ' ' || b[off] == '\t' || b[off] == '\n' || b[off] == '\r') {
-		off++
-	}
-	return off
-}
-
-func jsonErr(b []byte, off int64, err error) error {
-	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-		return syntaxErr(b, int64(len(b)), "unexpected end of JSON")
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		// The token reader's offsets are approximate; the full scanner's
-		// is exact: it points just past the offending byte.
-		var raw json.RawMessage
-		if err := json.Unmarshal(b, &raw); errors.As(err, &se) && se.Offset > 0 {
-			return syntaxErr(b, se.Offset-1, se.Error())
-		}
-		off = se.Offset
-	}
-	return syntaxErr(b, off, err.Error())
-}
-
-func syntaxErr(b []byte, off int64, msg string) error {
-	if off > int64(len(b)) {
-		off = int64(len(b))
-	}
-	line, col := 1, 1
-	for _, c := range b[:off] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return &SyntaxError{Line: line, Column: col, Msg: msg}
-}
-
-func firstInvalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
+	return v, err
 }
 
 // A FieldError is a JSON value of the wrong shape at a path in manifest.json.

@@ -7,13 +7,13 @@ import (
 	_ "crypto/sha512" // SHA384 and SHA512 attestations
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cloud-assembly/assemble/internal/strictjson"
 )
 
 // MinNonceSize is the smallest nonce, in bytes, the spec allows. A nonce is
@@ -22,6 +22,10 @@ const MinNonceSize = 32
 
 // maxAttestationSize bounds the attestation text before parsing.
 const maxAttestationSize = 16 << 20
+
+// maxAttestationDepth bounds JSON nesting in the attestation; a valid one
+// nests two levels (items, then an item).
+const maxAttestationDepth = 16
 
 // An Attestation summarizes the files of an assembly: for each file its size
 // and its salted hash, H(content || nonce).
@@ -123,7 +127,9 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 	if len(data) > maxAttestationSize {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d allowed", ErrAttestation, len(data), maxAttestationSize)
 	}
-	if err := checkDuplicateKeys(data); err != nil {
+	// Strict first: duplicate keys (encoding/json would keep the last),
+	// nesting, trailing data and invalid UTF-8, with line:col.
+	if _, err := strictjson.Decode(data, maxAttestationDepth); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrAttestation, err)
 	}
 	var j struct {
@@ -136,9 +142,6 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrAttestation, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: text after the JSON object", ErrAttestation)
 	}
 	switch {
 	case j.Algorithm == nil:
@@ -178,51 +181,4 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 		a.Items[name] = Item{Size: size, Hash: h}
 	}
 	return a, nil
-}
-
-// checkDuplicateKeys walks the JSON tokens and fails on a repeated key in
-// any object. encoding/json would silently keep the last one.
-func checkDuplicateKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var walk func(depth int) error
-	walk = func(depth int) error {
-		if depth > 16 {
-			return errors.New("JSON nested too deeply")
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'):
-			seen := map[string]bool{}
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				key := k.(string)
-				if seen[key] {
-					return fmt.Errorf("duplicate key %q", key)
-				}
-				seen[key] = true
-				if err := walk(depth + 1); err != nil {
-					return err
-				}
-			}
-			_, err = dec.Token()
-			return err
-		case json.Delim('['):
-			for dec.More() {
-				if err := walk(depth + 1); err != nil {
-					return err
-				}
-			}
-			_, err = dec.Token()
-			return err
-		}
-		return nil
-	}
-	return walk(0)
 }

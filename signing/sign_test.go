@@ -298,3 +298,21 @@ func TestSignRewritesWhenSignatureNotLast(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestParseAttestationStrictJSON(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"duplicate", "{\"algorithm\":\"SHA256\",\n \"algorithm\":\"SHA512\"}", `2:2: duplicate key "algorithm"`},
+		{"nested duplicate", `{"items":{"a":{"hash":"","size":"1","size":"2"}}}`, `1:37: duplicate key "size"`},
+		{"trailing", `{} x`, "1:4: data after the top-level value"},
+		{"bad utf8", "{\"nonce\":\"\xff\"}", "1:11: not valid UTF-8"},
+		{"deep", `{"items":` + strings.Repeat("[", 20) + strings.Repeat("]", 20) + `}`, "nested deeper than 16 levels"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseAttestation([]byte(tt.in))
+			if !errors.Is(err, ErrAttestation) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want ErrAttestation with %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -70,8 +70,9 @@ Example:
 			}
 			now := time.Now()
 			signer, err := signing.SelectSigner(keys, pass, now)
-			if errors.Is(err, signing.ErrPassphraseNeeded) && len(pass) == 0 {
-				// Ask at a terminal, and only there; retry once.
+			if errors.Is(err, signing.ErrPassphraseNeeded) && len(pass) == 0 && c.String("passphrase-file") == "" {
+				// Neither --passphrase-file nor the environment gave one: ask at a
+				// terminal, and only there; retry once.
 				if tty, terr := openTerminal(); terr == nil {
 					p, perr := readPassphrase(tty, int(tty.Fd()), needsPassphrase(keys, now))
 					tty.Close()
@@ -85,7 +86,7 @@ Example:
 			case errors.Is(err, signing.ErrPassphraseNeeded):
 				return withHint(fmt.Errorf("%s: %w", keyName, err), passphraseHint)
 			case errors.Is(err, signing.ErrWrongPassphrase):
-				return withHint(fmt.Errorf("%s: %w", keyName, err), "check the passphrase file or $"+envPassphrase)
+				return withHint(fmt.Errorf("%s: %w", keyName, err), "check the passphrase file, $"+envPassphrase+" or what was typed at the prompt")
 			case errors.Is(err, signing.ErrSignerExpired), errors.Is(err, signing.ErrSignerRevoked):
 				return withHint(fmt.Errorf("%s: %w", keyName, err), "sign with a valid key; extend an expired key with gpg --quick-set-expire")
 			case err != nil:

@@ -56,10 +56,35 @@ func TestReadPassphraseOnPTY(t *testing.T) {
 	var seen bytes.Buffer
 	done := make(chan struct{})
 	go func() { io.Copy(&seen, ptm); close(done) }()
+	type result struct {
+		p   []byte
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		p, err := readPassphrase(pts, int(pts.Fd()), e)
+		res <- result{p, err}
+	}()
+	// Type only once echo is off, as a person would after the prompt.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		tio, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tio.Lflag&unix.ECHO == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("readPassphrase never turned echo off")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if _, err := ptm.Write(append(append([]byte{}, pass...), '\n')); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readPassphrase(pts, int(pts.Fd()), e)
+	r := <-res
+	got, err := r.p, r.err
 	if err != nil {
 		t.Fatal(err)
 	}
