@@ -635,17 +635,17 @@ func init() {
 				return l[pos], nil
 			}), nil
 		},
-		"and": boolFn(func(a, b bool) bool { return a && b }),
-		"or":  boolFn(func(a, b bool) bool { return a || b }),
+		"and": binaryFn(argBool, func(a, b bool) bool { return a && b }),
+		"or":  binaryFn(argBool, func(a, b bool) bool { return a || b }),
 		"not": func(args []any) (any, error) {
 			b, err := argBool(args, 0)
 			return !b, err
 		},
 		"eq": func(args []any) (any, error) { return equal(args[0], args[1]), nil },
-		"gt": numFn(func(a, b float64) bool { return a > b }),
-		"ge": numFn(func(a, b float64) bool { return a >= b }),
-		"lt": numFn(func(a, b float64) bool { return a < b }),
-		"le": numFn(func(a, b float64) bool { return a <= b }),
+		"gt": binaryFn(argNum, func(a, b float64) bool { return a > b }),
+		"ge": binaryFn(argNum, func(a, b float64) bool { return a >= b }),
+		"lt": binaryFn(argNum, func(a, b float64) bool { return a < b }),
+		"le": binaryFn(argNum, func(a, b float64) bool { return a <= b }),
 	}
 	for _, g := range []string{"fromjson", "substr", "replace", "trimprefix", "trimsuffix", "split", "has_prefix", "has_suffix", "contains"} {
 		impls[g+"_g"] = gFn(g)
@@ -729,27 +729,15 @@ func chain(args []any, rightToLeft bool) (any, error) {
 	}), nil
 }
 
-func boolFn(op func(a, b bool) bool) func([]any) (any, error) {
+// binaryFn makes a two-argument core function whose arguments are read with
+// arg (argBool, argNum) and combined by op.
+func binaryFn[T any](arg func([]any, int) (T, error), op func(a, b T) bool) func([]any) (any, error) {
 	return func(args []any) (any, error) {
-		a, err := argBool(args, 0)
+		a, err := arg(args, 0)
 		if err != nil {
 			return nil, err
 		}
-		b, err := argBool(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		return op(a, b), nil
-	}
-}
-
-func numFn(op func(a, b float64) bool) func([]any) (any, error) {
-	return func(args []any) (any, error) {
-		a, err := argNum(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		b, err := argNum(args, 1)
+		b, err := arg(args, 1)
 		if err != nil {
 			return nil, err
 		}
