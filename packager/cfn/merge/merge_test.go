@@ -8,17 +8,11 @@ import (
 	"testing"
 
 	"github.com/cloud-assembly/assemble/packager/cfn/internal/ynode"
+	"github.com/cloud-assembly/assemble/packager/cfn/internal/ynodetest"
 	"go.yaml.in/yaml/v3"
 )
 
-func parse(t testing.TB, src string) *yaml.Node {
-	t.Helper()
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	return ynode.Resolve(&doc)
-}
+var parse = ynodetest.Parse
 
 func TestMerge(t *testing.T) {
 	tests := []struct {

@@ -8,28 +8,14 @@ import (
 	"testing"
 
 	"github.com/cloud-assembly/assemble/packager/cfn/internal/ynode"
+	"github.com/cloud-assembly/assemble/packager/cfn/internal/ynodetest"
 	"go.yaml.in/yaml/v3"
 )
 
-func parse(t testing.TB, src string) *yaml.Node {
-	t.Helper()
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	return ynode.Resolve(&doc)
-}
-
-func dump(t testing.TB, n *yaml.Node) string {
-	if n == nil {
-		return "<nil>"
-	}
-	b, err := yaml.Marshal(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(b))
-}
+var (
+	parse = ynodetest.Parse
+	dump  = ynodetest.Dump
+)
 
 func TestValidateOK(t *testing.T) {
 	tests := []struct {
