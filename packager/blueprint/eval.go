@@ -534,11 +534,7 @@ func init() {
 		"map":     mapLike(false),
 		"flatmap": mapLike(true),
 		"filter": func(args []any) (any, error) {
-			l, err := argList(args, 0)
-			if err != nil {
-				return nil, err
-			}
-			f, err := argFn(args, 1)
+			l, f, err := listAndFn(args)
 			if err != nil {
 				return nil, err
 			}
@@ -559,11 +555,7 @@ func init() {
 			return out, nil
 		},
 		"reduce": func(args []any) (any, error) {
-			l, err := argList(args, 0)
-			if err != nil {
-				return nil, err
-			}
-			f, err := argFn(args, 1)
+			l, f, err := listAndFn(args)
 			if err != nil {
 				return nil, err
 			}
@@ -576,11 +568,7 @@ func init() {
 			return acc, nil
 		},
 		"sort": func(args []any) (any, error) {
-			l, err := argList(args, 0)
-			if err != nil {
-				return nil, err
-			}
-			f, err := argFn(args, 1)
+			l, f, err := listAndFn(args)
 			if err != nil {
 				return nil, err
 			}
@@ -667,13 +655,23 @@ func callCore(name string, args []any) (any, error) {
 	return f(args)
 }
 
+// listAndFn reads the (list, function) arguments that map, flatmap, filter,
+// reduce and sort take first.
+func listAndFn(args []any) ([]any, fnVal, error) {
+	l, err := argList(args, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := argFn(args, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, f, nil
+}
+
 func mapLike(flat bool) func([]any) (any, error) {
 	return func(args []any) (any, error) {
-		l, err := argList(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		f, err := argFn(args, 1)
+		l, f, err := listAndFn(args)
 		if err != nil {
 			return nil, err
 		}
