@@ -46,7 +46,7 @@ func TestParseSpecifierRejects(t *testing.T) {
 }
 
 func TestKinds(t *testing.T) {
-	for _, alias := range []string{"stack", "file", "directory", "docker-image"} {
+	for _, alias := range []string{"stack", "file", "directory", "docker-image", "docker-build"} {
 		k, ok := LookupAlias(alias)
 		if !ok {
 			t.Fatalf("alias %s not registered", alias)
@@ -59,7 +59,7 @@ func TestKinds(t *testing.T) {
 			t.Errorf("%s: a versioned specifier does not find the kind", alias)
 		}
 	}
-	if got := strings.Join(Aliases(), ","); got != "blueprint,directory,docker-image,file,stack" {
+	if got := strings.Join(Aliases(), ","); got != "blueprint,directory,docker-build,docker-image,file,stack" {
 		t.Errorf("Aliases() = %s", got)
 	}
 }
@@ -104,5 +104,27 @@ func TestCheckPropertiesNoQuoteHintForObjects(t *testing.T) {
 	err := stack.CheckProperties(map[string]any{"stackName": "s", "template": "t.yaml", "parameters": map[string]any{"A": map[string]any{}}})
 	if err == nil || !strings.HasSuffix(err.Error(), "want a string, got an object") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestCheckPropertiesList(t *testing.T) {
+	build, _ := LookupAlias("docker-build")
+	ok := map[string]any{"directory": "ctx", "repositoryName": "r", "imageTag": "t", "executables": []any{"run.sh", "bin/x"}}
+	if err := build.CheckProperties(ok); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		v    any
+		want string
+	}{
+		{"run.sh", "executables: droplets: invalid property: want a list of strings, got a string"},
+		{map[string]any{}, "executables: droplets: invalid property: want a list of strings, got an object"},
+		{[]any{"a", true}, "executables[1]: droplets: invalid property: want a string, got a boolean"},
+	} {
+		props := map[string]any{"directory": "ctx", "repositoryName": "r", "imageTag": "t", "executables": tt.v}
+		err := build.CheckProperties(props)
+		if !errors.Is(err, ErrProperty) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: got %v, want %q", tt.v, err, tt.want)
+		}
 	}
 }

@@ -31,8 +31,8 @@ const (
 type Property struct {
 	Name     string
 	Required bool
-	// Type is the JSON type of the value: "string" or "map" (an object of
-	// strings).
+	// Type is the JSON type of the value: "string", "map" (an object of
+	// strings) or "list" (an array of strings); empty means any value.
 	Type string
 	// Path is non-zero when the value is an assembly-relative path.
 	Path PathKind
@@ -223,6 +223,17 @@ func (k *Kind) CheckProperties(props map[string]any) error {
 			for _, key := range keys {
 				if _, isString := m[key].(string); !isString {
 					errs = append(errs, &PropertyError{Property: p.Name + "." + key, Err: fmt.Errorf("%w: want a string, got %s%s", ErrProperty, jsonType(m[key]), quoteHint(m[key]))})
+				}
+			}
+		case "list":
+			l, isList := v.([]any)
+			if !isList {
+				errs = append(errs, &PropertyError{Property: p.Name, Err: fmt.Errorf("%w: want a list of strings, got %s", ErrProperty, jsonType(v))})
+				continue
+			}
+			for i, e := range l {
+				if _, isString := e.(string); !isString {
+					errs = append(errs, &PropertyError{Property: fmt.Sprintf("%s[%d]", p.Name, i), Err: fmt.Errorf("%w: want a string, got %s%s", ErrProperty, jsonType(e), quoteHint(e))})
 				}
 			}
 		}
