@@ -17,6 +17,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/packager/cdk"
 	"github.com/cloud-assembly/assemble/packager/schema"
 )
 
@@ -151,7 +152,10 @@ func init() {
 }
 
 // Load reads and validates a project and packages its templates, without
-// writing anything.
+// writing anything. A project is a folder holding assembly.yaml, a CDK
+// cloud assembly (a cdk.out folder, its manifest.json, or a CDK app folder
+// holding one; see package cdk), a folder holding one template, or a
+// template file.
 func Load(target string, opts BuildOptions) (*Plan, error) {
 	st, err := os.Stat(target)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -169,9 +173,17 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 			if spec, err = loadProjectFile(file, opts.Environment); err != nil {
 				return nil, err
 			}
+		} else if out, err := cdk.Find(target); err != nil || out != "" {
+			if err != nil {
+				return nil, err
+			}
+			return loadCDK(out, opts)
 		} else if single, err = findTemplate(target); err != nil {
 			return nil, err
 		}
+	} else if out, _ := cdk.Find(target); out != "" {
+		// the manifest.json of a cdk.out
+		return loadCDK(out, opts)
 	} else if filepath.Base(target) == ProjectFile {
 		// assemble build app/assembly.yaml means the project, not a
 		// template named assembly.yaml.

@@ -1,0 +1,82 @@
+package packager
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/packager/cdk"
+)
+
+// loadCDK plans the assembly of the CDK cloud assembly (cdk.out) in dir:
+// the whole folder byte for byte under cdk.ArchiveDir, and the droplets
+// package cdk maps it to.
+func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
+	mp, err := cdk.Map(dir)
+	if err != nil {
+		return nil, err
+	}
+	source := filepath.Join(dir, "manifest.json")
+	m := mp.Manifest
+	rep, err := m.Validate()
+	if err != nil {
+		return nil, fmt.Errorf("%s: the droplets made from it are invalid: %w", source, err)
+	}
+	if opts.Strict && len(m.Missing) > 0 {
+		var keys []string
+		for _, k := range sortedKeys(m.Missing) {
+			keys = append(keys, fmt.Sprintf("%q (%s)", k, m.Missing[k].Provider))
+		}
+		return nil, fmt.Errorf("%w: %s: CDK context is missing for %s: run cdk synth with credentials for the lookups (or put the values in cdk.context.json), then build again", ErrMissing, source, strings.Join(keys, ", "))
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Dir: dir, Source: source, Manifest: m, Report: rep,
+		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers}),
+		sources: map[string]string{}, bodies: map[string][]byte{}, dirs: []string{real}}
+	onDisk := make(map[string]string, len(mp.Files))
+	for _, f := range mp.Files {
+		if err := p.writer.AddFile(f.Name, f.Path); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		onDisk[f.Name] = f.Path
+	}
+	var warnings []assembly.Diagnostic
+	if opts.Environment != "" {
+		warnings = append(warnings, assembly.Diagnostic{Level: "warning", Message: "--environment is not used for a CDK cloud assembly: its stacks name their own environments"})
+	}
+	b := &builder{opts: opts}
+	if opts.Schemas != nil {
+		for _, id := range m.IDs() {
+			d := m.Droplets[id]
+			if d.Type != droplets.StackType {
+				continue
+			}
+			file := onDisk[d.Properties["template"].(string)]
+			body, err := os.ReadFile(file)
+			if err != nil {
+				return nil, err
+			}
+			if err := b.checkSchemas(id, "properties.template", relWD(file), file, body); err != nil {
+				return nil, err
+			}
+		}
+		if err := b.schemaError(); err != nil {
+			return nil, err
+		}
+	}
+	body, err := m.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.writer.AddBytes(assembly.ManifestName, body); err != nil {
+		return nil, err
+	}
+	p.Warnings = append(append(append(warnings, mp.Warnings...), rep.Diagnostics...), b.schemaWarnings...)
+	return p, nil
+}
