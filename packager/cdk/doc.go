@@ -20,6 +20,10 @@
 //     (the build context, Dockerfile, build arguments, platform, repository
 //     and tag): CDK builds images when it publishes them, so a cdk.out holds
 //     no saved image;
+//   - asset droplets are named "<asset manifest>/<display name>"
+//     ("Service-assets/Handler/Code"), or by the asset's hash when CDK
+//     gives no display name; IDs are made valid (other characters become
+//     "-") and unique ("-2", "-3", ...);
 //   - the stacks of a nested assembly (a CDK stage) get logical IDs
 //     prefixed by the stage path ("Prod/ProdQueues890F56DA");
 //   - aws:cdk:warning, aws:cdk:error and aws:cdk:info metadata, from the
@@ -28,7 +32,9 @@
 //   - CDK's missing context becomes the manifest's missing section.
 //
 // Artifact and asset kinds it does not know stay in the folder as files and
-// are reported as warnings.
+// are reported as warnings. The executable files of asset folders are
+// listed in their droplets' "executables" (a ZIP entry's mode is not
+// signed; the manifest is).
 //
 // # Extracting
 //
