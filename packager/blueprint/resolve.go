@@ -33,12 +33,14 @@ func (c *checker) resolveSite(s *site) {
 	}
 	if one := s.str.Single(); one != nil && s.want != 0 {
 		t := c.typeOf(one)
-		if t&s.want == 0 {
-			class := ErrType
-			if s.field == "each" {
-				class = ErrEachType
-			}
-			c.errAtOffset(s.node, one.Pos(), class, "%s must yield %s, %s found", s.what, s.want, t)
+		switch {
+		case t&s.want != 0:
+		case s.field == "each" && t == TObject:
+			c.errAtOffset(s.node, one.Pos(), ErrEachType, "%s must yield array, object found: each does not support substitutions that resolve to objects or mappings; to iterate over an object's values, use ${vals(%s)}", s.what, one)
+		case s.field == "each":
+			c.errAtOffset(s.node, one.Pos(), ErrEachType, "%s must yield %s, %s found", s.what, s.want, t)
+		default:
+			c.errAtOffset(s.node, one.Pos(), ErrType, "%s must yield %s, %s found", s.what, s.want, t)
 		}
 	}
 }
