@@ -357,25 +357,24 @@ func (e *evaluator) interpolate(in *subst.Interpolated) (string, error) {
 // access applies name and index accessors to a value.
 func (e *evaluator) access(n subst.Node, v any, path []subst.Accessor) (any, error) {
 	for i, a := range path {
-		at := subst.Node(n)
 		switch {
 		case a.IsIndex:
 			list, ok := v.([]any)
 			if !ok {
-				return nil, &evalErr{node: at, bare: true, err: fmt.Errorf("%w: %s: %s has no items", errCall, pathText(n, path[:i+1]), describe(v))}
+				return nil, &evalErr{node: n, bare: true, err: fmt.Errorf("%w: %s: %s has no items", errCall, pathText(n, path[:i+1]), describe(v))}
 			}
 			if a.Index >= len(list) {
-				return nil, &evalErr{node: at, bare: true, err: fmt.Errorf("%w: %s: index %d is out of range for a list of %d items", errCall, pathText(n, path[:i+1]), a.Index, len(list))}
+				return nil, &evalErr{node: n, bare: true, err: fmt.Errorf("%w: %s: index %d is out of range for a list of %d items", errCall, pathText(n, path[:i+1]), a.Index, len(list))}
 			}
 			v = list[a.Index]
 		default:
 			m, ok := v.(map[string]any)
 			if !ok {
-				return nil, &evalErr{node: at, bare: true, err: fmt.Errorf("%w: %s: %s has no fields", errCall, pathText(n, path[:i+1]), describe(v))}
+				return nil, &evalErr{node: n, bare: true, err: fmt.Errorf("%w: %s: %s has no fields", errCall, pathText(n, path[:i+1]), describe(v))}
 			}
 			next, ok := m[a.Name]
 			if !ok {
-				return nil, &evalErr{node: at, bare: true, err: fmt.Errorf("%w: %s: no field %q; the fields are %s", errCall, pathText(n, path[:i+1]), a.Name, quoteList(sortedKeys(m)))}
+				return nil, &evalErr{node: n, bare: true, err: fmt.Errorf("%w: %s: no field %q; the fields are %s", errCall, pathText(n, path[:i+1]), a.Name, quoteList(sortedKeys(m)))}
 			}
 			v = next
 		}
