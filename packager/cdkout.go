@@ -21,10 +21,6 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 	}
 	source := filepath.Join(dir, "manifest.json")
 	m := mp.Manifest
-	rep, err := m.Validate()
-	if err != nil {
-		return nil, fmt.Errorf("%s: the droplets made from it are invalid: %w", source, err)
-	}
 	if opts.Strict && len(m.Missing) > 0 {
 		var keys []string
 		for _, k := range sortedKeys(m.Missing) {
@@ -36,7 +32,7 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Dir: dir, Source: source, Manifest: m, Report: rep,
+	p := &Plan{Dir: dir, Source: source, Manifest: m,
 		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers}),
 		sources: map[string]string{}, bodies: map[string][]byte{}, dirs: []string{real}}
 	onDisk := make(map[string]string, len(mp.Files))
@@ -46,9 +42,9 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 		}
 		onDisk[f.Name] = f.Path
 	}
-	var warnings []assembly.Diagnostic
+	warnings := mp.Warnings
 	if opts.Environment != "" {
-		warnings = append(warnings, assembly.Diagnostic{Level: "warning", Message: "--environment is not used for a CDK cloud assembly: its stacks name their own environments"})
+		warnings = append(warnings, assembly.Finding{Severity: assembly.Warning, Message: "--environment is not used for a CDK cloud assembly: its stacks name their own environments"})
 	}
 	b := &builder{opts: opts}
 	if opts.Schemas != nil {
@@ -70,13 +66,10 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
-	body, err := m.Marshal()
+	rep, err := p.finish()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: the droplets made from it are invalid: %w", source, err)
 	}
-	if err := p.writer.AddBytes(assembly.ManifestName, body); err != nil {
-		return nil, err
-	}
-	p.Warnings = append(append(append(warnings, mp.Warnings...), rep.Diagnostics...), b.schemaWarnings...)
+	p.Warnings = append(append(warnings, rep.Warnings()...), b.schemaWarnings...)
 	return p, nil
 }

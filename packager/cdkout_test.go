@@ -64,12 +64,8 @@ func TestBuildCDKOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	m, err := rc.Manifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rc.CheckManifestFiles(m); err != nil {
-		t.Errorf("the manifest names what the archive does not hold: %v", err)
+	if _, err := rc.Check(assembly.CheckOptions{Writing: true}); err != nil {
+		t.Fatalf("the assembly is invalid: %v", err)
 	}
 	n := 0
 	err = filepath.WalkDir(first, func(p string, d os.DirEntry, err error) error {

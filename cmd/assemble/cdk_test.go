@@ -159,13 +159,11 @@ func checkCDKDroplets(t *testing.T, cloud string) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	m, err := rc.Manifest()
+	rep, err := rc.Check(assembly.CheckOptions{Writing: true})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the assembly is invalid: %v", err)
 	}
-	if err := rc.CheckManifestFiles(m); err != nil {
-		t.Errorf("path properties name what the archive does not hold: %v", err)
-	}
+	m := rep.Manifest
 	byType := map[string][]string{}
 	for _, id := range m.IDs() {
 		byType[m.Droplets[id].Type] = append(byType[m.Droplets[id].Type], id)

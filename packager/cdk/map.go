@@ -30,7 +30,7 @@ type Mapping struct {
 	Files []File
 	// Warnings: unknown artifact and asset kinds, assets no droplet can
 	// describe, messages of artifacts that have no droplet, empty folders.
-	Warnings []assembly.Diagnostic
+	Warnings []assembly.Finding
 }
 
 // maxNesting bounds how deep nested assemblies (stages in stages) go.
@@ -80,7 +80,7 @@ type mapper struct {
 	t        *tree
 	m        *assembly.Manifest
 	ids      idSet
-	warnings []assembly.Diagnostic
+	warnings []assembly.Finding
 	visited  map[string]bool // nested assembly folders mapped
 	covered  map[string]bool // files whose mode a droplet records or does not need
 }
@@ -90,7 +90,7 @@ func (mp *mapper) warn(file, field, format string, args ...any) {
 	if field != "" {
 		msg = field + ": " + msg
 	}
-	mp.warnings = append(mp.warnings, assembly.Diagnostic{Level: "warning", Message: file + ": " + msg})
+	mp.warnings = append(mp.warnings, assembly.Finding{Severity: assembly.Warning, Message: file + ": " + msg})
 }
 
 // An asset droplet waits for its environment until the stacks of its

@@ -12,7 +12,6 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cloud-assembly/assemble/assembly"
-	"github.com/cloud-assembly/assemble/droplets"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/map/*.txtar")
@@ -160,10 +159,11 @@ func TestMap(t *testing.T) {
 }
 
 // checkMapping asserts what every mapping of the cdk.out at dir must meet:
-// it ships every file of the folder, once, below ArchiveDir; its manifest
-// validates, survives manifest.json's parser, and every path property
-// names a file (or a folder holding files) it ships; the executables
-// recorded are the executable files under those folders.
+// it ships every file of the folder, once, below ArchiveDir; the assembly
+// passes assembly.Check as a build checks what it writes (so every path
+// property names a file, or a folder holding files, it ships), and its
+// manifest survives manifest.json's parser; the executables recorded are
+// executable files.
 func checkMapping(t *testing.T, dir string, mp *Mapping) {
 	t.Helper()
 	onDisk := map[string]bool{}
@@ -190,19 +190,24 @@ func checkMapping(t *testing.T, dir string, mp *Mapping) {
 	if len(shipped) != len(onDisk) {
 		t.Errorf("ships %d files, the folder holds %d", len(shipped), len(onDisk))
 	}
-	if _, err := mp.Manifest.Validate(); err != nil {
-		t.Fatalf("the manifest is invalid: %v", err)
-	}
 	body, err := mp.Manifest.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := assembly.ParseManifest(body); err != nil {
-		t.Fatalf("manifest.json does not parse back: %v", err)
-	}
+	// The verdict a build gives on what it writes: among others, every
+	// path property names a shipped file, or a folder holding some.
+	files := assembly.NewFileSet()
 	names := []string{assembly.ManifestName}
+	files.Add(assembly.ManifestName, int64(len(body)))
 	for n := range shipped {
+		files.Add(n, -1)
 		names = append(names, n)
+	}
+	if _, err := assembly.Check(body, files, assembly.CheckOptions{Writing: true}); err != nil {
+		t.Fatalf("the assembly is invalid: %v", err)
+	}
+	if m, err := assembly.ParseManifest(body); err != nil || len(m.Droplets) != len(mp.Manifest.Droplets) {
+		t.Fatalf("manifest.json does not parse back: %v", err)
 	}
 	out, err := OutFiles(mp.Manifest, names)
 	if err != nil {
@@ -210,33 +215,6 @@ func checkMapping(t *testing.T, dir string, mp *Mapping) {
 	}
 	if len(out) != len(shipped) {
 		t.Errorf("OutFiles lists %d files, %d shipped", len(out), len(shipped))
-	}
-	for _, id := range mp.Manifest.IDs() {
-		d := mp.Manifest.Droplets[id]
-		sp, _ := droplets.ParseSpecifier(d.Type)
-		kind, ok := droplets.Lookup(sp)
-		if !ok {
-			t.Errorf("droplet %s: unknown kind %s", id, d.Type)
-			continue
-		}
-		for _, p := range kind.Properties {
-			v, ok := d.Properties[p.Name].(string)
-			switch {
-			case !ok || p.Path == 0:
-			case p.Path == droplets.PathFile && shipped[v] == "":
-				t.Errorf("droplet %s: %s names %s, which is not shipped", id, p.Name, v)
-			case p.Path == droplets.PathDirectory:
-				n := 0
-				for name := range shipped {
-					if strings.HasPrefix(name, v+"/") {
-						n++
-					}
-				}
-				if n == 0 {
-					t.Errorf("droplet %s: %s names %s, which holds no shipped file", id, p.Name, v)
-				}
-			}
-		}
 	}
 	for _, f := range out {
 		st, err := os.Stat(shipped[f.Name])
