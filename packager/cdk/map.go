@@ -3,9 +3,11 @@ package cdk
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -126,7 +128,7 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 			mp.m.Missing[mc.Key] = &assembly.Missing{Provider: mc.Provider, Props: mc.Props}
 		}
 	}
-	ids := sortedKeys(cm.Artifacts)
+	ids := slices.Sorted(maps.Keys(cm.Artifacts))
 	arts := make(map[string]*artifact, len(ids))
 	for _, id := range ids {
 		a := &artifact{}
@@ -178,7 +180,8 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 			}
 			deps = append(deps, produced[dep]...)
 		}
-		deps = sortedSet(deps)
+		slices.Sort(deps)
+		deps = slices.Compact(deps)
 		for _, did := range produced[id] {
 			for _, d := range deps {
 				if d != did {
@@ -406,7 +409,7 @@ func (mp *mapper) messages(dir, id string, a *artifact, name string, dids []stri
 		}
 		entries, file = merged, mp.t.name(rel)
 	}
-	for _, cpath := range sortedKeys(entries) {
+	for _, cpath := range slices.Sorted(maps.Keys(entries)) {
 		n := 0
 		for _, e := range entries[cpath] {
 			kind, ok := messageKinds[e.Type]
@@ -457,7 +460,7 @@ func (mp *mapper) assets(dir, stage, id string, a *artifact, name string) ([]pen
 		return nil, err
 	}
 	as := &assetSet{mp: mp, file: mp.t.name(rel), base: path.Dir(rel), prefix: stage, artifact: id}
-	for _, kind := range sortedKeys(am) {
+	for _, kind := range slices.Sorted(maps.Keys(am)) {
 		switch kind {
 		case "version":
 		case "files":
@@ -513,7 +516,7 @@ func (as *assetSet) destinations(field string, raw map[string]json.RawMessage, e
 		as.mp.warn(as.file, field, "no destinations: nothing publishes this asset, so no droplet describes it")
 		return nil
 	}
-	for _, destID := range sortedKeys(raw) {
+	for _, destID := range slices.Sorted(maps.Keys(raw)) {
 		if err := each(destID, field+".destinations."+destID, len(raw) > 1); err != nil {
 			return err
 		}
@@ -542,7 +545,7 @@ func (as *assetSet) files(raw json.RawMessage) error {
 	if err := decodeRaw(as.file, "files", raw, &all); err != nil {
 		return err
 	}
-	for _, assetID := range sortedKeys(all) {
+	for _, assetID := range slices.Sorted(maps.Keys(all)) {
 		field := "files." + assetID
 		var fa fileAsset
 		if err := decodeRaw(as.file, field, all[assetID], &fa); err != nil {
@@ -600,7 +603,7 @@ func (as *assetSet) images(raw json.RawMessage) error {
 	if err := decodeRaw(as.file, "dockerImages", raw, &all); err != nil {
 		return err
 	}
-	for _, assetID := range sortedKeys(all) {
+	for _, assetID := range slices.Sorted(maps.Keys(all)) {
 		field := "dockerImages." + assetID
 		var ia imageAsset
 		if err := decodeRaw(as.file, field, all[assetID], &ia); err != nil {
@@ -736,25 +739,4 @@ func literalValue(v any) any {
 		return out
 	}
 	return v
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-// sortedSet sorts s and drops repeats.
-func sortedSet(s []string) []string {
-	sort.Strings(s)
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }
