@@ -16,6 +16,11 @@ import (
 // metadata files), as manifest.json is bounded in an assembly.
 const maxJSONSize = assembly.MaxManifestSize
 
+// maxJSONReread bounds the bytes of the JSON files read more than once:
+// many artifacts naming one large metadata file would read it once each.
+// (A first read is bounded by the folder's own size.)
+const maxJSONReread = 2 * maxJSONSize
+
 // maxJSONDepth bounds their nesting.
 const maxJSONDepth = assembly.MaxManifestDepth
 
@@ -37,6 +42,12 @@ func (t *tree) readJSON(rel string, v any) error {
 	if err != nil {
 		return err
 	}
+	if t.read[rel] {
+		if t.reread += int64(len(b)); t.reread > maxJSONReread {
+			return &Error{File: name, Err: fmt.Errorf("%w: named by many artifacts, it was read again and again (more than %d bytes)", assembly.ErrTooLarge, int64(maxJSONReread))}
+		}
+	}
+	t.read[rel] = true
 	return decodeJSON(name, b, v)
 }
 

@@ -2,9 +2,13 @@ package cdk
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/cloud-assembly/assemble/assembly"
 )
 
 const oneAsset = `{"version": "55.0.0", "artifacts": {"S.assets": {"type": "cdk:asset-manifest", "properties": {"file": "S.assets.json"}}}}`
@@ -51,5 +55,20 @@ func TestMapSymlinks(t *testing.T) {
 			}
 			t.Error("asset.h not shipped")
 		})
+	}
+}
+
+// TestMapJSONBudget: artifacts that name one large metadata file again and
+// again stop at the bound on JSON read again, not after reading it each time.
+func TestMapJSONBudget(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cdk.out")
+	big := `{"/x": [{"type": "aws:cdk:info", "data": "` + strings.Repeat("x", 30<<20) + `"}]}`
+	var arts []string
+	for i := 0; i < 5; i++ {
+		arts = append(arts, fmt.Sprintf(`"a%d": {"type": "cdk:tree", "properties": {"file": "t.json"}, "additionalMetadataFile": "big.json"}`, i))
+	}
+	writeFiles(t, dir, map[string]string{"manifest.json": `{"version": "55.0.0", "artifacts": {` + strings.Join(arts, ",") + `}}`, "big.json": big, "t.json": "{}"})
+	if _, err := Map(dir); !errors.Is(err, assembly.ErrTooLarge) {
+		t.Fatalf("got %v, want ErrTooLarge", err)
 	}
 }

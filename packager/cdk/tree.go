@@ -29,6 +29,9 @@ type tree struct {
 	dirs  map[string]bool  // every folder holding a file, at any depth
 	empty []string         // folders holding no file at all, sorted
 	execs []string         // files with an executable bit, sorted
+
+	read   map[string]bool // JSON files read
+	reread int64           // bytes of JSON files read again (see maxJSONReread)
 }
 
 // isEmpty reports whether rel is a folder holding no file.
@@ -41,7 +44,7 @@ func (t *tree) isEmpty(rel string) bool {
 // they lead to a regular file inside root; any other symlink, and special
 // files, are errors.
 func walk(dir, root string) (*tree, error) {
-	t := &tree{dir: dir, root: root, files: map[string]*file{}, dirs: map[string]bool{}}
+	t := &tree{dir: dir, root: root, files: map[string]*file{}, dirs: map[string]bool{}, read: map[string]bool{}}
 	var folders []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
