@@ -25,6 +25,16 @@ type VerifyOptions struct {
 	// Now is the time revocation and "signature from the future" are judged
 	// at (default time.Now). Key expiry is judged at the signature's time.
 	Now func() time.Time
+	// Progress, if set, is called as the files are hashed, with the bytes
+	// hashed so far and the total, one call at a time.
+	Progress func(done, total int64)
+}
+
+func (o *VerifyOptions) progress() func(done, total int64) {
+	if o == nil {
+		return nil
+	}
+	return o.Progress
 }
 
 func (o *VerifyOptions) now() time.Time {
@@ -195,7 +205,7 @@ func VerifyContext(ctx context.Context, r *assembly.Reader, trusted openpgp.Enti
 		return nil, err
 	}
 	v.r = r
-	if err := v.checkFiles(ctx); err != nil {
+	if err := v.checkFiles(ctx, opts.progress()); err != nil {
 		return nil, err
 	}
 	// Step 5: only now is manifest.json parsed and validated, from
@@ -403,7 +413,7 @@ func mapPGPError(err error) error {
 
 // checkFiles compares the archive's files with the attestation, then
 // streams each one once, in parallel.
-func (v *Verified) checkFiles(ctx context.Context) error {
+func (v *Verified) checkFiles(ctx context.Context, progress func(done, total int64)) error {
 	files := contentFiles(v.r)
 	inArchive := make(map[string]bool, len(files))
 	for _, f := range files {
@@ -434,7 +444,7 @@ func (v *Verified) checkFiles(ctx context.Context) error {
 				return &DigestError{Name: f.Name(), Want: it.Hash, Got: d.sum}
 			}
 			return nil
-		})
+		}, progress)
 	if err != nil {
 		if !errors.Is(err, ErrVerification) {
 			// A corrupt deflate stream or I/O error: the content cannot

@@ -8,8 +8,13 @@ import (
 	"path/filepath"
 )
 
-// ErrNotEmpty: a folder output exists and holds something.
-var ErrNotEmpty = errors.New("output: folder not empty")
+// Sentinels of folder outputs.
+var (
+	// ErrNotEmpty: a folder output exists and holds something.
+	ErrNotEmpty = errors.New("output: folder not empty")
+	// ErrNotFolder: a folder output names a file.
+	ErrNotFolder = errors.New("output: not a folder")
+)
 
 // DirPerm is the permission (before the umask) of every folder a Dir
 // creates, its top folder included, so that all come out alike.
@@ -74,7 +79,7 @@ func resolveDir(name string) (string, error) {
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			if hops > 0 {
-				return "", fmt.Errorf("%w: %s is a symbolic link to %s, which does not exist: create it, or remove the link", ErrDangling, name, p)
+				return "", refuse(name, ErrDangling, "%s is a symbolic link to %s, which does not exist: create that folder, or remove the link", name, p)
 			}
 			return p, nil
 		}
@@ -83,14 +88,14 @@ func resolveDir(name string) (string, error) {
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			if !fi.IsDir() {
-				return "", fmt.Errorf("%s is a file, not a folder: name a new or empty folder", name)
+				return "", refuse(name, ErrNotFolder, "%s is a file, not a folder: name a new or empty folder", name)
 			}
 			ents, err := os.ReadDir(p)
 			if err != nil {
 				return "", err
 			}
 			if len(ents) > 0 {
-				return "", fmt.Errorf("%w: %s: name a new or empty folder", ErrNotEmpty, name)
+				return "", refuse(name, ErrNotEmpty, "%s is not empty: name a new or empty folder", name)
 			}
 			return p, nil
 		}
@@ -133,14 +138,16 @@ func (d *Dir) Commit() (err error) {
 		d.lock.Close()
 		if err != nil {
 			os.RemoveAll(d.tmp)
-			err = fmt.Errorf("write %s: %w", d.name, err)
+			if _, refused := err.(*Error); !refused {
+				err = fmt.Errorf("write %s: %w", d.name, err)
+			}
 		}
 	}()
 	if st, err := os.Lstat(d.target); err == nil && st.IsDir() {
 		// Empty when CreateDir looked; Remove fails if it is not now.
 		if err := os.Remove(d.target); err != nil {
 			if ents, rerr := os.ReadDir(d.target); rerr == nil && len(ents) > 0 {
-				return fmt.Errorf("%w: %s filled up meanwhile", ErrNotEmpty, d.name)
+				return refuse(d.name, ErrNotEmpty, "%s was filled by another program meanwhile", d.name)
 			}
 			return err
 		}

@@ -52,6 +52,21 @@ var (
 	ErrLocked = errors.New("output: locked by another writer")
 )
 
+// An Error is an output refused for one of the reasons above: Err is the
+// sentinel (errors.Is works), Reason says it in words, with the fix.
+type Error struct {
+	Path   string // the output as named
+	Err    error
+	Reason string
+}
+
+func (e *Error) Error() string { return "write " + e.Path + ": " + e.Reason }
+func (e *Error) Unwrap() error { return e.Err }
+
+func refuse(path string, sentinel error, format string, args ...any) error {
+	return &Error{Path: path, Err: sentinel, Reason: fmt.Sprintf(format, args...)}
+}
+
 // DefaultWait is how long Create waits for another writer's lock when
 // Options.Wait is zero.
 const DefaultWait = 10 * time.Minute
@@ -275,9 +290,9 @@ func checkInputs(name string, inputs []string) error {
 		}
 		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
 			if in == name {
-				return fmt.Errorf("%w: %s is a file this command reads", ErrInput, name)
+				return refuse(name, ErrInput, "%s is a file this command reads: write the output elsewhere", name)
 			}
-			return fmt.Errorf("%w: %s is %s, a file this command reads", ErrInput, name, in)
+			return refuse(name, ErrInput, "%s is %s, which this command reads: write the output elsewhere", name, in)
 		}
 	}
 	return nil
@@ -292,7 +307,7 @@ func resolve(name string) (target string, direct bool, err error) {
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			if hops > 0 {
-				return "", false, fmt.Errorf("%w: %s is a symbolic link to %s, which does not exist: create it, or remove the link", ErrDangling, name, p)
+				return "", false, refuse(name, ErrDangling, "%s is a symbolic link to %s, which does not exist: create that file, or remove the link", name, p)
 			}
 			return p, false, nil // a new file
 		}
@@ -303,9 +318,9 @@ func resolve(name string) (target string, direct bool, err error) {
 			switch {
 			case fi.IsDir():
 				if hops > 0 {
-					return "", false, fmt.Errorf("%w: %s links to the folder %s: name the file to write", ErrFolder, name, p)
+					return "", false, refuse(name, ErrFolder, "%s links to the folder %s: name a file to write", name, p)
 				}
-				return "", false, fmt.Errorf("%w: %s is a folder: name the file to write", ErrFolder, name)
+				return "", false, refuse(name, ErrFolder, "%s is a folder: name a file to write", name)
 			case fi.Mode().IsRegular():
 				return p, false, nil
 			}
@@ -380,7 +395,7 @@ func waitLock(ctx context.Context, f *os.File, name string, opts Options) error 
 	defer tick.Stop()
 	for {
 		if wait < 0 || time.Now().After(deadline) {
-			return fmt.Errorf("%w: another process is writing %s: try again when it is done", ErrLocked, name)
+			return refuse(name, ErrLocked, "another process is writing %s: try again when it is done", name)
 		}
 		select {
 		case <-ctx.Done():
