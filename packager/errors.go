@@ -15,6 +15,9 @@ var (
 	ErrOutsideProject = errors.New("packager: path outside the project")
 	// ErrMissing: with Strict, something the assembly needs has no value.
 	ErrMissing = errors.New("packager: missing information")
+	// ErrChanged: a project file was replaced (for instance by a symbolic
+	// link) between the check and the write; nothing was written.
+	ErrChanged = errors.New("packager: project file changed during the build")
 )
 
 // A ProjectError is a problem at a place in a project file: the file, the

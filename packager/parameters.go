@@ -31,7 +31,7 @@ type templateParameter struct {
 func readParameters(file string, body []byte) ([]templateParameter, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(body, &doc); err != nil {
-		return nil, yamlError(file, err)
+		return nil, yamlError(file, body, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil, &ProjectError{File: file, Err: fmt.Errorf("%w: the template is empty", ErrProject)}

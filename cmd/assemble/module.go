@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -115,22 +114,5 @@ func moduleSchema(c *cli.Context) error {
 	if err != nil {
 		return moduleError(c, err)
 	}
-	out := c.String("output")
-	if out == "" {
-		_, err := c.App.Writer.Write(b)
-		return err
-	}
-	return writeModuleSchema(out, b, m.Fragment.File)
-}
-
-// writeModuleSchema writes data through writeFileAtomic (temporary file
-// and rename; a folder or special file is refused), never over the
-// fragment it was generated from.
-func writeModuleSchema(path string, data []byte, fragment string) error {
-	if ost, err := os.Stat(path); err == nil {
-		if fst, err := os.Stat(fragment); err == nil && os.SameFile(ost, fst) {
-			return fmt.Errorf("module schema: output %s would overwrite the fragment %s: write the schema elsewhere (-o schema.json)", path, fragment)
-		}
-	}
-	return writeFileAtomic(path, data)
+	return writeOutput(c, c.String("output"), b, []string{c.Args().First(), m.Fragment.File})
 }

@@ -139,7 +139,7 @@ func loadKeyrings(c *cli.Context) (openpgp.EntityList, error) {
 	for _, p := range files {
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, err
+			return nil, flagFileError("--keyring", err)
 		}
 		keys, err := signing.ReadKeys(f)
 		f.Close()

@@ -289,13 +289,28 @@ func checkInputs(name string, inputs []string) error {
 			continue
 		}
 		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
-			if in == name {
+			if samePath(in, name) {
 				return refuse(name, ErrInput, "%s is a file this command reads: write the output elsewhere", name)
 			}
 			return refuse(name, ErrInput, "%s is %s, which this command reads: write the output elsewhere", name, in)
 		}
 	}
 	return nil
+}
+
+// samePath reports whether a and b name the file by the same path (once
+// made absolute and their links followed), not through another name.
+func samePath(a, b string) bool {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		return p
+	}
+	return real(a) == real(b)
 }
 
 // resolve follows name's symbolic links to the file a write must replace.

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/yamlpos"
 )
 
 // Version is the only specification version this package accepts.
@@ -38,8 +36,6 @@ func readFile(path string) ([]byte, error) {
 	return b, err
 }
 
-var yamlLine = regexp.MustCompile(`(?:yaml: )?line (\d+)(?:, column (\d+))?: (.*)`)
-
 // parseDocument parses YAML or JSON source into its top-level mapping node.
 func parseDocument(file string, src []byte, requireMapping bool) (*yaml.Node, *Error) {
 	var doc yaml.Node
@@ -48,17 +44,8 @@ func parseDocument(file string, src []byte, requireMapping bool) (*yaml.Node, *E
 		if errors.Is(err, io.EOF) {
 			return nil, &Error{File: file, Err: ErrSyntax, Msg: "empty file: a blueprint needs at least version and resources"}
 		}
-		e := &Error{File: file, Err: ErrSyntax, Msg: "not valid YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")}
-		// yaml omits "line 1" from its messages.
-		e.Line, e.Column = 1, 1
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Column = 1
-			if m[2] != "" {
-				e.Column, _ = strconv.Atoi(m[2])
-			}
-			e.Msg = "not valid YAML or JSON: " + m[3]
-		}
+		pos, msg := yamlpos.Locate(src, err)
+		e := &Error{File: file, Line: max(pos.Line, 1), Column: max(pos.Column, 1), Err: ErrSyntax, Msg: "not valid YAML or JSON: " + msg}
 		return nil, e
 	}
 	var extra yaml.Node

@@ -29,7 +29,7 @@ func TestRules(t *testing.T) {
 		{"Export", "Resources:\n  B:\n    Type: AWS::S3::Bucket\nOutputs:\n  O:\n    Value: !Ref B\n    Export:\n      Name: x\n", "x.yaml:7:5: template fragment cannot contain any Export; found an Export statement in Output: O"},
 		{"parameter without Type", "Parameters:\n  P:\n    Description: d\nResources:\n  B:\n    Type: AWS::S3::Bucket\n", "x.yaml:2:3: parameter 'P' must have a Type"},
 		{"Parameters not a mapping", "Parameters: [a]\nResources:\n  B:\n    Type: AWS::S3::Bucket\n", "x.yaml:1:13: the Parameters section must be a mapping"},
-		{"YAML syntax", "Resources:\n  B: [\n", "x.yaml:2:1: invalid YAML"},
+		{"YAML syntax", "Resources:\n  B: [\n", "x.yaml:3:1: invalid YAML: did not find expected node content"},
 		{"JSON syntax", "{\n  \"Resources\": {,\n}\n", "x.yaml:2:17: invalid JSON"},
 		{"not a mapping", "- a\n- b\n", "x.yaml:1:1: the fragment must be a mapping"},
 		{"empty", "", "x.yaml: the fragment is empty"},
