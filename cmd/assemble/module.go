@@ -81,7 +81,7 @@ func moduleError(c *cli.Context, err error) error {
 			fmt.Fprintf(c.App.Writer, "%s: %s\n", ve.File, p.Message)
 		}
 	}
-	return withHint(fmt.Errorf("%s: %d problem(s): %w", ve.File, len(ve.Problems), registry.ErrInvalidFragment),
+	return withHint(fmt.Errorf("%s: %s: %w", ve.File, count(len(ve.Problems), "problem"), registry.ErrInvalidFragment),
 		"fix the problems listed above; modules cannot import values, nest stacks or use transforms or macros")
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -39,6 +40,8 @@ Example:
 			&cli.StringSliceFlag{Name: "keyring", Usage: "trusted public keys `FILE` (repeatable)"},
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object"},
+			quietFlag,
+			progressFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -49,7 +52,7 @@ Example:
 			if rc != nil {
 				defer rc.Close()
 			}
-			if c.Bool("json") {
+			if c.Bool("json") && !c.Bool("quiet") {
 				printJSON(c, name, res, err)
 			} else if err == nil {
 				printVerified(c, name, res)
@@ -86,7 +89,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 	res := &verifyResult{File: name}
 	rc, err := assembly.Open(name)
 	if err != nil {
-		return res, nil, withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
+		return res, nil, openError(name, err)
 	}
 	if !rc.Signed() {
 		if !allowUnsigned {
@@ -103,7 +106,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", name)
 		res.Valid = true
 		res.Droplets = len(m.Droplets)
-		for _, f := range rc.Files() {
+		for _, f := range contentFiles(&rc.Reader) {
 			res.Files++
 			res.Bytes += f.Size()
 		}
@@ -114,7 +117,9 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 	if err != nil {
 		return res, rc, err
 	}
-	v, err := signing.VerifyContext(c.Context, &rc.Reader, trusted, nil)
+	prog := newProgress(c, "verifying "+name)
+	v, err := signing.VerifyContext(c.Context, &rc.Reader, trusted, &signing.VerifyOptions{Progress: prog.Func()})
+	prog.Done()
 	if err != nil {
 		return res, rc, verifyHint(fmt.Errorf("verify %s: %w", name, err))
 	}
@@ -170,12 +175,36 @@ func verifyHint(err error) error {
 }
 
 func printVerified(c *cli.Context, name string, res *verifyResult) {
+	what := fmt.Sprintf("%s (%s, %s)", count(res.Files, "file"), count(int(res.Bytes), "byte"), count(res.Droplets, "droplet"))
 	if !res.Signed {
-		fmt.Fprintf(c.App.Writer, "checked %d files (%d bytes, %d droplets) in %s: UNSIGNED, not authenticated\n", res.Files, res.Bytes, res.Droplets, name)
+		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\n", what, name)
 		return
 	}
-	fmt.Fprintf(c.App.Writer, "verified %d files (%d bytes, %d droplets) in %s\nsigned by %q (%s) at %s\n",
-		res.Files, res.Bytes, res.Droplets, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
+	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
+}
+
+// contentFiles lists an assembly's files but signature.asc: what verify
+// authenticates, and what every command counts as its files.
+func contentFiles(r *assembly.Reader) []*assembly.File {
+	var out []*assembly.File
+	for _, f := range r.Files() {
+		if f.Name() != assembly.SignatureName {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// openError explains why an assembly could not be opened: a missing file
+// is not a broken assembly.
+func openError(name string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return withHint(err, "check the path; make an assembly with 'assemble build'")
+	case errors.Is(err, assembly.ErrFormat):
+		return withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
+	}
+	return err
 }
 
 func printJSON(c *cli.Context, name string, res *verifyResult, err error) {
