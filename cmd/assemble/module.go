@@ -54,7 +54,7 @@ func loadModule(c *cli.Context, verb string) (*registry.Module, error) {
 	if c.NArg() != 1 {
 		return nil, usagef("module %s: want one FRAGMENT or MODULE_DIR, got %d arguments", verb, c.NArg())
 	}
-	m, err := registry.Load(c.Args().First(), registry.DefaultLimits)
+	m, err := registry.Load(c.Args().First(), registry.DefaultLimits())
 	if err != nil {
 		return nil, moduleError(c, err)
 	}
@@ -90,7 +90,7 @@ func moduleValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := m.Validate(registry.DefaultLimits); err != nil {
+	if err := m.Validate(registry.DefaultLimits()); err != nil {
 		return moduleError(c, err)
 	}
 	if m.TypeName != "" {
@@ -110,7 +110,7 @@ func moduleSchema(c *cli.Context) error {
 		return withHint(usagef("module schema: no type name for %s", c.Args().First()),
 			"pass --type-name Org::Service::Name::MODULE, or run it on a module project with a .rpdk-config")
 	}
-	b, err := m.Fragment.Schema(m.TypeName, registry.DefaultLimits)
+	b, err := m.Fragment.Schema(m.TypeName, registry.DefaultLimits())
 	if err != nil {
 		return moduleError(c, err)
 	}

@@ -26,8 +26,10 @@ type Limits struct {
 	FileSize int64
 }
 
-// DefaultLimits are the limits `cfn validate` enforces.
-var DefaultLimits = Limits{Resources: 500, Outputs: 200, Mappings: 200, MappingAttributes: 200, FileSize: 1_500_000}
+// DefaultLimits() returns the limits `cfn validate` enforces.
+func DefaultLimits() Limits {
+	return Limits{Resources: 500, Outputs: 200, Mappings: 200, MappingAttributes: 200, FileSize: 1_500_000}
+}
 
 // MaxNesting is how deep modules may nest: a module, its child module and
 // that module's child.

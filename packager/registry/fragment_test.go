@@ -38,7 +38,7 @@ func TestRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fr, err := ParseFragment("x.yaml", []byte(tt.src))
 			if err == nil {
-				err = fr.Validate(DefaultLimits)
+				err = fr.Validate(DefaultLimits())
 			}
 			if !errors.Is(err, ErrInvalidFragment) {
 				t.Fatalf("got %v, want ErrInvalidFragment", err)
@@ -56,7 +56,7 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fr.Validate(DefaultLimits); err != nil {
+	if err := fr.Validate(DefaultLimits()); err != nil {
 		t.Fatalf("default limits: %v", err)
 	}
 	l := Limits{Resources: 1, Outputs: 1, Mappings: 1, MappingAttributes: 1, FileSize: 10}
@@ -97,7 +97,7 @@ func TestTypeName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fr.Schema("Org::Svc::Name", DefaultLimits); !errors.Is(err, ErrTypeName) {
+	if _, err := fr.Schema("Org::Svc::Name", DefaultLimits()); !errors.Is(err, ErrTypeName) {
 		t.Errorf("Schema with a bad type name: %v", err)
 	}
 }
@@ -110,7 +110,7 @@ func TestSchemaEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := fr.Schema("Org::Svc::Name::MODULE", DefaultLimits)
+	got, err := fr.Schema("Org::Svc::Name::MODULE", DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestAliasBomb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = fr.Schema("Org::Svc::Name::MODULE", DefaultLimits)
+	_, err = fr.Schema("Org::Svc::Name::MODULE", DefaultLimits())
 	if !errors.Is(err, ErrInvalidFragment) || !strings.Contains(err.Error(), "expands to more than") {
 		t.Fatalf("got %v", err)
 	}
