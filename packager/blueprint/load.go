@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"go.yaml.in/yaml/v3"
 
@@ -28,7 +29,17 @@ const MaxBlueprints = 256
 
 // readFile reads a file of at most MaxFileSize bytes.
 func readFile(path string) ([]byte, error) {
-	b, err := limitio.ReadFile(path, MaxFileSize)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(path, f)
+}
+
+// readLimited reads the file path from r, at most MaxFileSize bytes.
+func readLimited(path string, r io.Reader) ([]byte, error) {
+	b, err := limitio.ReadAll(r, MaxFileSize)
 	var tl *limitio.TooLargeError
 	if errors.As(err, &tl) {
 		return nil, &Error{File: path, Err: ErrTooLarge, Msg: fmt.Sprintf("file is larger than %d bytes; split it into included blueprints", MaxFileSize)}
