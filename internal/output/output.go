@@ -292,25 +292,31 @@ func checkInputs(name string, inputs []string) error {
 			if samePath(in, name) {
 				return refuse(name, ErrInput, "%s is a file this command reads: write the output elsewhere", name)
 			}
-			return refuse(name, ErrInput, "%s is %s, which this command reads: write the output elsewhere", name, in)
+			return refuse(name, ErrInput, "%s is %s, which this command reads: write the output elsewhere", name, relWD(in))
 		}
 	}
 	return nil
 }
 
-// samePath reports whether a and b name the file by the same path (once
-// made absolute and their links followed), not through another name.
-func samePath(a, b string) bool {
-	real := func(p string) string {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			p = r
-		}
-		if abs, err := filepath.Abs(p); err == nil {
-			p = abs
-		}
+// relWD names p relative to the working folder when it lies below it.
+func relWD(p string) string {
+	if !filepath.IsAbs(p) {
 		return p
 	}
-	return real(a) == real(b)
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, p); err == nil && filepath.IsLocal(rel) {
+			return rel
+		}
+	}
+	return p
+}
+
+// samePath reports whether a and b are one path (once made absolute),
+// not two names of one file.
+func samePath(a, b string) bool {
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
 }
 
 // resolve follows name's symbolic links to the file a write must replace.
