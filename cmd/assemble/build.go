@@ -89,9 +89,6 @@ func runBuild(c *cli.Context) error {
 	}
 	out := summaryWriter(c, f)
 	if c.Bool("json") {
-		if c.Bool("quiet") {
-			return nil
-		}
 		return encodeJSON(out, buildResult{
 			Output:   output,
 			Droplets: plan.Report.Order,
@@ -111,7 +108,7 @@ func runBuild(c *cli.Context) error {
 // output writer, never over a file the build read nor into a folder it
 // ships, with progress on standard error.
 func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress) (*output.File, error) {
-	f, err := createOutput(c, name, plan.Inputs())
+	f, err := createOutput(c, name, plan.Inputs(), true)
 	if err != nil {
 		return nil, err
 	}

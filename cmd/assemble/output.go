@@ -19,12 +19,14 @@ import (
 // or /proc descriptor is written directly, a regular file is replaced
 // atomically (a symbolic link followed and kept), never over any of
 // inputs (the files the command read), and another writer of the same
-// file is waited for, saying so. The caller writes, then Commits; a
-// deferred Close discards an uncommitted output.
-func createOutput(c *cli.Context, name string, inputs []string) (*output.File, error) {
+// file is waited for, saying so. sync flushes the file to disk before
+// the rename (build, whose output is the one meant to last). The caller
+// writes, then Commits; a deferred Close discards an uncommitted output.
+func createOutput(c *cli.Context, name string, inputs []string, sync bool) (*output.File, error) {
 	f, err := output.Create(c.Context, name, output.Options{
 		Stdout: c.App.Writer,
 		Inputs: inputs,
+		Sync:   sync,
 		Waiting: func(path string) {
 			fmt.Fprintf(c.App.ErrWriter, "assemble: waiting for another process writing %s\n", path)
 		},
@@ -41,7 +43,7 @@ func writeOutput(c *cli.Context, name string, data []byte, inputs []string) erro
 	if name == "" {
 		name = "-"
 	}
-	f, err := createOutput(c, name, inputs)
+	f, err := createOutput(c, name, inputs, false)
 	if err != nil {
 		return err
 	}
@@ -79,8 +81,9 @@ func summaryWriter(c *cli.Context, f *output.File) io.Writer {
 }
 
 // Flags shared by the long-running commands (build, sign, verify, extract).
+// --json output is printed even with --quiet: it was asked for.
 var (
-	quietFlag    = &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success (warnings and errors still go to standard error)"}
+	quietFlag    = &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary or progress on success (warnings, errors and --json still print)"}
 	progressFlag = &cli.BoolFlag{Name: "progress", Usage: "report progress on standard error even when it is not a terminal"}
 )
 

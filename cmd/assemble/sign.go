@@ -104,7 +104,7 @@ Example:
 			}
 			// The output is locked before the assembly is read: a second
 			// sign or a build of the same file waits for this one.
-			dst, err := createOutput(c, out, []string{c.String("key"), c.String("passphrase-file")})
+			dst, err := createOutput(c, out, []string{c.String("key"), c.String("passphrase-file")}, false)
 			if err != nil {
 				return fmt.Errorf("sign %s: %w", in, err)
 			}

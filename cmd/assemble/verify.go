@@ -52,7 +52,7 @@ Example:
 			if rc != nil {
 				defer rc.Close()
 			}
-			if c.Bool("json") && !c.Bool("quiet") {
+			if c.Bool("json") {
 				printJSON(c, name, res, err)
 			} else if err == nil {
 				printVerified(c, name, res)
