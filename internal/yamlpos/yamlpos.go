@@ -99,7 +99,8 @@ func Binary(data []byte) (Pos, string, bool) {
 			return Pos{line, col}, fmt.Sprintf("binary data (byte 0x%02X is not UTF-8 text)", data[i]), true
 		case r < 0x20 && r != '\t' && r != '\n' && r != '\r':
 			return Pos{line, col}, fmt.Sprintf("binary data (control character 0x%02X)", r), true
-		case r == '\n':
+		case r == '\n', r == '\r' && (i+1 == len(data) || data[i+1] != '\n'):
+			// YAML breaks lines at LF, CRLF and a lone CR.
 			line, col = line+1, 0
 		}
 		col++

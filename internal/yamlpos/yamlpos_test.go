@@ -59,6 +59,7 @@ func TestBinary(t *testing.T) {
 		{"a: b\nc: d\x00e\n", Pos{2, 5}},
 		{"\x89PNG\r\n\x1a\n", Pos{1, 1}},
 		{"a: é\nb: \xff\n", Pos{2, 4}},
+		{"a: b\rc: \x02\r\n", Pos{2, 4}},
 	} {
 		pos, msg := locate(t, tt.doc)
 		if pos != tt.pos || !strings.HasPrefix(msg, "binary data") {
