@@ -91,7 +91,7 @@ func runInspect(c *cli.Context) error {
 	if signed {
 		state = "signed (signature not verified)"
 	}
-	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, count(len(m.Droplets), "droplet"), count(len(contentFiles(r)), "file"), state)
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, count(len(m.Droplets), "droplet"), count(fileCount(r), "file"), state)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DROPLET\tTYPE\tENVIRONMENT\tDEPENDS ON")
 	for _, id := range m.IDs() {

@@ -23,18 +23,23 @@ import (
 // the rename (build, whose output is the one meant to last). The caller
 // writes, then Commits; a deferred Close discards an uncommitted output.
 func createOutput(c *cli.Context, name string, inputs []string, sync bool) (*output.File, error) {
-	f, err := output.Create(c.Context, name, output.Options{
+	f, err := output.Create(c.Context, name, outputOptions(c, inputs, sync))
+	if err != nil {
+		return nil, outputError(err)
+	}
+	return f, nil
+}
+
+// outputOptions are the options of a command's output.
+func outputOptions(c *cli.Context, inputs []string, sync bool) output.Options {
+	return output.Options{
 		Stdout: c.App.Writer,
 		Inputs: inputs,
 		Sync:   sync,
 		Waiting: func(path string) {
 			fmt.Fprintf(c.App.ErrWriter, "assemble: waiting for another process writing %s\n", path)
 		},
-	})
-	if err != nil {
-		return nil, outputError(err)
 	}
-	return f, nil
 }
 
 // writeOutput writes data to the -o output name (standard output when
@@ -43,20 +48,14 @@ func writeOutput(c *cli.Context, name string, data []byte, inputs []string) erro
 	if name == "" {
 		name = "-"
 	}
-	f, err := createOutput(c, name, inputs, false)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	return f.Commit()
+	return outputError(output.WriteFile(c.Context, name, data, outputOptions(c, inputs, false)))
 }
 
 // outputError adds the hint for a refused output.
 func outputError(err error) error {
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, output.ErrInput):
 		return withHint(err, "name another output file with -o; no command writes over a file it reads")
 	case errors.Is(err, output.ErrFolder):

@@ -106,8 +106,8 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", name)
 		res.Valid = true
 		res.Droplets = len(m.Droplets)
-		for _, f := range contentFiles(&rc.Reader) {
-			res.Files++
+		res.Files = fileCount(&rc.Reader) // unsigned: every file
+		for _, f := range rc.Files() {
 			res.Bytes += f.Size()
 		}
 		return res, rc, nil
@@ -183,16 +183,13 @@ func printVerified(c *cli.Context, name string, res *verifyResult) {
 	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
 }
 
-// contentFiles lists an assembly's files but signature.asc: what verify
-// authenticates, and what every command counts as its files.
-func contentFiles(r *assembly.Reader) []*assembly.File {
-	var out []*assembly.File
-	for _, f := range r.Files() {
-		if f.Name() != assembly.SignatureName {
-			out = append(out, f)
-		}
+// fileCount is the number of an assembly's files but signature.asc: what
+// verify authenticates, and what every command counts as its files.
+func fileCount(r *assembly.Reader) int {
+	if r.Signed() {
+		return len(r.Files()) - 1
 	}
-	return out
+	return len(r.Files())
 }
 
 // openError explains why an assembly could not be opened: a missing file

@@ -213,11 +213,8 @@ func (f *File) Commit() (err error) {
 	}
 	f.done = true
 	defer f.unlock()
-	if f.target == "" {
-		if f.f != nil {
-			return f.f.Close()
-		}
-		return nil
+	if f.Direct() {
+		return f.closeDirect()
 	}
 	tmp := f.f.Name()
 	defer func() {
@@ -261,14 +258,19 @@ func (f *File) Close() error {
 	}
 	f.done = true
 	defer f.unlock()
-	if f.target == "" {
-		if f.f != nil {
-			return f.f.Close()
-		}
-		return nil
+	if f.Direct() {
+		return f.closeDirect() // what was written is out already
 	}
 	f.f.Close()
 	return os.Remove(f.f.Name())
+}
+
+// closeDirect closes a file written directly; standard output stays open.
+func (f *File) closeDirect() error {
+	if f.f == nil {
+		return nil
+	}
+	return f.f.Close()
 }
 
 func (f *File) unlock() {
