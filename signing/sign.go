@@ -33,9 +33,24 @@ type SignOptions struct {
 	// Rand is the source of the nonce and of signature randomness (default
 	// crypto/rand). Never reuse a deterministic source outside tests.
 	Rand io.Reader
+	// Warn, when set, is given every warning and note of the assembly
+	// check that precedes signing (errors refuse the signing instead).
+	Warn func(assembly.Finding)
 	// Progress, if set, is called as the files are hashed, with the bytes
 	// hashed so far and the total, one call at a time.
 	Progress func(done, total int64)
+}
+
+// check runs assembly.Check on r, the verdict verify will give: an
+// invalid assembly is not signed.
+func (o *SignOptions) check(r *assembly.Reader) error {
+	rep, err := r.Check(assembly.CheckOptions{})
+	if rep != nil && o != nil && o.Warn != nil {
+		for _, f := range rep.Warnings() {
+			o.Warn(f)
+		}
+	}
+	return err
 }
 
 func (o *SignOptions) progress() func(done, total int64) {
@@ -180,8 +195,10 @@ func addArmorChecksum(msg []byte) ([]byte, error) {
 // Sign writes to dst a copy of the assembly r sealed by signer: every entry
 // but signature.asc is copied with its exact stored bytes, then a new
 // signature.asc holding the clear-signed attestation is appended. It refuses
-// an expired or revoked key and a key without secret signing material. On
-// error dst may hold an incomplete archive: SignFile discards it.
+// an expired or revoked key and a key without secret signing material, and
+// an assembly that assembly.Check finds invalid (an *assembly.CheckError,
+// before anything is written): what it signs, Verify accepts. On error dst
+// may hold an incomplete archive: SignFile discards it.
 func Sign(dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
 	return SignContext(context.Background(), dst, r, signer, opts)
 }
@@ -198,12 +215,26 @@ func SignContext(ctx context.Context, dst io.Writer, r *assembly.Reader, signer 
 // keeps its exact bytes, local and central headers included. Otherwise the
 // entries are copied raw through a zip writer.
 func sign(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions, copyPrefix func(dst io.Writer, n int64) error) (*Attestation, error) {
-	if signer == nil {
-		return nil, ErrNoKey
-	}
-	if _, err := signingKey(signer, opts.now()); err != nil {
+	if err := checkSignable(r, signer, opts); err != nil {
 		return nil, err
 	}
+	return signChecked(ctx, dst, r, signer, opts, copyPrefix)
+}
+
+// checkSignable refuses a missing, expired or revoked key, then an
+// assembly that assembly.Check finds invalid.
+func checkSignable(r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) error {
+	if signer == nil {
+		return ErrNoKey
+	}
+	if _, err := signingKey(signer, opts.now()); err != nil {
+		return err
+	}
+	return opts.check(r)
+}
+
+// signChecked is sign after checkSignable.
+func signChecked(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions, copyPrefix func(dst io.Writer, n int64) error) (*Attestation, error) {
 	prefix, err := appendPrefix(r)
 	if errors.Is(err, errNotAppendable) {
 		return signRewrite(ctx, dst, r, signer, opts)

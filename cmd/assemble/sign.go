@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -35,7 +36,9 @@ bytes. The assembly is rewritten in place (or to --output; - for standard
 output) through a temporary file, so a failed sign leaves it untouched; a
 symbolic link is followed (its target is signed) and kept. Another assemble
 writing the same file is waited for, and an assembly changed by another
-program while it is signed fails the sign.
+program while it is signed fails the sign. An assembly that the check every
+command runs finds invalid is not signed (see FINDINGS in 'assemble verify
+--help'); its warnings are shown.
 
 The key is an armored or binary OpenPGP secret key (RSA or Ed25519; a
 primary key or a signing-subkey-only export): --key FILE, --key - for
@@ -109,8 +112,9 @@ Example:
 				return fmt.Errorf("sign %s: %w", in, err)
 			}
 			defer dst.Close()
+			warn := func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }
 			prog := newProgress(c, "signing "+in)
-			a, err := signing.SignFileTo(c.Context, in, dst, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Progress: prog.Func()})
+			a, err := signing.SignFileTo(c.Context, in, dst, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Warn: warn, Progress: prog.Func()})
 			prog.Done()
 			if err == nil {
 				err = dst.Commit()
@@ -131,7 +135,10 @@ Example:
 // signError adds context and the hint for a failed sign.
 func signError(in string, err error) error {
 	err = fmt.Errorf("sign %s: %w", in, err)
+	var ce *assembly.CheckError
 	switch {
+	case errors.As(err, &ce):
+		return withHint(err, "nothing was signed and the file is unchanged: fix the assembly and build it again ('assemble inspect' lists every finding)")
 	case errors.Is(err, signing.ErrInputChanged):
 		return withHint(err, "another program wrote the assembly meanwhile; sign it again once it is done")
 	case errors.Is(err, fs.ErrNotExist):
