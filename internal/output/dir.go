@@ -74,43 +74,25 @@ func CreateDir(name string) (*Dir, error) {
 
 // resolveDir follows name's links to the folder to create or replace.
 func resolveDir(name string) (string, error) {
-	p := name
-	for hops := 0; ; hops++ {
-		fi, err := os.Lstat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			if hops > 0 {
-				return "", refuse(name, ErrDangling, "%s is a symbolic link to %s, which does not exist: create that folder, or remove the link", name, p)
-			}
-			return p, nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			if !fi.IsDir() {
-				return "", refuse(name, ErrNotFolder, "%s is a file, not a folder: name a new or empty folder", name)
-			}
-			ents, err := os.ReadDir(p)
-			if err != nil {
-				return "", err
-			}
-			if len(ents) > 0 {
-				return "", refuse(name, ErrNotEmpty, "%s is not empty: name a new or empty folder", name)
-			}
-			return p, nil
-		}
-		if hops >= maxLinks {
-			return "", fmt.Errorf("%s: too many levels of symbolic links", name)
-		}
-		t, err := os.Readlink(p)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(p), t)
-		}
-		p = t
+	c, err := follow(name)
+	switch {
+	case err != nil:
+		return "", err
+	case c.fi == nil && c.hops > 0:
+		return "", refuse(name, ErrDangling, "%s is a symbolic link to %s, which does not exist: create that folder, or remove the link", name, c.path)
+	case c.fi == nil:
+		return c.path, nil
+	case !c.fi.IsDir():
+		return "", refuse(name, ErrNotFolder, "%s is a file, not a folder: name a new or empty folder", name)
 	}
+	ents, err := os.ReadDir(c.path)
+	if err != nil {
+		return "", err
+	}
+	if len(ents) > 0 {
+		return "", refuse(name, ErrNotEmpty, "%s is not empty: name a new or empty folder", name)
+	}
+	return c.path, nil
 }
 
 // Root returns the temporary folder as an os.Root: names cannot leave it,

@@ -321,51 +321,69 @@ func samePath(a, b string) bool {
 	return err1 == nil && err2 == nil && x == y
 }
 
-// resolve follows name's symbolic links to the file a write must replace.
-// direct reports an output that is not a regular file (or is reached
-// through a /proc descriptor link), to be opened and written as it is.
-func resolve(name string) (target string, direct bool, err error) {
+// A chain is where name's symbolic links lead.
+type chain struct {
+	path string      // the first path that is not a link (or a /proc descriptor link)
+	fi   fs.FileInfo // its Lstat; nil when nothing is there
+	hops int         // links followed
+	proc bool        // path is a /proc descriptor link, not followed
+}
+
+// follow walks name's symbolic links, one at a time, to the first path
+// that is not a link. It stops at a link on procfs (/proc/self/fd/N),
+// whose "target" is a descriptor such as "pipe:[123]", not a path.
+func follow(name string) (chain, error) {
 	p := name
 	for hops := 0; ; hops++ {
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			if hops > 0 {
-				return "", false, refuse(name, ErrDangling, "%s is a symbolic link to %s, which does not exist: create that file, or remove the link", name, p)
-			}
-			return p, false, nil // a new file
+			return chain{path: p, hops: hops}, nil
 		}
 		if err != nil {
-			return "", false, err
+			return chain{}, err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			switch {
-			case fi.IsDir():
-				if hops > 0 {
-					return "", false, refuse(name, ErrFolder, "%s links to the folder %s: name a file to write", name, p)
-				}
-				return "", false, refuse(name, ErrFolder, "%s is a folder: name a file to write", name)
-			case fi.Mode().IsRegular():
-				return p, false, nil
-			}
-			return p, true, nil // pipe, socket, device
+			return chain{path: p, fi: fi, hops: hops}, nil
 		}
 		if hops >= maxLinks {
-			return "", false, fmt.Errorf("%s: too many levels of symbolic links", name)
+			return chain{}, fmt.Errorf("%s: too many levels of symbolic links", name)
 		}
 		if onProcfs(filepath.Dir(p)) {
-			// /proc/self/fd/N and the like are not paths but descriptors:
-			// their "target" may be "pipe:[123]". Open through them.
-			return p, true, nil
+			return chain{path: p, fi: fi, hops: hops, proc: true}, nil
 		}
 		t, err := os.Readlink(p)
 		if err != nil {
-			return "", false, err
+			return chain{}, err
 		}
 		if !filepath.IsAbs(t) {
 			t = filepath.Join(filepath.Dir(p), t)
 		}
 		p = t
 	}
+}
+
+// resolve follows name's symbolic links to the file a write must replace.
+// direct reports an output that is not a regular file (or is reached
+// through a /proc descriptor link), to be opened and written as it is.
+func resolve(name string) (target string, direct bool, err error) {
+	c, err := follow(name)
+	switch {
+	case err != nil:
+		return "", false, err
+	case c.proc:
+		return c.path, true, nil
+	case c.fi == nil && c.hops > 0:
+		return "", false, refuse(name, ErrDangling, "%s is a symbolic link to %s, which does not exist: create that file, or remove the link", name, c.path)
+	case c.fi == nil:
+		return c.path, false, nil // a new file
+	case c.fi.IsDir() && c.hops > 0:
+		return "", false, refuse(name, ErrFolder, "%s links to the folder %s: name a file to write", name, c.path)
+	case c.fi.IsDir():
+		return "", false, refuse(name, ErrFolder, "%s is a folder: name a file to write", name)
+	case c.fi.Mode().IsRegular():
+		return c.path, false, nil
+	}
+	return c.path, true, nil // pipe, socket, device
 }
 
 // lockTarget takes the advisory lock on the existing target. retry says
