@@ -28,16 +28,27 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: CDK context is missing for %s: run cdk synth with credentials for the lookups (or put the values in cdk.context.json), then build again", ErrMissing, source, strings.Join(keys, ", "))
 	}
-	real, err := filepath.EvalSymlinks(dir)
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Dir: dir, Source: source, Manifest: m,
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, err
+	}
+	fsroot, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Dir: dir, Source: source, Manifest: m, root: fsroot,
 		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers}),
 		sources: map[string]string{}, bodies: map[string][]byte{}, dirs: []string{real}}
+	// Every file is read through the cdk.out's os.Root, and must still be
+	// the file that was mapped when the archive is written.
+	b := &builder{plan: p, root: real, rootReal: real, opts: opts}
 	onDisk := make(map[string]string, len(mp.Files))
 	for _, f := range mp.Files {
-		if err := p.writer.AddFile(f.Name, f.Path); err != nil {
+		if err := b.addProjectFile(f.Name, f.Path); err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
 		onDisk[f.Name] = f.Path
@@ -46,7 +57,6 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 	if opts.Environment != "" {
 		warnings = append(warnings, assembly.Finding{Severity: assembly.Warning, Message: "--environment is not used for a CDK cloud assembly: its stacks name their own environments"})
 	}
-	b := &builder{opts: opts}
 	if opts.Schemas != nil {
 		for _, id := range m.IDs() {
 			d := m.Droplets[id]
@@ -54,7 +64,7 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 				continue
 			}
 			file := onDisk[d.Properties["template"].(string)]
-			body, err := os.ReadFile(file)
+			body, err := b.readFile(file)
 			if err != nil {
 				return nil, err
 			}

@@ -19,6 +19,9 @@ var (
 	ErrOutsideProject error = &classError{"packager: path outside the project", assembly.ErrInsecurePath}
 	// ErrMissing: with Strict, something the assembly needs has no value.
 	ErrMissing = errors.New("packager: missing information")
+	// ErrChanged: a project file was replaced (for instance by a symbolic
+	// link) between the check and the write; nothing was written.
+	ErrChanged = errors.New("packager: project file changed during the build")
 )
 
 // classError is a sentinel that also matches a sentinel of package assembly.

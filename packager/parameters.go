@@ -44,7 +44,7 @@ type templateInterface struct {
 func readTemplate(file string, body []byte) (*templateInterface, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(body, &doc); err != nil {
-		return nil, yamlError(file, err)
+		return nil, yamlError(file, body, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil, &ProjectError{File: file, Err: fmt.Errorf("%w: the template is empty", ErrProject)}

@@ -16,6 +16,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/yamlpos"
 )
 
 // ProjectFile is the name of the project description in a project folder.
@@ -70,12 +71,12 @@ func readYAML(file string) (*yaml.Node, error) {
 		if err == io.EOF {
 			return nil, &ProjectError{File: file, Err: fmt.Errorf("%w: the file is empty", ErrProject)}
 		}
-		return nil, yamlError(file, err)
+		return nil, yamlError(file, b, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
 		if err != nil {
-			return nil, yamlError(file, err)
+			return nil, yamlError(file, b, err)
 		}
 		return nil, &ProjectError{File: file, Line: extra.Line, Column: extra.Column, Err: fmt.Errorf("%w: a second YAML document; keep one document per file", ErrProject)}
 	}
@@ -85,20 +86,10 @@ func readYAML(file string) (*yaml.Node, error) {
 	return &doc, nil
 }
 
-// yamlError turns a go-yaml error ("yaml: line 3: ...") into file:line.
-func yamlError(file string, err error) error {
-	msg := err.Error()
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
-		if num, after, ok := strings.Cut(rest, ": "); ok {
-			if n, e := strconv.Atoi(num); e == nil {
-				line, msg = n, after
-			}
-		}
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-	}
-	return &ProjectError{File: file, Line: line, Column: 1, Err: fmt.Errorf("%w: malformed YAML: %s", ErrProject, msg)}
+// yamlError places a go-yaml syntax error at file:line:column.
+func yamlError(file string, data []byte, err error) error {
+	pos, msg := yamlpos.Locate(data, err)
+	return &ProjectError{File: file, Line: pos.Line, Column: pos.Column, Err: fmt.Errorf("%w: malformed YAML: %s", ErrProject, msg)}
 }
 
 // projectSpec is assembly.yaml, converted.

@@ -22,7 +22,11 @@ type SchemaCheckError struct {
 
 func (e *SchemaCheckError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d template problem(s) against the resource type schemas:", len(e.Findings))
+	noun := "problems"
+	if len(e.Findings) == 1 {
+		noun = "problem"
+	}
+	fmt.Fprintf(&b, "%d template %s against the resource type schemas:", len(e.Findings), noun)
 	for _, f := range e.Findings {
 		b.WriteString("\n  ")
 		b.WriteString(f.String())

@@ -28,6 +28,9 @@ type VerifyOptions struct {
 	// Check tunes step 5, assembly.Check (Strict turns its warnings into
 	// errors).
 	Check assembly.CheckOptions
+	// Progress, if set, is called as the files are hashed, with the bytes
+	// hashed so far and the total, one call at a time.
+	Progress func(done, total int64)
 }
 
 func (o *VerifyOptions) check() assembly.CheckOptions {
@@ -35,6 +38,13 @@ func (o *VerifyOptions) check() assembly.CheckOptions {
 		return assembly.CheckOptions{}
 	}
 	return o.Check
+}
+
+func (o *VerifyOptions) progress() func(done, total int64) {
+	if o == nil {
+		return nil
+	}
+	return o.Progress
 }
 
 func (o *VerifyOptions) now() time.Time {
@@ -205,7 +215,7 @@ func VerifyContext(ctx context.Context, r *assembly.Reader, trusted openpgp.Enti
 		return nil, err
 	}
 	v.r = r
-	if err := v.checkFiles(ctx); err != nil {
+	if err := v.checkFiles(ctx, opts.progress()); err != nil {
 		return nil, err
 	}
 	// Step 5: only now is the assembly checked, from verified bytes.
@@ -407,7 +417,7 @@ func mapPGPError(err error) error {
 
 // checkFiles compares the archive's files with the attestation, then
 // streams each one once, in parallel.
-func (v *Verified) checkFiles(ctx context.Context) error {
+func (v *Verified) checkFiles(ctx context.Context, progress func(done, total int64)) error {
 	files := contentFiles(v.r)
 	inArchive := make(map[string]bool, len(files))
 	for _, f := range files {
@@ -438,7 +448,7 @@ func (v *Verified) checkFiles(ctx context.Context) error {
 				return &DigestError{Name: f.Name(), Want: it.Hash, Got: d.sum}
 			}
 			return nil
-		})
+		}, progress)
 	if err != nil {
 		if !errors.Is(err, ErrVerification) {
 			// A corrupt deflate stream or I/O error: the content cannot

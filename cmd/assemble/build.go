@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/packager"
 )
 
@@ -23,9 +25,9 @@ func buildCmd() *cli.Command {
    holding one template, or a template file (default: the current folder). A
    cdk.out is shipped byte for byte under cdk.out/ with droplets describing
    its stacks and assets; 'assemble extract --cdk-out' gives it back. The
-   output defaults to <folder name>.cloud in the current folder. Entries carry
-   the time in SOURCE_DATE_EPOCH when it is set, else 1980-01-01, so rebuilds
-   are identical.
+   output defaults to <folder name>.cloud in the current folder; -o - writes
+   it to standard output. Entries carry the time in SOURCE_DATE_EPOCH when it
+   is set, else 1980-01-01, so rebuilds are identical.
 
    Example: assemble build -o webapp.cloud fixtures/examples/webapp
             cdk synth && assemble build -o app.cloud cdk.out`,
@@ -36,6 +38,8 @@ func buildCmd() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 			&cli.StringFlag{Name: "schemas", Usage: "check every packaged template against the resource type schemas (*.json) in `DIR`"},
 			&cli.BoolFlag{Name: "schemas-warn", Usage: "report --schemas findings as warnings instead of failing the build"},
+			quietFlag,
+			progressFlag,
 		},
 		Action: runBuild,
 	}
@@ -74,15 +78,22 @@ func runBuild(c *cli.Context) error {
 	if err := buildSchemas(c, &opts); err != nil {
 		return err
 	}
-	plan, err := packager.Build(c.Context, project, output, opts)
+	prog := newProgress(c, "building "+output)
+	opts.Progress = prog.Func()
+	plan, err := packager.Load(project, opts)
+	if err != nil {
+		return fmt.Errorf("build %s: %w", project, err)
+	}
+	f, err := writeBuild(c, plan, output, prog)
 	if err != nil {
 		return fmt.Errorf("build %s: %w", project, err)
 	}
 	for _, w := range plan.Warnings {
 		warnf(c, "%s", w)
 	}
+	out := summaryWriter(c, f)
 	if c.Bool("json") {
-		return writeJSON(c, buildResult{
+		return encodeJSON(out, buildResult{
 			Output:   output,
 			Droplets: plan.Report.Order,
 			Files:    plan.Files(),
@@ -90,11 +101,31 @@ func runBuild(c *cli.Context) error {
 			Warnings: diagnosticsJSON(plan.Warnings),
 		})
 	}
-	fmt.Fprintf(c.App.Writer, "built %s: %s, %s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"))
+	printf(c, out, "built %s: %s, %s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"))
 	for _, k := range sortedMissing(plan.Manifest) {
-		fmt.Fprintf(c.App.Writer, "missing: %s\n", k)
+		printf(c, out, "missing: %s\n", k)
 	}
 	return nil
+}
+
+// writeBuild writes the planned assembly to the output through the one
+// output writer, never over a file the build read nor into a folder it
+// ships, with progress on standard error.
+func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress) (*output.File, error) {
+	f, err := createOutput(c, name, plan.Inputs(), true)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := plan.CheckOutput(f.Target()); err != nil {
+		return nil, err
+	}
+	_, err = plan.WriteTo(c.Context, f)
+	prog.Done()
+	if err != nil {
+		return nil, err
+	}
+	return f, f.Commit()
 }
 
 type buildResult struct {
@@ -131,8 +162,11 @@ func sortedMissing(m *assembly.Manifest) []string {
 }
 
 // writeJSON prints v as indented JSON with a final newline.
-func writeJSON(c *cli.Context, v any) error {
-	enc := json.NewEncoder(c.App.Writer)
+func writeJSON(c *cli.Context, v any) error { return encodeJSON(c.App.Writer, v) }
+
+// encodeJSON writes v to w as indented JSON with a final newline.
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

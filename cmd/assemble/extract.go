@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,19 +10,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/packager/cdk"
-	"github.com/cloud-assembly/assemble/signing"
 )
-
-// readSignature reads signature.asc (already verified), bounded.
-func readSignature(f *assembly.File) ([]byte, error) {
-	rc, err := f.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(io.LimitReader(rc, assembly.MaxSignatureSize))
-}
 
 func extractCmd() *cli.Command {
 	return &cli.Command{
@@ -35,11 +23,16 @@ func extractCmd() *cli.Command {
 a trusted key (--keyring, repeatable) is written. The files go to a temporary
 folder beside DIR, each checked again against its signed hash as it is
 written, and the folder is renamed to DIR at the end: on any failure nothing
-is written. DIR must not exist or be empty. signature.asc is written too.
+is written. DIR must not exist or be empty; every folder written gets the
+same mode (0755 less the umask), every file 0644 less the umask.
+signature.asc is written too.
+
+--allow-unsigned extracts an unsigned assembly after checking its structure
+and manifest, as verify does, and warns that nothing was authenticated.
 
 With --cdk-out DIR instead of -d, an assembly built from a CDK cloud
-assembly gives back that cdk.out, byte for byte (asset files keep their
-executable bit), ready for 'cdk deploy --app DIR'.
+assembly gives back that cdk.out, byte for byte (files its manifest records
+as executable get 0755 less the umask), ready for 'cdk deploy --app DIR'.
 
 Example:
    assemble extract --keyring release.pub.asc -d out app.cloud
@@ -48,7 +41,10 @@ Example:
 			&cli.StringSliceFlag{Name: "keyring", Usage: "trusted public keys `FILE` (repeatable)"},
 			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Usage: "write the files under `DIR`"},
 			&cli.StringFlag{Name: "cdk-out", Usage: "write the CDK cloud assembly the assembly was built from to `DIR` (for cdk deploy --app DIR)"},
+			&cli.BoolFlag{Name: "allow-unsigned", Usage: "extract an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			strictFlag,
+			quietFlag,
+			progressFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -63,155 +59,163 @@ Example:
 			case dir == "":
 				return usagef("extract needs -d DIR (or --cdk-out DIR)")
 			}
-			if len(c.StringSlice("keyring")) == 0 {
+			if len(c.StringSlice("keyring")) == 0 && !c.Bool("allow-unsigned") {
 				return usagef("extract needs at least one --keyring FILE of trusted public keys")
 			}
-			if err := checkEmptyDir(dir); err != nil {
-				return err
+			// Refuse a full folder before verifying anything.
+			out, err := output.CreateDir(dir)
+			if err != nil {
+				return withHint(err, "extract into a new or empty folder")
 			}
+			defer out.Close()
 			name := c.Args().First()
-			res, rc, err := verifyAssembly(c, name, false)
+			res, rc, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
 			if rc != nil {
 				defer rc.Close()
 			}
 			if err != nil {
 				return err
 			}
-			if cdkOut != "" {
-				return extractCDKOut(c, res, name, cdkOut)
+			open := func(f *assembly.File) (io.ReadCloser, error) {
+				if res.verified == nil || f.Name() == assembly.SignatureName {
+					// Unsigned (--allow-unsigned), or the signature that
+					// verify just checked.
+					return f.Open()
+				}
+				// Each byte checked again against its signed hash.
+				return res.verified.Open(f.Name())
 			}
-			sig, err := readSignature(rc.File(assembly.SignatureName))
+			files := make([]extractFile, len(rc.Files()))
+			for i, f := range rc.Files() {
+				files[i] = extractFile{File: f, path: f.Name()}
+			}
+			what := count(res.Files, "file")
+			if cdkOut != "" {
+				if files, err = cdkOutFiles(c, res, rc); err != nil {
+					return withHint(fmt.Errorf("extract %s: %w", name, err), "extract --cdk-out gives back the cdk.out of an assembly built with 'assemble build CDK_OUT'; use -d DIR for the files of any assembly")
+				}
+				var size int64
+				for _, f := range files {
+					size += f.Size()
+				}
+				what = fmt.Sprintf("the cdk.out: %s", count(len(files), "file"))
+				res.Bytes = size
+			}
+			prog := newProgress(c, "extracting "+name)
+			err = extractAll(out, files, open, prog.Func())
+			prog.Done()
+			if err == nil {
+				err = out.Commit()
+			}
 			if err != nil {
 				return fmt.Errorf("extract %s: %w", name, err)
 			}
-			if err := extractAll(res.verified, sig, dir); err != nil {
-				return fmt.Errorf("extract %s: %w", name, err)
+			if res.Signer == nil {
+				printf(c, c.App.Writer, "extracted %s (%s) from %s to %s: UNSIGNED, not authenticated\n",
+					what, count(int(res.Bytes), "byte"), name, dir)
+				return nil
 			}
-			fmt.Fprintf(c.App.Writer, "extracted %d files (%d bytes) from %s to %s, signed by %q (%s)\n",
-				res.Files, res.Bytes, name, dir, res.Signer.UserID, res.Signer.Fingerprint)
+			printf(c, c.App.Writer, "extracted %s (%s) from %s to %s, signed by %q (%s)\n",
+				what, count(int(res.Bytes), "byte"), name, dir, res.Signer.UserID, res.Signer.Fingerprint)
 			return nil
 		},
 	}
 }
 
-// checkEmptyDir fails unless dir is absent or an empty folder.
-func checkEmptyDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return err
-	case len(entries) > 0:
-		return withHint(fmt.Errorf("%s is not empty", dir), "extract into a new or empty folder")
-	}
-	return nil
+// An extractFile is an entry of the assembly and where extract writes it:
+// its slash path below the folder, and whether it is executable.
+type extractFile struct {
+	*assembly.File
+	path string
+	exec bool
 }
 
-// extractAll writes every verified file and the signature to dir.
-func extractAll(v *signing.Verified, sig []byte, dir string) error {
-	var files []treeFile
-	for _, name := range v.Files() {
-		files = append(files, treeFile{path: name, open: func() (io.ReadCloser, error) { return v.Open(name) }})
-	}
-	files = append(files, treeFile{path: assembly.SignatureName, open: func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(sig)), nil
-	}})
-	_, err := writeTree(files, dir)
-	return err
-}
-
-// extractCDKOut writes the cdk.out a verified assembly was built from.
-func extractCDKOut(c *cli.Context, res *verifyResult, name, dir string) error {
-	v := res.verified
-	out, err := cdk.OutFiles(v.Manifest(), v.Files())
-	if err != nil {
-		return withHint(fmt.Errorf("extract %s: %w", name, err), "extract --cdk-out gives back the cdk.out of an assembly built with 'assemble build CDK_OUT'; use -d DIR for the files of any assembly")
-	}
-	files := make([]treeFile, len(out))
-	for i, f := range out {
-		files[i] = treeFile{path: f.Path, executable: f.Executable, open: func() (io.ReadCloser, error) { return v.Open(f.Name) }}
-	}
-	size, err := writeTree(files, dir)
-	if err != nil {
-		return fmt.Errorf("extract %s: %w", name, err)
-	}
-	fmt.Fprintf(c.App.Writer, "extracted the cdk.out (%d files, %d bytes) from %s to %s, signed by %q (%s)\n",
-		len(out), size, name, dir, res.Signer.UserID, res.Signer.Fingerprint)
-	return nil
-}
-
-// A treeFile is one file writeTree writes: its slash path below the
-// folder, its mode, and its content.
-type treeFile struct {
-	path       string
-	executable bool
-	open       func() (io.ReadCloser, error)
-}
-
-// writeTree writes files under a temporary folder beside dir through
-// os.Root (no escape by symlink or "..") and renames it to dir. It
-// returns the bytes written.
-func writeTree(files []treeFile, dir string) (size int64, err error) {
-	parent := filepath.Dir(filepath.Clean(dir))
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".extract-*")
-	if err != nil {
-		return 0, err
-	}
-	defer func() {
+// cdkOutFiles lists the files of the cdk.out an assembly was built from,
+// at their places in it (package cdk decides), from the verified manifest
+// (or, with --allow-unsigned, the checked one).
+func cdkOutFiles(c *cli.Context, res *verifyResult, rc *assembly.ReadCloser) ([]extractFile, error) {
+	var m *assembly.Manifest
+	if res.verified != nil {
+		m = res.verified.Manifest()
+	} else {
+		rep, err := rc.Check(checkOptions(c))
 		if err != nil {
-			os.RemoveAll(tmp)
+			return nil, err
 		}
-	}()
-	root, err := os.OpenRoot(tmp)
-	if err != nil {
-		return 0, err
+		m = rep.Manifest
 	}
-	defer root.Close()
-	write := func(tf treeFile) error {
-		if d := path.Dir(tf.path); d != "." {
-			if err := root.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
-				return err
+	names := make([]string, 0, len(rc.Files()))
+	for _, f := range rc.Files() {
+		names = append(names, f.Name())
+	}
+	outs, err := cdk.OutFiles(m, names)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]extractFile, len(outs))
+	for i, o := range outs {
+		files[i] = extractFile{File: rc.File(o.Name), path: o.Path, exec: o.Executable}
+	}
+	return files, nil
+}
+
+// extractAll writes files into the output folder through its os.Root (no
+// escape by symlink or ".."), telling progress the bytes written.
+func extractAll(out *output.Dir, files []extractFile, open func(*assembly.File) (io.ReadCloser, error), progress func(done, total int64)) error {
+	var total, done int64
+	for _, f := range files {
+		total += f.Size()
+	}
+	for _, f := range files {
+		name := f.path
+		if d := path.Dir(name); d != "." {
+			if err := out.MkdirAll(d); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
 			}
+		}
+		r, err := open(f.File)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		mode := os.FileMode(0o644)
-		if tf.executable {
+		if f.exec {
 			mode = 0o755
 		}
-		src, err := tf.open()
+		dst, err := out.Root().OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if err != nil {
-			return err
+			r.Close()
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		defer src.Close()
-		f, err := root.OpenFile(filepath.FromSlash(tf.path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-		if err != nil {
-			return err
-		}
-		n, err := io.Copy(f, src)
-		size += n
-		if err != nil {
-			f.Close()
-			return err
-		}
-		if tf.executable {
-			// The umask may have cleared bits of the mode asked for.
-			if err := f.Chmod(mode); err != nil {
-				f.Close()
-				return err
+		n, err := io.Copy(dst, &countingReader{r: r, add: func(n int64) {
+			done += n
+			if progress != nil {
+				progress(done, total)
 			}
+		}})
+		r.Close()
+		if cerr := dst.Close(); err == nil {
+			err = cerr
 		}
-		return f.Close()
-	}
-	for _, tf := range files {
-		if err := write(tf); err != nil {
-			return 0, fmt.Errorf("%s: %w", tf.path, err)
+		if err == nil && n != f.Size() {
+			err = fmt.Errorf("%w: %d bytes, the header says %d", assembly.ErrFormat, n, f.Size())
 		}
-	}
-	// An empty dir may exist: replace it.
-	if _, err := os.Stat(dir); err == nil {
-		if err := os.Remove(dir); err != nil {
-			return 0, err
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	return size, os.Rename(tmp, dir)
+	return nil
+}
+
+// countingReader tells add how many bytes each Read returned.
+type countingReader struct {
+	r   io.Reader
+	add func(int64)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.add(int64(n))
+	}
+	return n, err
 }

@@ -50,7 +50,7 @@ func runInspect(c *cli.Context) error {
 		if errors.Is(err, assembly.ErrFormat) {
 			return withHint(err, "the file is not a Cloud Assembly (.cloud); make one with 'assemble build'")
 		}
-		return err
+		return openError(file, err)
 	}
 	defer rc.Close()
 	r := &rc.Reader
@@ -88,7 +88,7 @@ func runInspect(c *cli.Context) error {
 	if signed {
 		state = "signed (signature not verified)"
 	}
-	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, count(len(m.Droplets), "droplet"), count(len(r.Files()), "file"), state)
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, count(len(m.Droplets), "droplet"), count(fileCount(r), "file"), state)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DROPLET\tTYPE\tENVIRONMENT\tDEPENDS ON")
 	for _, id := range m.IDs() {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -45,6 +46,8 @@ Example:
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object"},
 			strictFlag,
+			quietFlag,
+			progressFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -93,7 +96,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 	res := &verifyResult{File: name, Warnings: []diagnosticJSON{}}
 	rc, err := assembly.Open(name)
 	if err != nil {
-		return res, nil, withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
+		return res, nil, openError(name, err)
 	}
 	if !rc.Signed() {
 		if !allowUnsigned {
@@ -109,8 +112,8 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 		res.Valid = true
 		res.Droplets = len(rep.Manifest.Droplets)
 		res.Warnings = diagnosticsJSON(rep.Warnings())
+		res.Files = fileCount(&rc.Reader) // unsigned: every file
 		for _, f := range rc.Files() {
-			res.Files++
 			res.Bytes += f.Size()
 		}
 		return res, rc, nil
@@ -120,7 +123,9 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 	if err != nil {
 		return res, rc, err
 	}
-	v, err := signing.VerifyContext(c.Context, &rc.Reader, trusted, &signing.VerifyOptions{Check: checkOptions(c)})
+	prog := newProgress(c, "verifying "+name)
+	v, err := signing.VerifyContext(c.Context, &rc.Reader, trusted, &signing.VerifyOptions{Check: checkOptions(c), Progress: prog.Func()})
+	prog.Done()
 	if err != nil {
 		return res, rc, verifyHint(fmt.Errorf("verify %s: %w", name, err))
 	}
@@ -147,7 +152,7 @@ func loadKeyrings(c *cli.Context) (openpgp.EntityList, error) {
 	for _, p := range files {
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, err
+			return nil, flagFileError("--keyring", err)
 		}
 		keys, err := signing.ReadKeys(f)
 		f.Close()
@@ -182,12 +187,33 @@ func verifyHint(err error) error {
 const checkFailedHint = "the assembly is invalid: every command refuses it (see FINDINGS in 'assemble verify --help'); fix it and build it again"
 
 func printVerified(c *cli.Context, name string, res *verifyResult) {
+	what := fmt.Sprintf("%s (%s, %s)", count(res.Files, "file"), count(int(res.Bytes), "byte"), count(res.Droplets, "droplet"))
 	if !res.Signed {
-		fmt.Fprintf(c.App.Writer, "checked %d files (%d bytes, %d droplets) in %s: UNSIGNED, not authenticated\n", res.Files, res.Bytes, res.Droplets, name)
+		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\n", what, name)
 		return
 	}
-	fmt.Fprintf(c.App.Writer, "verified %d files (%d bytes, %d droplets) in %s\nsigned by %q (%s) at %s\n",
-		res.Files, res.Bytes, res.Droplets, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
+	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
+}
+
+// fileCount is the number of an assembly's files but signature.asc: what
+// verify authenticates, and what every command counts as its files.
+func fileCount(r *assembly.Reader) int {
+	if r.Signed() {
+		return len(r.Files()) - 1
+	}
+	return len(r.Files())
+}
+
+// openError explains why an assembly could not be opened: a missing file
+// is not a broken assembly.
+func openError(name string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return withHint(err, "check the path; make an assembly with 'assemble build'")
+	case errors.Is(err, assembly.ErrFormat):
+		return withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
+	}
+	return err
 }
 
 func printJSON(c *cli.Context, name string, res *verifyResult, err error) {

@@ -218,3 +218,13 @@ func TestFunctionSpecifics(t *testing.T) {
 		})
 	}
 }
+
+// DateTimeFormats hands out a copy: a caller changing it changes nothing
+// for the next.
+func TestDateTimeFormatsCopy(t *testing.T) {
+	f := DateTimeFormats()
+	f[0] = "changed"
+	if got := DateTimeFormats()[0]; got != "unix" {
+		t.Errorf("DateTimeFormats()[0] = %q after a caller changed its copy", got)
+	}
+}
