@@ -17,8 +17,9 @@
 //
 //   - signature.asc is exactly one cleartext-signed message, with nothing
 //     around it, signed once over SHA-256 or stronger by a key in the
-//     trusted list that was not expired when it signed and carries no
-//     revocation at all (key, signing subkey or primary user ID);
+//     trusted list that existed and was not expired when it signed and
+//     carries no revocation at all (key, signing subkey or primary user ID),
+//     judged over every copy of that key in the list merged (Keyring);
 //   - the attestation was parsed from the signed text only, strictly, and
 //     its timestamp is within MaxClockSkew of the signature's time;
 //   - the archive holds exactly the attested files (plus signature.asc),

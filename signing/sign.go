@@ -109,11 +109,11 @@ func ClearSign(a *Attestation, signer *openpgp.Entity, opts *SignOptions) ([]byt
 		return nil, ErrNoKey
 	}
 	now := opts.now()
-	k, err := signingKey(signer, now)
+	k, err := selectKey(signer, now)
 	if err != nil {
 		return nil, err
 	}
-	if k.PrivateKey.Encrypted {
+	if k.private.Encrypted {
 		return nil, fmt.Errorf("%w: key %s", ErrPassphraseNeeded, fingerprint(signer))
 	}
 	body, err := a.Marshal()
@@ -122,7 +122,7 @@ func ClearSign(a *Attestation, signer *openpgp.Entity, opts *SignOptions) ([]byt
 	}
 	cfg := &packet.Config{DefaultHash: a.Algorithm, Time: func() time.Time { return now }, Rand: opts.rand()}
 	var buf bytes.Buffer
-	w, err := clearsign.Encode(&buf, k.PrivateKey, cfg)
+	w, err := clearsign.Encode(&buf, k.private, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("signing: %w", err)
 	}
@@ -191,7 +191,7 @@ func sign(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpg
 	if signer == nil {
 		return nil, ErrNoKey
 	}
-	if _, err := signingKey(signer, opts.now()); err != nil {
+	if _, err := selectKey(signer, opts.now()); err != nil {
 		return nil, err
 	}
 	prefix, err := appendPrefix(r)

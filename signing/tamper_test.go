@@ -70,11 +70,11 @@ func addFile(name, body string) func(*zip.Writer) {
 func clearSignBody(t *testing.T, body []byte, e *openpgp.Entity, now time.Time, h crypto.Hash) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	k, err := signingKey(e, now)
+	k, err := selectKey(e, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := clearsign.Encode(&buf, k.PrivateKey, &packet.Config{DefaultHash: h, Time: func() time.Time { return now }})
+	w, err := clearsign.Encode(&buf, k.private, &packet.Config{DefaultHash: h, Time: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
