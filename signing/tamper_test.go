@@ -210,6 +210,20 @@ func TestTamper(t *testing.T) {
 			body = bytes.Replace(body, []byte(`"algorithm": "SHA256",`), []byte(`"algorithm": "SHA256", "algorithm": "MD5",`), 1)
 			return replaceSignature(t, base, clearSignBody(t, body, e, now, crypto.SHA256))
 		}(), ErrAttestation},
+		// Issue #11 defect 2: "items" hashes another content, "ITEMS" this
+		// one; encoding/json matched ITEMS to items and verified it.
+		{"case-variant attestation key", func() []byte {
+			a, _ := Attest(t.Context(), reader(t, base), &SignOptions{Now: func() time.Time { return now }})
+			right, _ := a.Marshal()
+			for n, it := range a.Items {
+				it.Hash = bytes.Repeat([]byte{1}, len(it.Hash))
+				a.Items[n] = it
+			}
+			wrong, _ := a.Marshal()
+			i, j := bytes.Index(right, []byte(`"items"`)), bytes.Index(right, []byte(`"nonce"`))
+			body := bytes.Replace(wrong, []byte(`"nonce"`), append([]byte(`"ITEMS"`), right[i+len(`"items"`):j+len(`"nonce"`)]...), 1)
+			return replaceSignature(t, base, clearSignBody(t, body, e, now, crypto.SHA256))
+		}(), ErrAttestation},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
