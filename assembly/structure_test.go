@@ -122,7 +122,7 @@ func TestStructureRejects(t *testing.T) {
 		{"backslash", []string{`..\x`}, nil, ErrInsecurePath},
 		{"control character", []string{"a\nb"}, nil, ErrInsecurePath},
 		{"invalid utf8", []string{"a\xffb"}, nil, ErrInsecurePath},
-		{"directory entry", []string{"dir/"}, nil, ErrInsecurePath},
+		{"directory entry with data", []string{"dir/"}, nil, ErrFormat},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -162,16 +162,34 @@ func TestTamper(t *testing.T) {
 			b[centralOffsets(b)[0]+8] |= 1
 			return b
 		}), assembly.ErrFormat},
-		{"understated size", understated(t, base, e, now), ErrSizeMismatch},
+		{"understated size", understated(t, base, e, now), assembly.ErrCorrupt},
 		// Attestation against the archive.
 		{"unlisted entry", rebuild(t, good, nil, addFile("extra.yaml", "x: 1"), nil), ErrUnlisted},
 		{"missing entry", rebuild(t, good, nil, nil, func(f *assembly.File) bool { return f.Name() != "stacks/app.yaml" }), ErrMissing},
 		{"unsigned", rebuild(t, good, nil, nil, onlyContent), ErrUnsigned},
 		{"changed content", mutate(func(b []byte) []byte {
+			// A stored entry changed, its CRC-32 fixed in both headers.
+			i := bytes.Index(b, []byte{0, 1, 2, 3, 250})
+			b[i+2] ^= 0xff
+			for _, c := range centralOffsets(b) {
+				if string(b[c+46:c+46+15]) == "assets/blob.bin" {
+					l := int(binary.LittleEndian.Uint32(b[c+42:]))
+					sum := crc32.ChecksumIEEE(b[i : i+15000])
+					binary.LittleEndian.PutUint32(b[c+16:], sum)
+					binary.LittleEndian.PutUint32(b[l+14:], sum)
+					if d := i + 15000; binary.LittleEndian.Uint32(b[d:]) == 0x08074b50 {
+						binary.LittleEndian.PutUint32(b[d+4:], sum)
+					}
+				}
+			}
+			return b
+		}), ErrDigestMismatch},
+		// Issue #11 defect 3: the CRC-32 is checked as the content streams.
+		{"changed content, stale crc", mutate(func(b []byte) []byte {
 			i := bytes.Index(b, []byte{0, 1, 2, 3, 250})
 			b[i+2] ^= 0xff
 			return b
-		}), ErrDigestMismatch},
+		}), assembly.ErrCorrupt},
 		// The signature block.
 		{"edited cleartext", withSig(func(s []byte) []byte {
 			return bytes.Replace(s, []byte(`"size": "47"`), []byte(`"size": "48"`), 1)

@@ -451,9 +451,13 @@ func (v *Verified) checkFiles(ctx context.Context) error {
 			return nil
 		})
 	if err != nil {
+		if errors.Is(err, assembly.ErrCorrupt) {
+			// The data does not match its own headers (CRC-32, length,
+			// bytes after the deflate stream): refused whatever it hashes to.
+			return fmt.Errorf("%w: %w", ErrVerification, err)
+		}
 		if !errors.Is(err, ErrVerification) {
-			// A corrupt deflate stream or I/O error: the content cannot
-			// match what was signed.
+			// An I/O error: the content cannot match what was signed.
 			return fmt.Errorf("%w: %v", ErrDigestMismatch, err)
 		}
 		return err
