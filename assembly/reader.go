@@ -21,7 +21,7 @@ type Reader struct {
 	zr       *zip.Reader
 	files    []*File
 	index    map[string]*File
-	dirs     []string // directory entries, without the trailing "/"
+	dirs     []*File // directory entries
 	ra       io.ReaderAt
 	size     int64
 	cdOffset int64
@@ -103,7 +103,7 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 			if err := f.checkEmpty(); err != nil {
 				return nil, err
 			}
-			ar.dirs = append(ar.dirs, strings.TrimSuffix(e.name, "/"))
+			ar.dirs = append(ar.dirs, f)
 			continue
 		}
 		ar.index[zf.Name] = f
@@ -122,10 +122,10 @@ func (r *Reader) Raw() (*io.SectionReader, int64) {
 // ending in "/", as zip -r writes them) are not files: see Dirs.
 func (r *Reader) Files() []*File { return r.files }
 
-// Dirs lists the archive's directory entries, without their trailing "/",
-// in archive order. They hold no data and are not attested: the folders of
-// an assembly are those its files' names imply.
-func (r *Reader) Dirs() []string { return r.dirs }
+// Dirs lists the archive's directory entries (names ending in "/"), in
+// archive order. They hold no data and are not attested: the folders of an
+// assembly are those its files' names imply. Sign keeps them as they are.
+func (r *Reader) Dirs() []*File { return r.dirs }
 
 // File returns the named entry, or nil.
 func (r *Reader) File(name string) *File { return r.index[name] }

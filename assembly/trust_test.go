@@ -129,7 +129,11 @@ func TestFileAndFolderClash(t *testing.T) {
 	if got := len(r.Files()); got != 2 {
 		t.Errorf("%d files, want 2 (directory entries are not files)", got)
 	}
-	if got := strings.Join(r.Dirs(), " "); got != "a a/b e" {
+	var dirs []string
+	for _, d := range r.Dirs() {
+		dirs = append(dirs, d.Name())
+	}
+	if got := strings.Join(dirs, " "); got != "a/ a/b/ e/" {
 		t.Errorf("Dirs() = %q", got)
 	}
 }

@@ -244,6 +244,15 @@ func signRewrite(ctx context.Context, dst io.Writer, r *assembly.Reader, signer 
 				return fmt.Errorf("copying %q: %w", f.Name(), err)
 			}
 		}
+		// Directory entries hold nothing: write each afresh (a raw copy
+		// of one with an empty deflate stream would lose its 2 bytes).
+		for _, d := range r.Dirs() {
+			h := &zip.FileHeader{Name: d.Name(), Method: zip.Store}
+			h.SetMode(os.ModeDir | 0o755)
+			if _, err := zw.CreateHeader(h); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if err := g.Wait(); err != nil {
