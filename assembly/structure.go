@@ -37,6 +37,10 @@ const (
 
 	methodStore   = 0
 	methodDeflate = 8
+
+	// maxVersionNeeded is the highest "version needed to extract" of the
+	// entries we allow: 4.5, zip64 (APPNOTE 4.4.3.2).
+	maxVersionNeeded = 45
 )
 
 // entry is one archive member as the raw bytes describe it.
@@ -48,6 +52,7 @@ type entry struct {
 	offset         uint64 // of the local header
 	end            uint64 // just past the data (and data descriptor)
 	creator        uint16
+	needs          uint16 // version needed to extract
 	externalAttrs  uint32
 	centralComment int
 	centralExtra   []byte
@@ -157,6 +162,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		}
 		e := entry{
 			creator:        le16(h[4:]),
+			needs:          le16(h[6:]),
 			flags:          le16(h[8:]),
 			method:         le16(h[10:]),
 			crc:            le32(h[16:]),
@@ -295,6 +301,10 @@ func checkEntry(e *entry) error {
 	} else if err := CheckName(strings.TrimSuffix(e.name, "/")); err != nil {
 		return err
 	}
+	if e.needs > maxVersionNeeded {
+		// unzip refuses such an entry ("need PK compat. v23.5"): so do we.
+		return fmt.Errorf("%w: %q: version %d.%d needed to extract it; stored, deflated and zip64 entries need at most %d.%d", ErrFormat, e.name, e.needs/10, e.needs%10, maxVersionNeeded/10, maxVersionNeeded%10)
+	}
 	if e.centralComment != 0 {
 		return fmt.Errorf("%w: %q has a comment of %d bytes; entry comments are not allowed", ErrFormat, e.name, e.centralComment)
 	}
@@ -398,6 +408,9 @@ func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
 	}
 	if le32(h[0:]) != sigLocal {
 		return bad("no local header at offset %d", e.offset)
+	}
+	if needs := le16(h[4:]); needs > maxVersionNeeded {
+		return bad("local header says version %d.%d is needed to extract it; stored, deflated and zip64 entries need at most %d.%d", needs/10, needs%10, maxVersionNeeded/10, maxVersionNeeded%10)
 	}
 	flags, method := le16(h[6:]), le16(h[8:])
 	crc, csize, usize := le32(h[14:]), uint64(le32(h[18:])), uint64(le32(h[22:]))
