@@ -70,7 +70,8 @@ func CheckName(name string) error {
 			return bad(RuleWindowsCharacter, fmt.Sprintf("%q, which Windows does not allow in file names", c))
 		}
 	}
-	for _, seg := range strings.Split(name, "/") {
+	for rest := name; ; {
+		seg, more, found := strings.Cut(rest, "/")
 		switch {
 		case seg == "":
 			return bad(RuleEmptySegment, "empty path segment")
@@ -78,13 +79,16 @@ func CheckName(name string) error {
 			return bad(RuleDotSegment, "relative path segment")
 		case len(seg) > MaxSegmentLength:
 			return bad(RuleSegmentTooLong, fmt.Sprintf("path segment of %d bytes, at most %d allowed", len(seg), MaxSegmentLength))
-		case strings.HasSuffix(seg, " ") || strings.HasSuffix(seg, "."):
+		case seg[len(seg)-1] == ' ' || seg[len(seg)-1] == '.':
 			return bad(RuleTrailing, fmt.Sprintf("segment %q ends in a space or a dot, which Windows drops", seg))
 		case windowsDevice(seg):
 			return bad(RuleWindowsDevice, fmt.Sprintf("%q is a Windows device name", seg))
 		}
+		if !found {
+			return nil
+		}
+		rest = more
 	}
-	return nil
 }
 
 // windowsDevice reports whether a path segment names a Windows device: the
@@ -92,17 +96,20 @@ func CheckName(name string) error {
 // COM0-COM9, LPT0-LPT9 (also with a superscript 1, 2 or 3), CONIN$ or CONOUT$.
 func windowsDevice(seg string) bool {
 	base, _, _ := strings.Cut(seg, ".")
-	base = strings.ToUpper(strings.TrimRight(base, " "))
-	switch base {
-	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
-		return true
-	}
-	if len(base) < 4 || base[:3] != "COM" && base[:3] != "LPT" {
-		return false
-	}
-	switch base[3:] {
-	case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "\u00b9", "\u00b2", "\u00b3":
-		return true
+	base = strings.TrimRight(base, " ")
+	switch len(base) {
+	case 3:
+		return strings.EqualFold(base, "CON") || strings.EqualFold(base, "PRN") || strings.EqualFold(base, "AUX") || strings.EqualFold(base, "NUL")
+	case 4, 5: // COM1, LPT9, and COM¹ (a two-byte superscript)
+		if !strings.EqualFold(base[:3], "COM") && !strings.EqualFold(base[:3], "LPT") {
+			return false
+		}
+		switch base[3:] {
+		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "\u00b9", "\u00b2", "\u00b3":
+			return true
+		}
+	case 6, 7:
+		return strings.EqualFold(base, "CONIN$") || strings.EqualFold(base, "CONOUT$")
 	}
 	return false
 }
@@ -110,7 +117,13 @@ func windowsDevice(seg string) bool {
 // foldName is the key under which two names count as the same: Unicode NFC
 // then full case folding, then NFC again (folding can denormalize).
 func foldName(name string) string {
-	return norm.NFC.String(cases.Fold().String(norm.NFC.String(name)))
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			return norm.NFC.String(cases.Fold().String(norm.NFC.String(name)))
+		}
+	}
+	// ASCII is in NFC, and folds to lower case.
+	return strings.ToLower(name)
 }
 
 // A nameSet collects the names of one archive and refuses, as each is

@@ -31,6 +31,7 @@ type Reader struct {
 type File struct {
 	zf  *zip.File
 	ent entry
+	ra  io.ReaderAt
 }
 
 // HeaderOffset is where the entry's local header starts in the archive.
@@ -40,9 +41,15 @@ func (f *File) HeaderOffset() int64 { return int64(f.ent.offset) }
 // occupies [HeaderOffset, EndOffset) of the archive.
 func (f *File) EndOffset() int64 { return int64(f.ent.end) }
 
-// CentralRecord returns a copy of the entry's raw central directory record,
-// for writing an archive that keeps the entry byte for byte.
-func (f *File) CentralRecord() []byte { return append([]byte{}, f.ent.central...) }
+// CentralRecord reads the entry's raw central directory record, for writing
+// an archive that keeps the entry byte for byte.
+func (f *File) CentralRecord() ([]byte, error) {
+	b := make([]byte, f.ent.centralSize)
+	if _, err := f.ra.ReadAt(b, int64(f.ent.centralAt)); err != nil {
+		return nil, fmt.Errorf("%w: %q: reading its central directory record: %v", ErrFormat, f.Name(), err)
+	}
+	return b, nil
+}
 
 // Name is the entry's slash-separated name.
 func (f *File) Name() string { return f.zf.Name }
@@ -96,7 +103,7 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 	for i, zf := range zr.File {
 		e := entries[i]
 		ar.cdOffset = max(ar.cdOffset, int64(e.end))
-		f := &File{zf: zf, ent: e}
+		f := &File{zf: zf, ent: e, ra: r}
 		if e.dir {
 			// A directory entry (as zip -r writes) is structure: no data,
 			// not a file, not attested. Its (empty) data is still checked.

@@ -55,9 +55,10 @@ type entry struct {
 	needs          uint16 // version needed to extract
 	externalAttrs  uint32
 	centralComment int
-	centralExtra   []byte
+	centralExtra   []byte // only while checkStructure runs
 	dir            bool   // a directory entry: name ends in "/"
-	central        []byte // the raw central directory record
+	centralAt      uint64 // where the raw central directory record is
+	centralSize    int    // and its length
 }
 
 // checkStructure checks the raw bytes of a ZIP archive against the container
@@ -185,7 +186,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		if err := readZip64Extra(&e, extra); err != nil {
 			return nil, bad("%q: %v", e.name, err)
 		}
-		e.central = cd[p : p+centralLen+nameLen+extraLen+commentLen]
+		e.centralAt, e.centralSize = cdOffset+uint64(p), centralLen+nameLen+extraLen+commentLen
 		entries = append(entries, e)
 		p += centralLen + nameLen + extraLen + commentLen
 		if uint64(len(entries)) > records {
@@ -216,6 +217,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		if err != nil {
 			return nil, err
 		}
+		e.centralExtra = nil // keep no reference to cd
 	}
 
 	// Local headers, in file order, must tile [0, cdOffset).

@@ -66,7 +66,11 @@ func writeSignedTail(dst io.Writer, r *assembly.Reader, prefix int64, sig []byte
 		if f.Name() == name {
 			continue
 		}
-		b.Write(f.CentralRecord())
+		rec, err := f.CentralRecord()
+		if err != nil {
+			return err
+		}
+		b.Write(rec)
 		n++
 	}
 	var extra []byte
