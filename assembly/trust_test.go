@@ -6,8 +6,11 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zip"
@@ -422,4 +425,50 @@ func itoa(i int) string {
 			return string(b)
 		}
 	}
+}
+
+// FuzzNameRules: the reader and the writer agree on every name (one rule,
+// CheckName), and an accepted name is local on this system, has segments
+// Windows keeps as they are, no device name, no control or bidirectional
+// characters.
+func FuzzNameRules(f *testing.F) {
+	for _, s := range []string{"a/b.txt", "CON", "con.txt", "a\u202eb", "a\u0085", "x ", "x.", "a:b", strings.Repeat("y", 256), "d/", "caf\u00e9", "COM\u00b9.log", "lpt10"} {
+		f.Add(s)
+	}
+	device := regexp.MustCompile(`(?i)^(con|prn|aux|nul|com[0-9\x{b9}\x{b2}\x{b3}]|lpt[0-9\x{b9}\x{b2}\x{b3}]|conin\$|conout\$) *(\.|$)`)
+	f.Fuzz(func(t *testing.T, name string) {
+		if len(name) > MaxNameLength+16 {
+			return
+		}
+		checkErr := CheckName(name)
+		if err := NewWriter(WriterOptions{}).AddBytes(name, nil); (err == nil) != (checkErr == nil) {
+			t.Fatalf("writer says %v, CheckName says %v", err, checkErr)
+		}
+		if !strings.HasSuffix(name, "/") {
+			b := rawZip(t, name)
+			_, err := NewReader(bytes.NewReader(b), int64(len(b)))
+			if (err == nil) != (checkErr == nil) {
+				t.Fatalf("reader says %v, CheckName says %v", err, checkErr)
+			}
+		}
+		if checkErr != nil {
+			if !errors.Is(checkErr, ErrInsecurePath) && !errors.Is(checkErr, ErrTooLarge) || !strings.Contains(checkErr.Error(), "(rule ") {
+				t.Fatalf("error without its class or rule: %v", checkErr)
+			}
+			return
+		}
+		if !filepath.IsLocal(filepath.FromSlash(name)) {
+			t.Fatalf("accepted %q, which is not local", name)
+		}
+		for _, seg := range strings.Split(name, "/") {
+			if len(seg) == 0 || len(seg) > MaxSegmentLength || strings.TrimRight(seg, ". ") != seg || device.MatchString(seg) {
+				t.Fatalf("accepted %q: segment %q", name, seg)
+			}
+		}
+		for _, c := range name {
+			if unicode.IsControl(c) || unicode.Is(unicode.Bidi_Control, c) && c != 0x200e && c != 0x200f && c != 0x061c || strings.ContainsRune(`\<>:"|?*`, c) {
+				t.Fatalf("accepted %q with %U", name, c)
+			}
+		}
+	})
 }

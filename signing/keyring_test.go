@@ -281,3 +281,59 @@ func ExampleNewKeyring() {
 	fmt.Println(kr.Len(), "key,", len(kr.Entities()[0].Revocations), "revocation")
 	// Output: 1 key, 1 revocation
 }
+
+// FuzzKeyringOrder: the verdict on a signature depends on which keys the
+// trusted set holds, never on their order or on repeated copies.
+func FuzzKeyringOrder(f *testing.F) {
+	files := []string{"revoked-old.pub.asc", "revoked.pub.asc", "subrevoked-old.pub.asc", "subrevoked.pub.asc",
+		"expired.pub.asc", "expired-extended.pub.asc", "ed25519.pub.asc", "revoked-old.sec.asc"}
+	keys := make([]openpgp.EntityList, len(files))
+	for i, name := range files {
+		keys[i] = readKeys(f, name)
+	}
+	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	opts := &VerifyOptions{Now: func() time.Time { return at }}
+	var signed [][]byte
+	for _, s := range []string{"revoked-old.sec.asc", "subrevoked-old.sec.asc", "expired.sec.asc", "ed25519.sec.asc"} {
+		signed = append(signed, signatureOf(f, signedAt(f, s, at)))
+	}
+	verdict := func(sig []byte, trusted openpgp.EntityList) string {
+		_, _, _, err := VerifyCleartext(sig, trusted, opts)
+		for _, s := range []error{ErrKeyRevoked, ErrKeyExpired, ErrKeyNotYetValid, ErrUnknownSigner, ErrBadSignature} {
+			if errors.Is(err, s) {
+				return s.Error()
+			}
+		}
+		if err != nil {
+			return "other: " + err.Error()
+		}
+		return "ok"
+	}
+	f.Add([]byte{0, 1})
+	f.Add([]byte{1, 0})
+	f.Add([]byte{3, 2, 2, 5, 4})
+	f.Add([]byte{7, 1, 6})
+	f.Fuzz(func(t *testing.T, order []byte) {
+		if len(order) == 0 || len(order) > 16 {
+			return
+		}
+		var trusted openpgp.EntityList
+		set := map[int]bool{}
+		for _, b := range order {
+			i := int(b) % len(files)
+			trusted = append(trusted, keys[i]...)
+			set[i] = true
+		}
+		var canonical openpgp.EntityList
+		for i := range files {
+			if set[i] {
+				canonical = append(canonical, keys[i]...)
+			}
+		}
+		for i, sig := range signed {
+			if got, want := verdict(sig, trusted), verdict(sig, canonical); got != want {
+				t.Fatalf("signature %d, keys %v: %s, but %s in file order", i, order, got, want)
+			}
+		}
+	})
+}
