@@ -35,5 +35,18 @@
 // Every verification failure wraps ErrVerification and one sentinel per
 // cause (ErrBadSignature, ErrUnknownSigner, ErrDigestMismatch, ...);
 // *DigestError and *SizeError carry the details. Structural failures come
-// from package assembly (assembly.ErrFormat, ErrInsecurePath, ErrDuplicate).
+// from package assembly (assembly.ErrFormat, ErrInsecurePath, ErrDuplicate);
+// an entry whose data does not match its own ZIP headers (CRC-32, length,
+// bytes after the deflate stream) fails with ErrVerification and
+// assembly.ErrCorrupt.
+//
+// # Trust
+//
+// One rule decides whether a key may have made a signature: every copy of a
+// key in the trusted set is merged first (Keyring: a revocation in any copy
+// revokes, expiry comes from the newest self-signature), then the key must
+// carry no revocation, must have existed at the signature's time
+// (ErrKeyNotYetValid) and not have expired by then (ErrKeyExpired). Verify
+// applies it to the signature; SelectSigner and Sign apply it to the
+// signer's own key.
 package signing
