@@ -48,10 +48,12 @@ type Plan struct {
 	Source string
 	// Manifest is the manifest.json to write; its paths are archive paths.
 	Manifest *assembly.Manifest
-	// Report is the validation report: deploy order, graph, diagnostics.
+	// Report is assembly.Check's report on what Write writes: deploy
+	// order, graph, findings.
 	Report *assembly.Report
-	// Warnings found while building (validation diagnostics included).
-	Warnings []assembly.Diagnostic
+	// Warnings found while building (the check's warnings and notes
+	// included).
+	Warnings []assembly.Finding
 
 	writer  *assembly.Writer
 	sources map[string]string // archive name -> what it is, for conflicts
@@ -187,9 +189,9 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 		// file, which would otherwise be packaged as a template.
 		return nil, fmt.Errorf("%w: %s is not read as the project file: name it %s (or give a template another name)", ErrProject, single, ProjectFile)
 	}
-	var warnings []assembly.Diagnostic
+	var warnings []assembly.Finding
 	if single != "" {
-		var w *assembly.Diagnostic
+		var w *assembly.Finding
 		spec, w = singleTemplate(single, opts.Environment)
 		if w != nil {
 			warnings = append(warnings, *w)
@@ -204,11 +206,12 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 		return nil, err
 	}
 	m := spec.manifest
-	rep, err := m.Validate()
-	if err != nil {
+	// What the project file says is checked first, where its lines are
+	// known; what is written is checked again below.
+	if _, err := m.Validate(writing); err != nil {
 		return nil, spec.locate(err)
 	}
-	p := &Plan{Dir: dir, Source: spec.file, Manifest: m, Report: rep,
+	p := &Plan{Dir: dir, Source: spec.file, Manifest: m,
 		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers}),
 		sources: map[string]string{}, bodies: map[string][]byte{}}
 	if abs, err := filepath.Abs(spec.file); err == nil {
@@ -225,6 +228,9 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	if err := b.schemaError(); err != nil {
 		return nil, err
 	}
+	if err := b.checkOutputs(); err != nil {
+		return nil, err
+	}
 	if len(b.missing) > 0 {
 		return nil, errors.Join(b.missing...)
 	}
@@ -235,9 +241,25 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	if err := p.writer.AddBytes(assembly.ManifestName, body); err != nil {
 		return nil, err
 	}
-	p.Warnings = append(append(warnings, rep.Diagnostics...), b.schemaWarnings...)
+	// The verdict every command gives, on exactly what Write writes: a
+	// build never writes an assembly that sign, verify or inspect refuses.
+	files := assembly.NewFileSet()
+	for _, name := range p.writer.Names() {
+		files.Add(name, -1)
+	}
+	files.Add(assembly.ManifestName, int64(len(body)))
+	rep, err := assembly.Check(body, files, writing)
+	if err != nil {
+		return nil, spec.locate(err)
+	}
+	p.Report = rep
+	p.Warnings = append(append(warnings, rep.Warnings()...), b.schemaWarnings...)
 	return p, nil
 }
+
+// writing is how a build checks what it writes: the property tables of the
+// known droplet kinds and unknown keys are errors (see assembly.Rules).
+var writing = assembly.CheckOptions{Writing: true}
 
 type builder struct {
 	plan           *Plan
@@ -246,7 +268,8 @@ type builder struct {
 	opts           BuildOptions
 	missing        []error // with Strict: what has no value
 	schemaFindings []schema.Finding
-	schemaWarnings []assembly.Diagnostic
+	schemaWarnings []assembly.Finding
+	outputs        map[string]templateOutputs // stack droplet -> its template's Outputs
 }
 
 func (b *builder) errAt(id, field string, err error) error {
@@ -315,14 +338,7 @@ func (b *builder) droplet(id string) error {
 			if err := b.checkSchemas(id, field, v, real, body); err != nil {
 				return b.errAt(id, field, err)
 			}
-		}
-		if prop.Template && kind.Property("parameters") != nil {
-			if body == nil {
-				if body, err = os.ReadFile(real); err != nil {
-					return b.errAt(id, field, err)
-				}
-			}
-			if err := b.parameters(id, d, name, body); err != nil {
+			if err := b.template(id, d, kind, name, body); err != nil {
 				return err
 			}
 		}
@@ -381,7 +397,7 @@ func (b *builder) resolve(v string, kind droplets.PathKind) (name, real string, 
 	real, err = filepath.EvalSymlinks(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", "", fmt.Errorf("%w: no such %s in the project: %s", fs.ErrNotExist, kindWord(kind), name)
+			return "", "", also(fmt.Errorf("%w: no such %s in the project: %s", fs.ErrNotExist, kindWord(kind), name), assembly.ErrMissingFile)
 		}
 		return "", "", fmt.Errorf("%w: %s: can not follow its symlinks (%v): point them at a file inside the project", ErrProject, name, linkErr(err))
 	}
@@ -525,7 +541,7 @@ var badIDChars = regexp.MustCompile(`[^A-Za-z0-9-]+`)
 
 // singleTemplate makes the project of one template: one stack droplet
 // named after the file.
-func singleTemplate(file, env string) (*projectSpec, *assembly.Diagnostic) {
+func singleTemplate(file, env string) (*projectSpec, *assembly.Finding) {
 	base := filepath.Base(file)
 	id := badIDChars.ReplaceAllString(strings.TrimSuffix(base, filepath.Ext(base)), "-")
 	id = strings.Trim(id, "-")
@@ -536,10 +552,10 @@ func singleTemplate(file, env string) (*projectSpec, *assembly.Diagnostic) {
 	if c := stackName[0]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
 		stackName = "stack-" + stackName
 	}
-	var warn *assembly.Diagnostic
+	var warn *assembly.Finding
 	if env == "" {
 		env = "aws://" + assembly.UnknownAccount + "/" + assembly.UnknownRegion
-		warn = &assembly.Diagnostic{Level: "warning", Droplet: id, Field: "environment", Message: "no environment given: built for " + env + " (pass --environment to choose one)"}
+		warn = &assembly.Finding{Severity: assembly.Warning, Droplet: id, Field: "environment", Message: "no environment given: built for " + env + " (pass --environment to choose one)"}
 	}
 	m := &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{
 		id: {Type: droplets.StackType, Environment: env, Properties: map[string]any{"stackName": stackName, "template": base}},

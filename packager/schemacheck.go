@@ -46,7 +46,7 @@ func (b *builder) checkSchemas(id, field, file, real string, body []byte) error 
 	}
 	for _, f := range b.opts.Schemas.CheckPackaged(file, source, body) {
 		if b.opts.SchemasWarn {
-			b.schemaWarnings = append(b.schemaWarnings, assembly.Diagnostic{Level: "warning", Droplet: id, Field: field, Message: f.String()})
+			b.schemaWarnings = append(b.schemaWarnings, assembly.Finding{Severity: assembly.Warning, Droplet: id, Field: field, Message: f.String()})
 			continue
 		}
 		b.schemaFindings = append(b.schemaFindings, f)

@@ -33,6 +33,21 @@ type SignOptions struct {
 	// Rand is the source of the nonce and of signature randomness (default
 	// crypto/rand). Never reuse a deterministic source outside tests.
 	Rand io.Reader
+	// Warn, when set, is given every warning and note of the assembly
+	// check that precedes signing (errors refuse the signing instead).
+	Warn func(assembly.Finding)
+}
+
+// check runs assembly.Check on r, the verdict verify will give: an
+// invalid assembly is not signed.
+func (o *SignOptions) check(r *assembly.Reader) error {
+	rep, err := r.Check(assembly.CheckOptions{})
+	if rep != nil && o != nil && o.Warn != nil {
+		for _, f := range rep.Warnings() {
+			o.Warn(f)
+		}
+	}
+	return err
 }
 
 func (o *SignOptions) now() time.Time {
@@ -170,8 +185,10 @@ func addArmorChecksum(msg []byte) ([]byte, error) {
 // Sign writes to dst a copy of the assembly r sealed by signer: every entry
 // but signature.asc is copied with its exact stored bytes, then a new
 // signature.asc holding the clear-signed attestation is appended. It refuses
-// an expired or revoked key and a key without secret signing material. On
-// error dst may hold an incomplete archive: SignFile discards it.
+// an expired or revoked key and a key without secret signing material, and
+// an assembly that assembly.Check finds invalid (an *assembly.CheckError,
+// before anything is written): what it signs, Verify accepts. On error dst
+// may hold an incomplete archive: SignFile discards it.
 func Sign(dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
 	return SignContext(context.Background(), dst, r, signer, opts)
 }
@@ -188,12 +205,26 @@ func SignContext(ctx context.Context, dst io.Writer, r *assembly.Reader, signer 
 // keeps its exact bytes, local and central headers included. Otherwise the
 // entries are copied raw through a zip writer.
 func sign(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions, copyPrefix func(dst io.Writer, n int64) error) (*Attestation, error) {
-	if signer == nil {
-		return nil, ErrNoKey
-	}
-	if _, err := selectKey(signer, opts.now()); err != nil {
+	if err := checkSignable(r, signer, opts); err != nil {
 		return nil, err
 	}
+	return signChecked(ctx, dst, r, signer, opts, copyPrefix)
+}
+
+// checkSignable refuses a missing, expired or revoked key, then an
+// assembly that assembly.Check finds invalid.
+func checkSignable(r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) error {
+	if signer == nil {
+		return ErrNoKey
+	}
+	if _, err := selectKey(signer, opts.now()); err != nil {
+		return err
+	}
+	return opts.check(r)
+}
+
+// signChecked is sign after checkSignable.
+func signChecked(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions, copyPrefix func(dst io.Writer, n int64) error) (*Attestation, error) {
 	prefix, err := appendPrefix(r)
 	if errors.Is(err, errNotAppendable) {
 		return signRewrite(ctx, dst, r, signer, opts)
@@ -328,6 +359,10 @@ func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in, err)
 	}
+	// Refuse before any file is created: out stays as it was.
+	if err := checkSignable(r, signer, opts); err != nil {
+		return nil, err
+	}
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(out); err == nil {
 		mode = st.Mode().Perm()
@@ -340,7 +375,7 @@ func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts 
 	// Copying the kept prefix file to file lets the kernel do it
 	// (copy_file_range, which needs *os.File or *io.LimitedReader of one;
 	// src's offset is still 0: the reader only uses ReadAt).
-	a, err := sign(ctx, tmp, r, signer, opts, func(dst io.Writer, n int64) error {
+	a, err := signChecked(ctx, tmp, r, signer, opts, func(dst io.Writer, n int64) error {
 		if _, err := src.Seek(0, io.SeekStart); err != nil {
 			return err
 		}

@@ -102,15 +102,16 @@ type buildResult struct {
 
 type diagnosticJSON struct {
 	Level   string `json:"level"`
+	Rule    string `json:"rule,omitempty"`
 	Droplet string `json:"droplet,omitempty"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
 }
 
-func diagnosticsJSON(ds []assembly.Diagnostic) []diagnosticJSON {
+func diagnosticsJSON(fs []assembly.Finding) []diagnosticJSON {
 	out := []diagnosticJSON{}
-	for _, d := range ds {
-		out = append(out, diagnosticJSON{d.Level, d.Droplet, d.Field, d.Message})
+	for _, f := range fs {
+		out = append(out, diagnosticJSON{f.Severity.String(), f.Rule, f.Droplet, f.Field, f.Message})
 	}
 	return out
 }

@@ -41,6 +41,7 @@ Example:
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keyring", Usage: "trusted public keys `FILE` (repeatable)"},
 			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Usage: "write the files under `DIR`"},
+			strictFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

@@ -78,18 +78,12 @@ func loadGraph(c *cli.Context, target string) (*assembly.Manifest, *assembly.Rep
 		if rc.Signed() {
 			warnUnverified(c, target)
 		}
-		m, err := rc.Manifest()
+		rep, err := rc.Check(assembly.CheckOptions{})
+		showFindings(c, target, rep)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", target, err)
+			return nil, nil, checkHint(fmt.Errorf("%s: %w", target, err), "the assembly is invalid; 'assemble inspect' lists every finding")
 		}
-		rep, err := m.Validate()
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", target, err)
-		}
-		for _, d := range rep.Diagnostics {
-			warnf(c, "%s: %s", target, d)
-		}
-		return m, rep, nil
+		return rep.Manifest, rep, nil
 	}
 	plan, err := packager.Load(target, packager.BuildOptions{})
 	if err != nil {

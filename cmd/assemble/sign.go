@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -31,7 +32,9 @@ func signCmd() *cli.Command {
 attestation as JSON, clear-signs it with the key and stores it as
 signature.asc, replacing any earlier one. Every other entry keeps its exact
 bytes. The assembly is rewritten in place (or to --output) through a
-temporary file, so a failed sign leaves it untouched.
+temporary file, so a failed sign leaves it untouched. An assembly that the
+check every command runs finds invalid is not signed (see FINDINGS in
+'assemble verify --help'); its warnings are shown.
 
 The key is an armored or binary OpenPGP secret key (RSA or Ed25519; a
 primary key or a signing-subkey-only export): --key FILE, --key - for
@@ -96,9 +99,10 @@ Example:
 			if out == "" {
 				out = in
 			}
-			a, err := signing.SignFile(c.Context, in, out, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }})
+			warn := func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }
+			a, err := signing.SignFile(c.Context, in, out, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Warn: warn})
 			if err != nil {
-				return fmt.Errorf("sign %s: %w", in, err)
+				return checkHint(fmt.Errorf("sign %s: %w", in, err), "nothing was signed and the file is unchanged: fix the assembly and build it again ('assemble inspect' lists every finding)")
 			}
 			var total int64
 			for _, it := range a.Items {

@@ -101,6 +101,7 @@ func Load(path string, opts Options) (*Blueprint, error) {
 }
 
 type loader struct {
+	work   workBudget // shared by every blueprint the load evaluates
 	loaded int
 	cwd    string
 	root   string // "" for no restriction
@@ -149,6 +150,8 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 	c.checkEachDeps()
 	bp.Known = c.knownVariables(vars, at)
 	bp.c = c
+	c.ev = newEvaluator(c, bp.Known, &l.work)
+	c.checkEvaluation()
 
 	abs, _ := filepath.Abs(path)
 	stack = append(stack, abs)
@@ -408,20 +411,11 @@ func (l *loader) include(c *checker, parent *Blueprint, in *Include, stack []str
 	vars := map[string]any{}
 	for _, kv := range pairs(in.Variables) {
 		if isStr(kv.val) && strings.Contains(kv.val.Value, "${") {
-			if v, ok := evalString(kv.val.Value, known, l.cwd); ok {
-				vars[kv.key.Value] = v
-			} else {
-				vars[kv.key.Value] = nil // known at deploy time
-			}
+			vars[kv.key.Value] = c.knownAt(kv.val, known, l.cwd) // nil: known at deploy time
 			continue
 		}
 		if isScalar(kv.val) {
 			vars[kv.key.Value] = literalValue(kv.val)
-		}
-	}
-	if single := singleVariable(in.Variables, known); single != nil {
-		for k, v := range single {
-			vars[k] = v
 		}
 	}
 	child := l.load(p, vars, stack, at, depth+1)
@@ -430,25 +424,27 @@ func (l *loader) include(c *checker, parent *Blueprint, in *Include, stack []str
 	}
 }
 
-// singleVariable keeps the type of variables passed as one ${variables.x}:
-// evalString renders them as strings, so they are decoded again here.
-func singleVariable(vars *yaml.Node, known map[string]any) map[string]any {
-	out := map[string]any{}
-	for _, kv := range pairs(vars) {
-		if !isStr(kv.val) {
-			continue
+// knownAt evaluates a string holding substitutions as the evaluator does
+// (a sole substitution keeps its type), with ${cwd()} standing for the
+// folder include paths resolve from. It returns nil when the string is
+// known only at deploy time.
+func (c *checker) knownAt(n *yaml.Node, known map[string]any, cwd string) any {
+	if s, ok := c.siteOf[n]; ok {
+		var v any
+		var err error
+		if one := s.str.Single(); one != nil {
+			v, err = c.ev.eval(one)
+		} else {
+			v, err = c.ev.interpolate(s.str)
 		}
-		in, err := subst.ParseString(kv.val.Value)
-		if err != nil {
-			continue
-		}
-		if v, ok := in.Single().(*subst.Variable); ok {
-			if val, ok := known[v.Name]; ok {
-				out[kv.key.Value] = val
-			}
+		if err == nil {
+			return v
 		}
 	}
-	return out
+	if v, ok := evalString(n.Value, known, cwd); ok {
+		return v
+	}
+	return nil
 }
 
 func indexOf(xs []string, x string) int {

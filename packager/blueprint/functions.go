@@ -102,7 +102,7 @@ func fn(name string, ret Type, ps ...Param) *Function {
 var DateTimeFormats = []string{"unix", "rfc3339", "tag", "tagcompact"}
 
 // coreFunctions are the 50 core function definitions of the specification
-// (v2023-04-20), keyed by name.
+// (v2023-04-20) and normalize, which its examples use, keyed by name.
 var coreFunctions = func() map[string]*Function {
 	str, in := TString, TString
 	list := []*Function{
@@ -155,6 +155,11 @@ var coreFunctions = func() map[string]*Function {
 		fn("lt", TBool, p("a", TNumber), p("b", TNumber)),
 		fn("le", TBool, p("a", TNumber), p("b", TNumber)),
 		fn("cwd", TString),
+		// normalize is named in the specification's value examples
+		// (${normalize(values.s3BucketNames)}) but not defined there: it
+		// returns its argument with every string in Unicode Normalization
+		// Form C, through arrays and objects.
+		fn("normalize", TAny&^TFunc, p("value", TAny&^TFunc)),
 		{Name: "datetime", Params: []Param{{Label: "format", Type: TString, Choices: DateTimeFormats}}, Return: TString},
 	}
 	m := make(map[string]*Function, len(list))
