@@ -145,27 +145,7 @@ func TestFileAndFolderClash(t *testing.T) {
 // directory entries (mode 040755), as zip -r writes them.
 func rawZipEntries(t testing.TB, names ...string) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, n := range names {
-		var body []byte
-		h := &zip.FileHeader{Name: n, Method: zip.Store}
-		if strings.HasSuffix(n, "/") {
-			h.SetMode(0o40755 | 1<<31) // fs.ModeDir
-		} else {
-			body = []byte("content of " + n)
-		}
-		h.CRC32, h.CompressedSize64, h.UncompressedSize64 = crc32.ChecksumIEEE(body), uint64(len(body)), uint64(len(body))
-		w, err := zw.CreateRaw(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(body)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return rawZipOf(t, true, names...)
 }
 
 // Issue #11 defect 3: bytes that no check covered. Each archive passes the

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -149,7 +150,7 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 		if x, ok := top[f.name]; ok {
 			s, ok := x.(string)
 			if !ok {
-				return nil, fmt.Errorf("%w: %q is %s, want a string", ErrAttestation, f.name, jsonKind(x))
+				return nil, fmt.Errorf("%w: %q is %s, want a string", ErrAttestation, f.name, strictjson.Kind(x))
 			}
 			*f.dst = &s
 		}
@@ -166,7 +167,7 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 	}
 	items, ok := top["items"].(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%w: \"items\" is %s, want an object", ErrAttestation, jsonKind(top["items"]))
+		return nil, fmt.Errorf("%w: \"items\" is %s, want an object", ErrAttestation, strictjson.Kind(top["items"]))
 	}
 	alg, err := ParseAlgorithm(*j.Algorithm)
 	if err != nil {
@@ -184,7 +185,7 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 		return nil, fmt.Errorf("%w: nonce of %d bytes, at least %d needed with %s", ErrNonce, len(nonce), min, AlgorithmName(alg))
 	}
 	a := &Attestation{Timestamp: ts.UTC(), Algorithm: alg, Nonce: nonce, Items: make(map[string]Item, len(items))}
-	for _, name := range sortedKeys(items) {
+	for _, name := range slices.Sorted(maps.Keys(items)) {
 		where := fmt.Sprintf("item %q", name)
 		it, err := fields(items[name], where, "hash", "size")
 		if err != nil {
@@ -213,38 +214,12 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 func fields(v any, where string, names ...string) (map[string]any, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s is %s, want an object", ErrAttestation, where, jsonKind(v))
+		return nil, fmt.Errorf("%w: %s is %s, want an object", ErrAttestation, where, strictjson.Kind(v))
 	}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if !slices.Contains(names, k) {
 			return nil, fmt.Errorf("%w: %s: unknown field %q (field names are case-sensitive; want %s)", ErrAttestation, where, k, strings.Join(names, ", "))
 		}
 	}
 	return obj, nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// jsonKind names the JSON type of a value from strictjson.Decode.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	}
-	return "a number"
 }

@@ -77,38 +77,18 @@ func newZip(path string) (*zipWriter, error) {
 // add writes one stored entry; the central record goes to cw (the central
 // directory may be written to a file of its own when it is large).
 func (z *zipWriter) add(name string, data []byte, extra []byte, comment int, cw *bufio.Writer) {
-	le16 := func(b []byte, v int) []byte { return binary.LittleEndian.AppendUint16(b, uint16(v)) }
-	le32 := func(b []byte, v uint32) []byte { return binary.LittleEndian.AppendUint32(b, v) }
 	crc := crc32.ChecksumIEEE(data)
-	var h []byte
-	h = le32(h, 0x04034b50)
-	h = le16(h, 20)
-	h = le16(h, 0)
-	h = le16(h, 0)
-	h = le16(h, 0)
-	h = le16(h, 0x21)
-	h = le32(h, crc)
-	h = le32(h, uint32(len(data)))
-	h = le32(h, uint32(len(data)))
-	h = le16(h, len(name))
-	h = le16(h, len(extra))
+	h := le32(nil, 0x04034b50)
+	h = le16(h, 20) // version needed
+	h = common(h, crc, len(data), len(name), len(extra))
 	z.w.Write(h)
 	z.w.WriteString(name)
 	z.w.Write(extra)
 	z.w.Write(data)
-	var c []byte
-	c = le32(c, 0x02014b50)
-	c = le16(c, 3<<8|20)
-	c = le16(c, 20)
-	c = le16(c, 0)
-	c = le16(c, 0)
-	c = le16(c, 0)
-	c = le16(c, 0x21)
-	c = le32(c, crc)
-	c = le32(c, uint32(len(data)))
-	c = le32(c, uint32(len(data)))
-	c = le16(c, len(name))
-	c = le16(c, len(extra))
+	c := le32(nil, 0x02014b50)
+	c = le16(c, 3<<8|20) // made by: Unix
+	c = le16(c, 20)      // version needed
+	c = common(c, crc, len(data), len(name), len(extra))
 	c = le16(c, comment)
 	c = le16(c, 0)
 	c = le16(c, 0)
@@ -122,6 +102,25 @@ func (z *zipWriter) add(name string, data []byte, extra []byte, comment int, cw 
 	z.n++
 }
 
+// common appends the fields local and central headers share after the
+// version needed: flags, method (stored), time, date, CRC-32, sizes, name
+// and extra lengths.
+func common(b []byte, crc uint32, size, name, extra int) []byte {
+	b = le16(b, 0)
+	b = le16(b, 0)
+	b = le16(b, 0)
+	b = le16(b, 0x21)
+	b = le32(b, crc)
+	b = le32(b, uint32(size))
+	b = le32(b, uint32(size))
+	b = le16(b, name)
+	return le16(b, extra)
+}
+
+func le16(b []byte, v int) []byte    { return binary.LittleEndian.AppendUint16(b, uint16(v)) }
+func le32(b []byte, v uint32) []byte { return binary.LittleEndian.AppendUint32(b, v) }
+func le64(b []byte, v uint64) []byte { return binary.LittleEndian.AppendUint64(b, v) }
+
 // finish appends the central directory (from the spool file) and the end
 // record (zip64 when needed).
 func (z *zipWriter) finish(spool *os.File, cdSize uint64) error {
@@ -131,9 +130,6 @@ func (z *zipWriter) finish(spool *os.File, cdSize uint64) error {
 	if _, err := z.w.ReadFrom(spool); err != nil {
 		return err
 	}
-	le16 := func(b []byte, v int) []byte { return binary.LittleEndian.AppendUint16(b, uint16(v)) }
-	le32 := func(b []byte, v uint32) []byte { return binary.LittleEndian.AppendUint32(b, v) }
-	le64 := func(b []byte, v uint64) []byte { return binary.LittleEndian.AppendUint64(b, v) }
 	var e []byte
 	records, size, offset := uint64(z.n), cdSize, z.off
 	if records >= 0xffff || size >= 0xffffffff || offset >= 0xffffffff {
