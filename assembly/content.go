@@ -31,7 +31,7 @@ func (f *File) Open() (io.ReadCloser, error) {
 		// io.ByteReader (gzip relies on it to find its trailer): what
 		// the bufio.Reader holds unread was not part of the stream.
 		c.raw = &countingReader{r: raw}
-		c.buf = bufio.NewReaderSize(c.raw, 32<<10)
+		c.buf = bufio.NewReader(c.raw)
 		c.inflate = flate.NewReader(c.buf)
 		c.r = c.inflate
 	default:
