@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cloud-assembly/assemble/internal/strictjson"
 	"github.com/cloud-assembly/assemble/internal/suggest"
 )
 
@@ -279,22 +280,7 @@ type PropertyError struct {
 func (e *PropertyError) Error() string { return e.Property + ": " + e.Err.Error() }
 func (e *PropertyError) Unwrap() error { return e.Err }
 
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	default:
-		return "a number"
-	}
-}
+func jsonType(v any) string { return strictjson.Kind(v) }
 
 // quoteHint is the fix for a number or boolean where a string belongs
 // (tagName: 1.0, Port: 8080): YAML reads them as numbers unless quoted.
