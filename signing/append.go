@@ -31,11 +31,11 @@ func appendPrefix(r *assembly.Reader) (int64, error) {
 }
 
 // writeSignedTail writes what follows the kept prefix (prefix bytes long):
-// a stored signature.asc entry, then the central directory (every other
-// entry's raw record, unchanged, then signature.asc's) and the end records.
-// Together with the prefix it forms an archive in which every entry but
-// signature.asc keeps its exact bytes, headers included.
-func writeSignedTail(dst io.Writer, r *assembly.Reader, prefix int64, sig []byte, mod time.Time) error {
+// a stored signature.asc entry, then the central directory (records, the
+// other entries' raw records, unchanged, then signature.asc's) and the end
+// records. Together with the prefix it forms an archive in which every
+// entry but signature.asc keeps its exact bytes, headers included.
+func writeSignedTail(dst io.Writer, prefix int64, records [][]byte, sig []byte, mod time.Time) error {
 	const u16max, u32max = 0xffff, 0xffffffff
 	date, tm := dosTime(mod)
 	crc := crc32.ChecksumIEEE(sig)
@@ -59,17 +59,9 @@ func writeSignedTail(dst io.Writer, r *assembly.Reader, prefix int64, sig []byte
 	b.Write(sig)
 	cdStart := prefix + int64(b.Len())
 
-	// Central directory: the kept entries' records (directory entries
-	// too: their bytes are in the prefix), then signature.asc's.
+	// Central directory: the kept entries' records, then signature.asc's.
 	n := 0
-	for _, f := range append(r.Files(), r.Dirs()...) {
-		if f.Name() == name {
-			continue
-		}
-		rec, err := f.CentralRecord()
-		if err != nil {
-			return err
-		}
+	for _, rec := range records {
 		b.Write(rec)
 		n++
 	}
@@ -103,8 +95,8 @@ func writeSignedTail(dst io.Writer, r *assembly.Reader, prefix int64, sig []byte
 	n++
 	cdSize := prefix + int64(b.Len()) - cdStart
 
-	records, size, offset := uint64(n), uint64(cdSize), uint64(cdStart)
-	if records >= u16max || size >= u32max || offset >= u32max {
+	count, size, offset := uint64(n), uint64(cdSize), uint64(cdStart)
+	if count >= u16max || size >= u32max || offset >= u32max {
 		end64 := prefix + int64(b.Len())
 		le(uint32(0x06064b50))
 		le(uint64(44))
@@ -112,21 +104,21 @@ func writeSignedTail(dst io.Writer, r *assembly.Reader, prefix int64, sig []byte
 		le(uint16(45))
 		le(uint32(0))
 		le(uint32(0))
-		le(records)
-		le(records)
+		le(count)
+		le(count)
 		le(size)
 		le(offset)
 		le(uint32(0x07064b50))
 		le(uint32(0))
 		le(uint64(end64))
 		le(uint32(1))
-		records, size, offset = u16max, u32max, u32max
+		count, size, offset = u16max, u32max, u32max
 	}
 	le(uint32(0x06054b50))
 	le(uint16(0))
 	le(uint16(0))
-	le(uint16(records))
-	le(uint16(records))
+	le(uint16(count))
+	le(uint16(count))
 	le(uint32(size))
 	le(uint32(offset))
 	le(uint16(0)) // no comment

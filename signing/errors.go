@@ -67,6 +67,21 @@ var (
 	ErrDigestMismatch = verificationError("signing: digest mismatch")
 )
 
+// ErrPolicy is the umbrella of the policy failures below: the signatures
+// are sound, but not the ones the Policy asks for. It wraps ErrVerification.
+var ErrPolicy = verificationError("signing: signature policy not met")
+
+// Policy failures, each wrapping ErrPolicy (and so ErrVerification).
+var (
+	// ErrThreshold: fewer distinct trusted keys signed than Policy.MinSigners.
+	ErrThreshold = &sentinel{"signing: too few trusted signers", ErrPolicy}
+	// ErrRequiredSigner: a key that Policy.Signers requires did not sign.
+	ErrRequiredSigner = &sentinel{"signing: required signer missing", ErrPolicy}
+	// ErrAlgorithmNotAllowed: the attestation or a trusted signature uses a
+	// hash that Policy.Algorithms does not list.
+	ErrAlgorithmNotAllowed = &sentinel{"signing: algorithm not allowed by the policy", ErrPolicy}
+)
+
 // Signing failures.
 var (
 	// ErrNoKey: no signing key was given; the spec forbids signing without one.
@@ -84,6 +99,19 @@ var (
 	ErrWrongPassphrase = errors.New("signing: wrong passphrase")
 	// ErrKeyFormat: the key file cannot be read as OpenPGP keys.
 	ErrKeyFormat = errors.New("signing: unreadable key")
+	// ErrAttestationMismatch: an attestation to sign or co-sign (sign
+	// --signature, sign --add) does not match the assembly: a file changed,
+	// was added or removed since it was made, or it is another assembly's.
+	// The error also wraps the cause (ErrDigestMismatch, ErrSizeMismatch,
+	// ErrUnlisted or ErrMissing).
+	ErrAttestationMismatch = errors.New("signing: the attestation does not match the assembly")
+	// ErrNotSigned: sign --add on an assembly that has no signature yet.
+	ErrNotSigned = errors.New("signing: no signature to add to")
+	// ErrNoMatchingKey: no key matches a LocalUsers entry.
+	ErrNoMatchingKey = errors.New("signing: no key matches")
+	// ErrAmbiguousKey: a LocalUsers entry matches more than one key, or a
+	// key file holds several usable secret keys and none was chosen.
+	ErrAmbiguousKey = errors.New("signing: ambiguous key choice")
 	// ErrInputChanged: the assembly being signed was written to or
 	// replaced while it was read, so the signed copy matches neither
 	// version; nothing was written.

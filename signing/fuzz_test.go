@@ -78,26 +78,36 @@ func FuzzParseAttestation(f *testing.F) {
 
 // FuzzVerifyCleartext: whatever signature.asc holds, verification fails
 // with a sentinel under ErrVerification, or succeeds only for a signature
-// by the trusted key (the seed), never by accident.
+// by a trusted key that signed a seed, never by accident; and never with
+// fewer trusted signers than the policy asks.
 func FuzzVerifyCleartext(f *testing.F) {
 	e := signer(f, "ed25519.sec.asc")
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	signed := signZip(f, buildZip(f), e, now, crypto.SHA256)
 	sig := signatureOf(f, signed)
-	f.Add(sig)
-	f.Add(append([]byte("prefix\n"), sig...))
-	f.Add(bytes.Replace(sig, []byte("Hash: SHA256"), []byte("Hash: SHA1"), 1))
+	f.Add(sig, uint8(1))
+	f.Add(append([]byte("prefix\n"), sig...), uint8(1))
+	f.Add(bytes.Replace(sig, []byte("Hash: SHA256"), []byte("Hash: SHA1"), 1), uint8(1))
+	// Co-signed: by three keys, one of them untrusted.
+	co := signatureOf(f, cosigned(f, "ed25519.sec.asc", "rsa3072.sec.asc", "untrusted.sec.asc"))
+	f.Add(co, uint8(2))
+	f.Add(co, uint8(3))
+	seeded := map[uint64]bool{e.PrimaryKey.KeyId: true, readKeys(f, "rsa3072.pub.asc")[0].PrimaryKey.KeyId: true}
 	trusted := readKeys(f, "trusted.asc")
-	f.Fuzz(func(t *testing.T, b []byte) {
-		a, signer, _, err := VerifyCleartext(b, trusted, nil)
+	f.Fuzz(func(t *testing.T, b []byte, min uint8) {
+		v, err := verifyCleartext(b, trusted, &VerifyOptions{Policy: Policy{MinSigners: int(min % 4)}})
 		if err != nil {
 			if !errors.Is(err, ErrVerification) {
 				t.Fatalf("error not under ErrVerification: %v", err)
 			}
 			return
 		}
-		if signer.PrimaryKey.KeyId != e.PrimaryKey.KeyId {
+		a, signer := v.att, v.signer
+		if !seeded[signer.PrimaryKey.KeyId] {
 			t.Fatalf("verified with an unexpected signer %X", signer.PrimaryKey.Fingerprint)
+		}
+		if n := len(v.Policy().Signers); n < max(int(min%4), 1) {
+			t.Fatalf("verified with %d signers, policy asks %d", n, min%4)
 		}
 		if a == nil || len(a.Items) != len(testFiles) {
 			t.Fatalf("verified attestation differs from the signed one")

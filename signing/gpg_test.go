@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloud-assembly/assemble/internal/gpgtest"
 )
 
 // gpgHome makes a throw-away GnuPG home with every fixture key imported,
@@ -170,6 +172,120 @@ func TestWeVerifyGPGSignatures(t *testing.T) {
 		_, err = Verify(reader(t, replaceSignature(t, b, sig)), trusted, nil)
 		if !errors.Is(err, ErrWeakSignatureHash) || !strings.Contains(err.Error(), "weak hash, rejected") {
 			t.Errorf("%s signature: got %v, want ErrWeakSignatureHash saying \"weak hash, rejected\"", h, err)
+		}
+	}
+}
+
+// Signing through a real gpg-agent in a temporary GNUPGHOME: a
+// passphrase-protected key whose passphrase was preset (no terminal, and
+// no pinentry that could run), several keys in one pass (gpg -u A -u B),
+// co-signing, and the failures a user meets.
+func TestGPGAgentSigner(t *testing.T) {
+	files := []string{"passphrase.sec.asc", "ed25519.sec.asc", "rsa3072.sec.asc"}
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, filepath.Join(keysDir, f))
+	}
+	h := gpgtest.New(t, testPassphrase, paths...)
+	trusted := readKeys(t, "trusted.asc")
+	b := buildZip(t)
+	seal := func(b []byte, opts *SignOptions, g *GPG) ([]byte, *Sealed, error) {
+		var out bytes.Buffer
+		s, err := Seal(t.Context(), &out, reader(t, b), []Signer{g}, opts)
+		return out.Bytes(), s, err
+	}
+	protected := &GPG{Home: h.Dir, LocalUsers: []string{"passphrase@example.test"}}
+	if _, _, err := seal(b, nil, protected); !errors.Is(err, ErrGPGNoPinentry) || !errors.Is(err, ErrGPG) {
+		t.Fatalf("no passphrase preset, no pinentry: got %v, want ErrGPGNoPinentry", err)
+	}
+	h.Preset("passphrase@example.test", testPassphrase)
+	one, s, err := seal(b, nil, protected)
+	if err != nil {
+		t.Fatalf("preset passphrase: %v", err)
+	}
+	if got := s.New(); len(got) != 1 || got[0].UserID != "Test Signer Passphrase <passphrase@example.test>" || !got[0].Trusted {
+		t.Errorf("new signatures %+v", got)
+	}
+	if v, err := Verify(reader(t, one), trusted, nil); err != nil || !strings.Contains(v.UserID(), "passphrase@") {
+		t.Fatalf("Verify: %v", err)
+	}
+
+	// Two more co-signers in one gpg run.
+	both := &GPG{Home: h.Dir, LocalUsers: []string{"rsa3072@example.test", "ed25519@example.test"}}
+	three, s, err := seal(one, &SignOptions{Add: true}, both)
+	if err != nil {
+		t.Fatalf("gpg --add: %v", err)
+	}
+	if s.Added != 2 || len(s.Signatures) != 3 {
+		t.Errorf("added %d, %d signatures", s.Added, len(s.Signatures))
+	}
+	v, err := Verify(reader(t, three), trusted, &VerifyOptions{Policy: Policy{MinSigners: 3}})
+	if err != nil || len(v.Policy().Signers) != 3 {
+		t.Fatalf("three co-signers: %v", err)
+	}
+	// gpg --verify reports each of the three as good.
+	sig := filepath.Join(t.TempDir(), "signature.asc")
+	os.WriteFile(sig, signatureOf(t, three), 0o644)
+	out, err := h.Run(nil, "--status-fd", "1", "--verify", sig)
+	if err != nil {
+		t.Fatalf("gpg --verify: %v", err)
+	}
+	if n := strings.Count(string(out), "[GNUPG:] GOODSIG "); n != 3 || strings.Contains(string(out), "BADSIG") {
+		t.Errorf("gpg --verify: %d good signatures, want 3:\n%s", n, out)
+	}
+
+	// What a user meets.
+	if _, _, err := seal(b, nil, &GPG{Home: h.Dir, LocalUsers: []string{"nobody@example.test"}}); !errors.Is(err, ErrGPGUnknownKey) || !strings.Contains(err.Error(), `"nobody@example.test": no secret key`) {
+		t.Errorf("wrong --local-user: got %v, want ErrGPGUnknownKey naming it", err)
+	}
+	if _, _, err := seal(b, nil, &GPG{Program: "/nonexistent/gpg"}); !errors.Is(err, ErrGPGNotFound) {
+		t.Errorf("no gpg: got %v, want ErrGPGNotFound", err)
+	}
+	// GNUPGHOME is honoured.
+	t.Setenv("GNUPGHOME", h.Dir)
+	if _, s, err := seal(b, nil, &GPG{LocalUsers: []string{"ed25519@example.test"}}); err != nil || !strings.Contains(s.New()[0].UserID, "ed25519@") {
+		t.Errorf("GNUPGHOME: %v", err)
+	}
+	h.Forget()
+	if _, _, err := seal(b, nil, &GPG{LocalUsers: []string{"passphrase@example.test"}}); !errors.Is(err, ErrGPGNoPinentry) {
+		t.Errorf("passphrase forgotten: got %v, want ErrGPGNoPinentry", err)
+	}
+}
+
+// We verify the multi-signature blocks gpg writes: one cleartext message
+// signed by three keys at once (gpg --clearsign -u A -u B -u C), with two
+// different digests.
+func TestWeVerifyGPGMultiSignatures(t *testing.T) {
+	home := gpgHome(t)
+	trusted := readKeys(t, "trusted.asc")
+	b := buildZip(t)
+	for _, h := range []string{"SHA256", "SHA512"} {
+		alg, _ := ParseAlgorithm(h)
+		a, err := Attest(t.Context(), reader(t, b), &SignOptions{Algorithm: alg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := a.Marshal()
+		sig, err := runGPG(t, home, body, "--local-user", "ed25519@example.test", "--local-user", "rsa3072@example.test",
+			"--local-user", "subkey@example.test", "--digest-algo", h, "--clearsign")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := Verify(reader(t, replaceSignature(t, b, sig)), trusted, &VerifyOptions{Policy: Policy{MinSigners: 3}})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", h, err, sig)
+		}
+		if len(v.Signatures()) != 3 {
+			t.Errorf("%s: %d signatures", h, len(v.Signatures()))
+		}
+		// With the untrusted key added by gpg too: reported, not counted.
+		sig, err = runGPG(t, home, body, "--local-user", "untrusted@example.test", "--local-user", "rsa3072@example.test", "--digest-algo", h, "--clearsign")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err = Verify(reader(t, replaceSignature(t, b, sig)), trusted, nil)
+		if err != nil || len(v.Signatures()) != 2 || len(v.Policy().Signers) != 1 || !strings.Contains(v.UserID(), "rsa3072@") {
+			t.Fatalf("%s with an untrusted co-signer: %v", h, err)
 		}
 	}
 }

@@ -249,24 +249,27 @@ func revocationNote(revs []*packet.Signature) string {
 func day(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // A judgement is the verdict on one signature packet against the keyring at
-// a time: which trusted key made it, whether it is cryptographically valid
-// over the text, and whether that key was trusted (unrevoked, existing, not
-// expired, allowed to sign) at the time. Err says why not; it is nil
-// exactly when Trusted is true, and wraps ErrVerification and one cause.
+// given times: which key of the keyring made it, whether it is
+// cryptographically valid over the text, and whether that key was trusted
+// (unrevoked, existing, not expired, allowed to sign) at each time. Err says
+// why not; it is nil exactly when Trusted is true, and wraps ErrVerification
+// and one cause.
 type judgement struct {
 	Signer  *openpgp.Entity   // the merged key that made the signature, or nil
 	Key     *packet.PublicKey // the primary key or subkey that made it, or nil
 	Time    time.Time         // the signature's creation time
 	Valid   bool              // the signature is valid over the text, made by Key
-	Trusted bool              // Valid, and Key passed the trust rule (keyFault) at the time
+	Trusted bool              // Valid, and Key passed the trust rule (keyFault) at every time
 	Err     error
 }
 
 // judge checks one signature packet over text (the canonical signed bytes
-// of a cleartext message) against the keyring, judging the key at time at
-// (usually the signature's own creation time). It tries every trusted key
-// with the signature's issuer key ID.
-func (k *Keyring) judge(sig *packet.Signature, text []byte, at time.Time) judgement {
+// of a cleartext message) against the keyring, judging the key by the trust
+// rule (keyFault) at each of the times at: the signature's own creation
+// time, and for an assembly the attestation's timestamp too. It tries every
+// key with the signature's issuer key ID (and issuer fingerprint, when the
+// signature states one).
+func (k *Keyring) judge(sig *packet.Signature, text []byte, at ...time.Time) judgement {
 	j := judgement{Time: sig.CreationTime}
 	if sig.IssuerKeyId == nil {
 		j.Err = fmt.Errorf("%w: signature names no issuer", ErrMalformedSignature)
@@ -285,7 +288,7 @@ func (k *Keyring) judge(sig *packet.Signature, text []byte, at time.Time) judgem
 		}
 	}
 	if len(candidates) == 0 {
-		j.Err = fmt.Errorf("%w: the signing key %X is not among the trusted keys", ErrUnknownSigner, *sig.IssuerKeyId)
+		j.Err = fmt.Errorf("%w: signature made %s by %s, which is not among the trusted keys", ErrUnknownSigner, day(sig.CreationTime), issuer(sig))
 		return j
 	}
 	var lastErr error
@@ -295,15 +298,27 @@ func (k *Keyring) judge(sig *packet.Signature, text []byte, at time.Time) judgem
 			continue
 		}
 		j.Signer, j.Key, j.Valid = c.entity, c.public, true
-		if f := keyFault(c, at); f != nil {
-			j.Err = f.verifyError()
-			return j
+		for _, t := range at {
+			if f := keyFault(c, t); f != nil {
+				j.Err = f.verifyError()
+				return j
+			}
 		}
 		j.Trusted = true
 		return j
 	}
 	j.Err = fmt.Errorf("%w: %v", ErrBadSignature, lastErr)
 	return j
+}
+
+// issuer names the key a signature says made it, as gpg --verify does:
+// "key ID 0123456789ABCDEF (fingerprint ...)", from its issuer subpackets.
+func issuer(sig *packet.Signature) string {
+	s := fmt.Sprintf("key ID %016X", *sig.IssuerKeyId)
+	if len(sig.IssuerFingerprint) > 0 {
+		s += fmt.Sprintf(" (fingerprint %X)", sig.IssuerFingerprint)
+	}
+	return s
 }
 
 // checkSignature checks sig over the canonical text with pk.

@@ -76,38 +76,19 @@ func ReadKeys(r io.Reader) (openpgp.EntityList, error) {
 }
 
 // SelectSigner merges the copies of each key in keys (see Keyring), then
-// picks the first key that has a secret signing key (primary or subkey) the
-// trust rule allows at now, and decrypts it with passphrase if it is
-// protected. It refuses revoked and expired keys (ErrSignerRevoked,
-// ErrSignerExpired) as Verify would, says ErrPassphraseNeeded when a
-// protected key gets no passphrase and ErrWrongPassphrase when the
-// passphrase is wrong.
+// picks the key that has a secret signing key (primary or subkey) the trust
+// rule allows at now, and decrypts it with passphrase if it is protected.
+// It refuses revoked and expired keys (ErrSignerRevoked, ErrSignerExpired)
+// as Verify would, says ErrPassphraseNeeded when a protected key gets no
+// passphrase and ErrWrongPassphrase when the passphrase is wrong, and
+// ErrAmbiguousKey when keys hold several usable signing keys (choose one
+// with SelectSigners).
 func SelectSigner(keys openpgp.EntityList, passphrase []byte, now time.Time) (*openpgp.Entity, error) {
-	if len(keys) == 0 {
-		return nil, ErrNoKey
+	es, err := SelectSigners(keys, nil, passphrase, now)
+	if err != nil {
+		return nil, err
 	}
-	var firstErr error
-	for _, e := range NewKeyring(keys).Entities() {
-		k, err := selectKey(e, now)
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		if k.private.Encrypted {
-			if len(passphrase) == 0 {
-				return nil, fmt.Errorf("%w: key %s", ErrPassphraseNeeded, fingerprint(e))
-			}
-			// go-crypto reports a wrong passphrase as a checksum or AEAD
-			// failure of the decrypted key material.
-			if err := e.DecryptPrivateKeys(passphrase); err != nil {
-				return nil, fmt.Errorf("%w for key %s (%v)", ErrWrongPassphrase, fingerprint(e), err)
-			}
-		}
-		return e, nil
-	}
-	return nil, firstErr
+	return es[0], nil
 }
 
 // fingerprint is e's primary key fingerprint in upper-case hex.

@@ -13,12 +13,8 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
-	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
-	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/cloud-assembly/assemble/assembly"
-	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/klauspost/compress/zip"
-	"golang.org/x/sync/errgroup"
 )
 
 // SignOptions tune Sign. The zero value (or nil) signs with SHA256, the
@@ -39,6 +35,43 @@ type SignOptions struct {
 	// Progress, if set, is called as the files are hashed, with the bytes
 	// hashed so far and the total, one call at a time.
 	Progress func(done, total int64)
+	// Add (Seal) keeps the signatures of the assembly's signature.asc and
+	// adds new ones over its attestation, checked first against the
+	// archive: co-signing.
+	Add bool
+	// Signature (Seal) is a cleartext-signed attestation made elsewhere, to
+	// attach (or, with Add, whose signatures to add) instead of signing.
+	Signature []byte
+	// Keyring (Seal), with Signature: a signature must verify under these
+	// keys, as Verify would judge it.
+	Keyring openpgp.EntityList
+}
+
+func (o *SignOptions) add() bool { return o != nil && o.Add }
+
+func (o *SignOptions) signature() []byte {
+	if o == nil {
+		return nil
+	}
+	return o.Signature
+}
+
+func (o *SignOptions) keyring() openpgp.EntityList {
+	if o == nil {
+		return nil
+	}
+	return o.Keyring
+}
+
+// with returns a copy of o that signs with digest alg, at a fixed time.
+func (o *SignOptions) with(alg crypto.Hash) *SignOptions {
+	c := SignOptions{}
+	if o != nil {
+		c = *o
+	}
+	now := o.now()
+	c.Algorithm, c.Now = alg, func() time.Time { return now }
+	return &c
 }
 
 // check runs assembly.Check on r, the verdict verify will give: an
@@ -133,32 +166,20 @@ func ClearSign(a *Attestation, signer *openpgp.Entity, opts *SignOptions) ([]byt
 	if signer == nil {
 		return nil, ErrNoKey
 	}
-	now := opts.now()
-	k, err := selectKey(signer, now)
-	if err != nil {
-		return nil, err
-	}
-	if k.private.Encrypted {
-		return nil, fmt.Errorf("%w: key %s", ErrPassphraseNeeded, fingerprint(signer))
-	}
 	body, err := a.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	cfg := &packet.Config{DefaultHash: a.Algorithm, Time: func() time.Time { return now }, Rand: opts.rand()}
-	var buf bytes.Buffer
-	w, err := clearsign.Encode(&buf, k.private, cfg)
+	text := bytes.TrimSuffix(body, []byte("\n"))
+	msg, _, err := Keys(signer).ClearSign(context.Background(), text, opts.with(a.Algorithm))
 	if err != nil {
-		return nil, fmt.Errorf("signing: %w", err)
-	}
-	// Without the final newline the JSON's "}" is the last signed line.
-	if _, err := w.Write(bytes.TrimSuffix(body, []byte("\n"))); err != nil {
 		return nil, err
 	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("signing: %w", err)
+	m, err := parseMessage(msg)
+	if err != nil {
+		return nil, err
 	}
-	return addArmorChecksum(buf.Bytes())
+	return writeMessage(m.plaintext, m.hashList(), m.raw)
 }
 
 // addArmorChecksum re-armors the signature block of a cleartext message
@@ -198,122 +219,47 @@ func addArmorChecksum(msg []byte) ([]byte, error) {
 // an expired or revoked key and a key without secret signing material, and
 // an assembly that assembly.Check finds invalid (an *assembly.CheckError,
 // before anything is written): what it signs, Verify accepts. On error dst
-// may hold an incomplete archive: SignFile discards it.
+// may hold an incomplete archive: SignFile discards it. It is Seal with
+// Keys(signer).
 func Sign(dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
 	return SignContext(context.Background(), dst, r, signer, opts)
 }
 
 // SignContext is Sign with a context that can stop the hashing.
 func SignContext(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
-	return sign(ctx, dst, r, signer, opts, nil)
+	return attestationOf(seal(ctx, dst, r, entitySigners(signer), opts, nil))
 }
 
-// sign writes the signed copy. When the old signature.asc (if any) is the
-// last entry, the archive's bytes before it are copied verbatim (by
-// copyPrefix, or from r) while the hashing workers read the entries, and a
-// new tail is written: one pass over the input, and every other entry
-// keeps its exact bytes, local and central headers included. Otherwise the
-// entries are copied raw through a zip writer.
-func sign(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions, copyPrefix func(dst io.Writer, n int64) error) (*Attestation, error) {
-	if err := checkSignable(r, signer, opts); err != nil {
-		return nil, err
+// entitySigners is the signers of one entity (none when it is nil).
+func entitySigners(e *openpgp.Entity) []Signer {
+	if e == nil {
+		return []Signer{Keys()}
 	}
-	return signChecked(ctx, dst, r, signer, opts, copyPrefix)
+	return []Signer{Keys(e)}
 }
 
-// checkSignable refuses a missing, expired or revoked key, then an
-// assembly that assembly.Check finds invalid.
-func checkSignable(r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) error {
-	if signer == nil {
-		return ErrNoKey
-	}
-	if _, err := selectKey(signer, opts.now()); err != nil {
-		return err
-	}
-	return opts.check(r)
-}
-
-// signChecked is sign after checkSignable.
-func signChecked(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions, copyPrefix func(dst io.Writer, n int64) error) (*Attestation, error) {
-	prefix, err := appendPrefix(r)
-	if errors.Is(err, errNotAppendable) {
-		return signRewrite(ctx, dst, r, signer, opts)
-	}
-	if copyPrefix == nil {
-		copyPrefix = func(dst io.Writer, n int64) error {
-			raw, _ := r.Raw()
-			_, err := io.Copy(dst, io.NewSectionReader(raw, 0, n))
-			return err
-		}
-	}
-	var a *Attestation
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		a, err = Attest(gctx, r, opts)
-		return err
-	})
-	g.Go(func() error { return copyPrefix(dst, prefix) })
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	sig, err := ClearSign(a, signer, opts)
+func attestationOf(s *Sealed, err error) (*Attestation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeSignedTail(dst, r, prefix, sig, a.Timestamp); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return s.Attestation, nil
 }
 
-// signRewrite writes the signed copy through a zip writer: entries copied
-// raw (same stored bytes and header fields), then signature.asc.
-func signRewrite(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
-	zw := zip.NewWriter(dst)
-	var a *Attestation
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		a, err = Attest(gctx, r, opts)
-		return err
-	})
-	g.Go(func() error {
-		for _, f := range contentFiles(r) {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			if err := copyRaw(zw, f); err != nil {
-				return fmt.Errorf("copying %q: %w", f.Name(), err)
-			}
+// centralRecords lists the central directory records of r's entries but
+// signature.asc (directory entries too: their bytes are in the prefix).
+func centralRecords(r *assembly.Reader) ([][]byte, error) {
+	var out [][]byte
+	for _, f := range append(r.Files(), r.Dirs()...) {
+		if f.Name() == assembly.SignatureName {
+			continue
 		}
-		// Directory entries hold nothing: write each afresh (a raw copy
-		// of one with an empty deflate stream would lose its 2 bytes).
-		for _, d := range r.Dirs() {
-			h := &zip.FileHeader{Name: d.Name(), Method: zip.Store}
-			h.SetMode(os.ModeDir | 0o755)
-			if _, err := zw.CreateHeader(h); err != nil {
-				return err
-			}
+		rec, err := f.CentralRecord()
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err := g.Wait(); err != nil {
-		return nil, err
+		out = append(out, rec)
 	}
-	sig, err := ClearSign(a, signer, opts)
-	if err != nil {
-		return nil, err
-	}
-	w, err := zw.CreateHeader(&zip.FileHeader{Name: assembly.SignatureName, Method: zip.Deflate, Modified: a.Timestamp})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := w.Write(sig); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return out, nil
 }
 
 // copyRaw copies f's stored bytes and header to zw without recompressing.
@@ -359,19 +305,7 @@ func stripZip64(extra []byte) []byte {
 // durability across a power loss is the file system's (fsync made signing
 // a 750 MiB assembly about 1.5 times slower).
 func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
-	dst, err := output.Create(ctx, out, output.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer dst.Close()
-	a, err := SignFileTo(ctx, in, dst, signer, opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := dst.Commit(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return attestationOf(SealFile(ctx, in, out, entitySigners(signer), opts))
 }
 
 // SignFileTo signs the assembly file in and writes the signed copy to dst.
@@ -380,44 +314,7 @@ func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts 
 // then be a copy of neither version. Callers that write in itself take
 // the output's lock before calling it, as SignFile does.
 func SignFileTo(ctx context.Context, in string, dst io.Writer, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
-	// One descriptor serves the checks, the hashing and the prefix copy,
-	// so all of them see the same file.
-	src, err := os.Open(in)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	st, err := src.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w: not a regular file", in, assembly.ErrFormat)
-	}
-	r, err := assembly.NewReader(src, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in, err)
-	}
-	// Copying the kept prefix file to file lets the kernel do it
-	// (copy_file_range, when dst is an *os.File or forwards ReadFrom to one;
-	// src's offset is still 0: the reader only uses ReadAt).
-	a, err := sign(ctx, dst, r, signer, opts, func(dst io.Writer, n int64) error {
-		if _, err := src.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		m, err := io.Copy(dst, io.LimitReader(src, n))
-		if err == nil && m != n {
-			err = fmt.Errorf("%w: %s shrank while it was signed", ErrInputChanged, in)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := unchanged(src, st, in); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return attestationOf(SealFileTo(ctx, in, dst, entitySigners(signer), opts))
 }
 
 // unchanged checks that the open file f (stat st when it was opened) was

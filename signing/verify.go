@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
-	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/cloud-assembly/assemble/assembly"
 )
@@ -30,6 +29,26 @@ type VerifyOptions struct {
 	// Progress, if set, is called as the files are hashed, with the bytes
 	// hashed so far and the total, one call at a time.
 	Progress func(done, total int64)
+	// Policy says which signatures are needed (default: one trusted).
+	Policy Policy
+	// Known are keys that are not trusted but name a signer the trusted
+	// keys do not hold (its user ID and fingerprint, as gpg --verify names
+	// a key in its keyring that it does not trust). They never count.
+	Known openpgp.EntityList
+}
+
+func (o *VerifyOptions) policy() Policy {
+	if o == nil {
+		return Policy{}
+	}
+	return o.Policy
+}
+
+func (o *VerifyOptions) known() *Keyring {
+	if o == nil || len(o.Known) == 0 {
+		return nil
+	}
+	return NewKeyring(o.Known)
 }
 
 func (o *VerifyOptions) check() assembly.CheckOptions {
@@ -65,12 +84,22 @@ type Verified struct {
 	bytes       int64
 	fingerprint string
 	report      *assembly.Report
+	signatures  []Signature
+	policy      PolicyResult
 }
 
-// Signer is the trusted entity that made the signature.
+// Signer is the trusted entity that made the first trusted signature (in
+// the order of signature.asc).
 func (v *Verified) Signer() *openpgp.Entity { return v.signer }
 
-// Fingerprint is the primary key fingerprint of the signer, upper-case hex.
+// Signatures reports every signature of signature.asc, in its order:
+// trusted ones and those that do not count (by keys outside the trusted set).
+func (v *Verified) Signatures() []Signature { return v.signatures }
+
+// Policy reports how the signatures met the policy.
+func (v *Verified) Policy() PolicyResult { return v.policy }
+
+// Fingerprint is the primary key fingerprint of Signer, upper-case hex.
 func (v *Verified) Fingerprint() string { return v.fingerprint }
 
 // SigningKeyFingerprint is the fingerprint of the (sub)key that signed.
@@ -79,7 +108,7 @@ func (v *Verified) SigningKeyFingerprint() string { return fmt.Sprintf("%X", v.k
 // UserID is the signer's primary user ID.
 func (v *Verified) UserID() string { return UserID(v.signer) }
 
-// Time is the signature's creation time.
+// Time is the creation time of Signer's signature.
 func (v *Verified) Time() time.Time { return v.sigTime }
 
 // Attestation is the signed attestation.
@@ -168,23 +197,30 @@ func (c *checkedReader) Close() error { return c.rc.Close() }
 // already passed the structural checks of assembly.NewReader. Verify then:
 //
 //  1. reads signature.asc, which must be exactly one cleartext-signed
-//     message with no text around it, signed once, not over MD5 or SHA-1;
-//  2. checks the signature against trusted (which must not be empty), with
-//     every copy of a key merged (see Keyring); the key must have existed and
-//     not have been expired when the signature was made, and must not be
-//     revoked now (any revocation in any copy, of the key, the signing
-//     subkey or the primary user ID);
+//     message with no text around it, holding one or more signature
+//     packets (one per signer), none over MD5 or SHA-1;
+//  2. judges each signature against trusted (which must not be empty), with
+//     every copy of a key merged (see Keyring): a signature by a key outside
+//     the trusted set is reported and does not count; a trusted key must
+//     have existed and not have been expired when it signed and at the
+//     attestation's timestamp, and must not be revoked now (any revocation
+//     in any copy, of the key, the signing subkey or the primary user ID),
+//     and its signature must check, or the whole verification fails;
 //  3. parses the attestation from the verified text only, strictly, and
-//     checks that its timestamp agrees with the signature's time and that it
-//     lists exactly the archive's files other than signature.asc;
+//     checks the timestamp rule (see checkTimes: the first signature within
+//     MaxClockSkew of the attestation, co-signatures any time after it) and
+//     the policy (VerifyOptions.Policy: how many distinct trusted keys, which
+//     ones, which algorithms), then that the attestation lists exactly the
+//     archive's files other than signature.asc;
 //  4. streams every file once, in parallel, reading no more than its attested
 //     size plus one byte, and compares its size and salted hash;
 //  5. only then runs assembly.Check on the verified manifest.json and the
 //     attested files: the verdict every command gives on the same bytes.
 //
 // Every error of steps 1 to 4 wraps ErrVerification and one more specific
-// sentinel; step 5 fails with an *assembly.CheckError (its findings match
-// assembly.ErrManifest and their rules' sentinels).
+// sentinel (a failure of steps 2 and 3 is a *SignaturesError reporting
+// every signature); step 5 fails with an *assembly.CheckError (its
+// findings match assembly.ErrManifest and their rules' sentinels).
 func Verify(r *assembly.Reader, trusted openpgp.EntityList, opts *VerifyOptions) (*Verified, error) {
 	return VerifyContext(context.Background(), r, trusted, opts)
 }
@@ -210,12 +246,12 @@ func VerifyContext(ctx context.Context, r *assembly.Reader, trusted openpgp.Enti
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading %s: %v", ErrMalformedSignature, assembly.SignatureName, err)
 	}
-	v, err := verifyCleartext(data, trusted, opts.now())
+	v, err := verifyCleartext(data, trusted, opts)
 	if err != nil {
 		return nil, err
 	}
 	v.r = r
-	if err := v.checkFiles(ctx, opts.progress()); err != nil {
+	if v.bytes, err = checkAttested(ctx, r, v.att, opts.progress()); err != nil {
 		return nil, err
 	}
 	// Step 5: only now is the assembly checked, from verified bytes.
@@ -249,119 +285,37 @@ func (v *Verified) Manifest() *assembly.Manifest { return v.report.Manifest }
 func (v *Verified) Report() *assembly.Report { return v.report }
 
 // VerifyCleartext checks a signature.asc on its own (steps 1 to 3 of Verify
-// but the file list) and returns the signed attestation, its signer and the
-// signature time. It is what Verify uses; it gives out no file content.
+// but the file list) and returns the signed attestation, its first trusted
+// signer and that signature's time. It is what Verify uses; it gives out no
+// file content.
 func VerifyCleartext(signed []byte, trusted openpgp.EntityList, opts *VerifyOptions) (*Attestation, *openpgp.Entity, time.Time, error) {
-	v, err := verifyCleartext(signed, trusted, opts.now())
+	v, err := verifyCleartext(signed, trusted, opts)
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
 	return v.att, v.signer, v.sigTime, nil
 }
 
-func verifyCleartext(data []byte, trusted openpgp.EntityList, now time.Time) (*Verified, error) {
+func verifyCleartext(data []byte, trusted openpgp.EntityList, opts *VerifyOptions) (*Verified, error) {
 	if len(trusted) == 0 {
 		return nil, fmt.Errorf("%w: no trusted keys given", ErrUnknownSigner)
 	}
-	const begin = "-----BEGIN PGP SIGNED MESSAGE-----"
-	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if !bytes.HasPrefix(trimmed, []byte(begin)) {
-		if bytes.Contains(data, []byte(begin)) {
-			return nil, fmt.Errorf("%w: text before the signed message", ErrUnsignedContent)
-		}
-		if bytes.Contains(data, []byte("-----BEGIN PGP SIGNATURE-----")) || bytes.Contains(data, []byte("-----BEGIN PGP MESSAGE-----")) {
-			return nil, fmt.Errorf("%w: %s must be a cleartext-signed message, not a detached or inline signature", ErrMalformedSignature, assembly.SignatureName)
-		}
-		return nil, fmt.Errorf("%w: %s is not a cleartext-signed message", ErrMalformedSignature, assembly.SignatureName)
-	}
-	b, rest := clearsign.Decode(trimmed)
-	if b == nil {
-		return nil, fmt.Errorf("%w: %s is not a well-formed cleartext-signed message", ErrMalformedSignature, assembly.SignatureName)
-	}
-	if len(bytes.TrimSpace(rest)) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after the signature block", ErrUnsignedContent, len(rest))
-	}
-
-	// Read the signature packet once to check its shape and hash.
-	body, err := io.ReadAll(io.LimitReader(b.ArmoredSignature.Body, assembly.MaxSignatureSize))
-	if err != nil {
-		return nil, fmt.Errorf("%w: signature armor: %v", ErrMalformedSignature, err)
-	}
-	sig, err := onlySignature(body)
+	m, err := parseMessage(data)
 	if err != nil {
 		return nil, err
 	}
-	switch sig.Hash {
-	case crypto.MD5, crypto.SHA1, crypto.RIPEMD160:
-		return nil, fmt.Errorf("%w: the signature uses %v, a weak hash, rejected; sign with SHA256 or stronger", ErrWeakSignatureHash, sig.Hash)
-	}
-	if hs := b.Headers.Values("Hash"); len(hs) > 0 {
-		// go-crypto does not check the Hash: header; we do.
-		if len(hs) != 1 || hs[0] != hashHeaderName(sig.Hash) {
-			return nil, fmt.Errorf("%w: Hash header %q does not match the signature's %v", ErrMalformedSignature, hs, sig.Hash)
-		}
-	}
-	sigTime := sig.CreationTime
-	if sigTime.After(now.Add(MaxClockSkew)) {
-		return nil, fmt.Errorf("%w: signature made in the future (%s)", ErrTimestamp, sigTime.UTC().Format(time.RFC3339))
-	}
-
-	// One judgement over the merged trusted set: the key must have existed
-	// and not have expired at the signature's own time (a key that expired
-	// later is fine), and carry no revocation at all.
-	j := NewKeyring(trusted).judge(sig, b.Bytes, sigTime)
-	if j.Err != nil {
-		return nil, j.Err
-	}
-	signer, key := j.Signer, j.Key
-
-	att, err := ParseAttestation(b.Plaintext)
+	att, sigs, pol, err := verifySignatures(m, NewKeyring(trusted), opts.known(), opts.policy(), opts.now())
 	if err != nil {
 		return nil, err
 	}
-	if d := att.Timestamp.Sub(sigTime); d > MaxClockSkew || d < -MaxClockSkew {
-		return nil, fmt.Errorf("%w: attestation says %s, signature was made %s", ErrTimestamp,
-			att.Timestamp.Format(time.RFC3339), sigTime.UTC().Format(time.RFC3339))
-	}
-	return &Verified{att: att, signer: signer, key: key, sigTime: sigTime, fingerprint: fingerprint(signer)}, nil
-}
-
-// onlySignature parses the armored packets: exactly one signature packet.
-func onlySignature(body []byte) (*packet.Signature, error) {
-	pr := packet.NewReader(bytes.NewReader(body))
-	var sig *packet.Signature
-	for {
-		p, err := pr.Next()
-		if err == io.EOF {
+	v := &Verified{att: att, signatures: sigs, policy: pol}
+	for _, s := range sigs {
+		if s.Trusted {
+			v.signer, v.key, v.sigTime, v.fingerprint = s.signer, s.key, s.Time, s.Fingerprint
 			break
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrMalformedSignature, err)
-		}
-		s, ok := p.(*packet.Signature)
-		if !ok {
-			return nil, fmt.Errorf("%w: unexpected %T packet in the signature block", ErrMalformedSignature, p)
-		}
-		if sig != nil {
-			return nil, fmt.Errorf("%w: more than one signature", ErrMalformedSignature)
-		}
-		sig = s
 	}
-	if sig == nil {
-		// go-crypto skips a signature packet over a hash it does not
-		// support, MD5 and RIPEMD-160 among them: name the hash.
-		if name, ok := weakSignatureHash(body); ok {
-			return nil, fmt.Errorf("%w: the signature uses %s, a weak hash, rejected; sign with SHA256 or stronger", ErrWeakSignatureHash, name)
-		}
-		return nil, fmt.Errorf("%w: no signature packet", ErrMalformedSignature)
-	}
-	if sig.SigType != packet.SigTypeText {
-		return nil, fmt.Errorf("%w: signature type %#x, want a text signature (0x01)", ErrMalformedSignature, sig.SigType)
-	}
-	if sig.IssuerKeyId == nil {
-		return nil, fmt.Errorf("%w: signature names no issuer", ErrMalformedSignature)
-	}
-	return sig, nil
+	return v, nil
 }
 
 // weakSignatureHash reads the hash algorithm of the first packet in body
@@ -430,32 +384,35 @@ func hashHeaderName(h crypto.Hash) string {
 	return h.String()
 }
 
-// checkFiles compares the archive's files with the attestation, then
-// streams each one once, in parallel.
-func (v *Verified) checkFiles(ctx context.Context, progress func(done, total int64)) error {
-	files := contentFiles(v.r)
+// checkAttested compares the archive's files with the attestation, then
+// streams each one once, in parallel, and returns their total size. It is
+// the one check that an archive is what an attestation says: Verify runs
+// it, and so does signing an existing attestation (an external signature,
+// a co-signature).
+func checkAttested(ctx context.Context, r *assembly.Reader, att *Attestation, progress func(done, total int64)) (int64, error) {
+	files := contentFiles(r)
 	inArchive := make(map[string]bool, len(files))
 	for _, f := range files {
 		inArchive[f.Name()] = true
-		if _, ok := v.att.Items[f.Name()]; !ok {
-			return fmt.Errorf("%w: %q is in the archive but not in the signed attestation", ErrUnlisted, f.Name())
+		if _, ok := att.Items[f.Name()]; !ok {
+			return 0, fmt.Errorf("%w: %q is in the archive but not in the signed attestation", ErrUnlisted, f.Name())
 		}
 	}
-	for _, name := range v.att.Names() {
+	for _, name := range att.Names() {
 		if !inArchive[name] {
-			return fmt.Errorf("%w: %q is attested but not in the archive", ErrMissing, name)
+			return 0, fmt.Errorf("%w: %q is attested but not in the archive", ErrMissing, name)
 		}
 	}
 	// Headers first: a wrong stated size fails before anything is inflated.
 	for _, f := range files {
-		if it := v.att.Items[f.Name()]; f.Size() != it.Size {
-			return &SizeError{Name: f.Name(), Want: it.Size, Got: f.Size()}
+		if it := att.Items[f.Name()]; f.Size() != it.Size {
+			return 0, &SizeError{Name: f.Name(), Want: it.Size, Got: f.Size()}
 		}
 	}
-	_, err := hashAll(ctx, files, v.att.Algorithm, v.att.Nonce,
-		func(f *assembly.File) int64 { return v.att.Items[f.Name()].Size + 1 },
+	_, err := hashAll(ctx, files, att.Algorithm, att.Nonce,
+		func(f *assembly.File) int64 { return att.Items[f.Name()].Size + 1 },
 		func(f *assembly.File, d digest) error {
-			it := v.att.Items[f.Name()]
+			it := att.Items[f.Name()]
 			if d.size != it.Size {
 				return &SizeError{Name: f.Name(), Want: it.Size, Got: d.size}
 			}
@@ -468,16 +425,17 @@ func (v *Verified) checkFiles(ctx context.Context, progress func(done, total int
 		if errors.Is(err, assembly.ErrCorrupt) {
 			// The data does not match its own headers (CRC-32, length,
 			// bytes after the deflate stream): refused whatever it hashes to.
-			return fmt.Errorf("%w: %w", ErrVerification, err)
+			return 0, fmt.Errorf("%w: %w", ErrVerification, err)
 		}
 		if !errors.Is(err, ErrVerification) {
 			// An I/O error: the content cannot match what was signed.
-			return fmt.Errorf("%w: %v", ErrDigestMismatch, err)
+			return 0, fmt.Errorf("%w: %v", ErrDigestMismatch, err)
 		}
-		return err
+		return 0, err
 	}
+	var n int64
 	for _, f := range files {
-		v.bytes += f.Size()
+		n += f.Size()
 	}
-	return nil
+	return n, nil
 }

@@ -1,0 +1,285 @@
+package signing
+
+import (
+	"bytes"
+	"crypto"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/cloud-assembly/assemble/assembly"
+)
+
+// MaxSignatures bounds the signature packets of one signature.asc: more
+// co-signers than any release needs, few enough that checking them all
+// stays cheap.
+const MaxSignatures = 64
+
+// A message is a parsed signature.asc: one cleartext-signed message whose
+// signature block holds one or more signature packets (one per signer, as
+// `gpg --clearsign -u A -u B` writes). Nothing in it is verified yet.
+type message struct {
+	plaintext []byte              // the text, dash-escaping removed, LF line ends
+	text      []byte              // the signed text: canonical, CRLF line ends
+	sigs      []*packet.Signature // in the order of the block
+	raw       [][]byte            // each packet's bytes, as found
+}
+
+// parseMessage reads a cleartext-signed message, strictly: nothing but
+// white space around exactly one message; only signature packets, each a
+// text signature that names its issuer and does not use a weak hash; a
+// Hash header, when present, listing exactly the signatures' hashes. It
+// does not check any signature.
+func parseMessage(data []byte) (*message, error) {
+	const begin = "-----BEGIN PGP SIGNED MESSAGE-----"
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if !bytes.HasPrefix(trimmed, []byte(begin)) {
+		if bytes.Contains(data, []byte(begin)) {
+			return nil, fmt.Errorf("%w: text before the signed message", ErrUnsignedContent)
+		}
+		if bytes.Contains(data, []byte("-----BEGIN PGP SIGNATURE-----")) || bytes.Contains(data, []byte("-----BEGIN PGP MESSAGE-----")) {
+			return nil, fmt.Errorf("%w: %s must be a cleartext-signed message, not a detached or inline signature", ErrMalformedSignature, assembly.SignatureName)
+		}
+		return nil, fmt.Errorf("%w: %s is not a cleartext-signed message", ErrMalformedSignature, assembly.SignatureName)
+	}
+	b, rest := clearsign.Decode(trimmed)
+	if b == nil {
+		return nil, fmt.Errorf("%w: %s is not a well-formed cleartext-signed message", ErrMalformedSignature, assembly.SignatureName)
+	}
+	if len(bytes.TrimSpace(rest)) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the signature block", ErrUnsignedContent, len(rest))
+	}
+	body, err := io.ReadAll(io.LimitReader(b.ArmoredSignature.Body, assembly.MaxSignatureSize))
+	if err != nil {
+		return nil, fmt.Errorf("%w: signature armor: %v", ErrMalformedSignature, err)
+	}
+	m := &message{plaintext: b.Plaintext, text: b.Bytes}
+	if m.raw, err = splitPackets(body); err != nil {
+		return nil, err
+	}
+	for i, raw := range m.raw {
+		sig, err := parseSignature(raw)
+		if err != nil {
+			if len(m.raw) > 1 {
+				return nil, fmt.Errorf("signature %d of %d: %w", i+1, len(m.raw), err)
+			}
+			return nil, err
+		}
+		m.sigs = append(m.sigs, sig)
+	}
+	if hs := b.Headers.Values("Hash"); len(hs) > 0 {
+		// go-crypto does not check the Hash: header; we do. It lists the
+		// hashes the signatures use (RFC 4880 §7), each once.
+		want := m.hashNames()
+		got := slices.Clone(hs)
+		slices.Sort(got)
+		if got = slices.Compact(got); !slices.Equal(got, want) || len(got) != len(hs) {
+			return nil, fmt.Errorf("%w: Hash header %q does not match the signatures' %s", ErrMalformedSignature, strings.Join(hs, ","), strings.Join(want, ","))
+		}
+	}
+	return m, nil
+}
+
+// hashNames lists the Hash header names of m's signature hashes, sorted,
+// each once.
+func (m *message) hashNames() []string {
+	var names []string
+	for _, s := range m.sigs {
+		names = append(names, hashHeaderName(s.Hash))
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// hashList is the Hash header value for m's signatures: each hash once, in
+// the order of first use (as go-crypto and GnuPG write it).
+func (m *message) hashList() string {
+	var names []string
+	for _, s := range m.sigs {
+		if n := hashHeaderName(s.Hash); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// splitPackets cuts an armored signature block's body into its packets,
+// each a signature packet (tag 2), at most MaxSignatures of them. It reads
+// the packet framing itself: go-crypto's reader silently skips a packet it
+// cannot parse (a signature over MD5 or RIPEMD-160), which would hide it.
+func splitPackets(body []byte) ([][]byte, error) {
+	var out [][]byte
+	for len(body) > 0 {
+		n, tag, err := packetLength(body)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformedSignature, err)
+		}
+		if tag != 2 {
+			return nil, fmt.Errorf("%w: unexpected packet (tag %d) in the signature block", ErrMalformedSignature, tag)
+		}
+		if len(out) == MaxSignatures {
+			return nil, fmt.Errorf("%w: more than %d signatures", ErrMalformedSignature, MaxSignatures)
+		}
+		out = append(out, body[:n])
+		body = body[n:]
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no signature packet", ErrMalformedSignature)
+	}
+	return out, nil
+}
+
+// packetLength reads the header of the OpenPGP packet at the start of b
+// (RFC 9580 §4.2) and returns the whole packet's length and its tag.
+// Partial body lengths, which a signature packet never uses, are refused.
+func packetLength(b []byte) (n int, tag byte, err error) {
+	if len(b) < 2 || b[0]&0x80 == 0 {
+		return 0, 0, errors.New("not an OpenPGP packet")
+	}
+	var hdr, body int
+	if b[0]&0x40 != 0 { // new format: one-byte tag, then the length
+		tag = b[0] & 0x3f
+		switch l := int(b[1]); {
+		case l < 192:
+			hdr, body = 2, l
+		case l < 224:
+			if len(b) < 3 {
+				return 0, 0, errors.New("truncated packet header")
+			}
+			hdr, body = 3, (l-192)<<8+int(b[2])+192
+		case l == 255:
+			if len(b) < 6 {
+				return 0, 0, errors.New("truncated packet header")
+			}
+			hdr, body = 6, int(b[2])<<24|int(b[3])<<16|int(b[4])<<8|int(b[5])
+		default:
+			return 0, 0, errors.New("partial body length in a signature block")
+		}
+	} else { // old format: tag and length type in one byte
+		tag = b[0] >> 2 & 0x0f
+		switch b[0] & 3 {
+		case 0:
+			hdr, body = 2, int(b[1])
+		case 1:
+			if len(b) < 3 {
+				return 0, 0, errors.New("truncated packet header")
+			}
+			hdr, body = 3, int(b[1])<<8|int(b[2])
+		case 2:
+			if len(b) < 5 {
+				return 0, 0, errors.New("truncated packet header")
+			}
+			hdr, body = 5, int(b[1])<<24|int(b[2])<<16|int(b[3])<<8|int(b[4])
+		default:
+			return 0, 0, errors.New("indeterminate packet length")
+		}
+	}
+	if body < 0 || body > len(b)-hdr {
+		return 0, 0, errors.New("truncated packet")
+	}
+	return hdr + body, tag, nil
+}
+
+// parseSignature parses one signature packet: a text signature (0x01)
+// that names its issuer, over SHA-256 or stronger.
+func parseSignature(raw []byte) (*packet.Signature, error) {
+	if name, ok := weakSignatureHash(raw); ok {
+		return nil, fmt.Errorf("%w: the signature uses %s, a weak hash, rejected; sign with SHA256 or stronger", ErrWeakSignatureHash, name)
+	}
+	p, err := packet.Read(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformedSignature, err)
+	}
+	sig, ok := p.(*packet.Signature)
+	if !ok {
+		return nil, fmt.Errorf("%w: unexpected %T packet in the signature block", ErrMalformedSignature, p)
+	}
+	switch sig.Hash {
+	case crypto.MD5, crypto.SHA1, crypto.RIPEMD160:
+		return nil, fmt.Errorf("%w: the signature uses %v, a weak hash, rejected; sign with SHA256 or stronger", ErrWeakSignatureHash, sig.Hash)
+	}
+	if sig.SigType != packet.SigTypeText {
+		return nil, fmt.Errorf("%w: signature type %#x, want a text signature (0x01)", ErrMalformedSignature, sig.SigType)
+	}
+	if sig.IssuerKeyId == nil {
+		return nil, fmt.Errorf("%w: signature names no issuer", ErrMalformedSignature)
+	}
+	return sig, nil
+}
+
+// checkTimes applies the timestamp rule to a message's signatures and the
+// attestation they sign, at time now:
+//
+//   - no signature is from the future (after now plus MaxClockSkew);
+//   - the first signature (the earliest) was made within MaxClockSkew of
+//     the attestation's timestamp: the attestation is signed when it is made;
+//   - no signature was made before the attestation (less MaxClockSkew).
+//
+// So a co-signature added hours or days later passes; each signer's key is
+// judged both at its own signature's time and at the attestation's
+// timestamp (see judge), so it must have been valid when the attestation
+// was made.
+func checkTimes(sigs []*packet.Signature, att *Attestation, now time.Time) error {
+	first := sigs[0].CreationTime
+	for _, s := range sigs {
+		t := s.CreationTime
+		if t.After(now.Add(MaxClockSkew)) {
+			return fmt.Errorf("%w: signature made in the future (%s)", ErrTimestamp, day(t))
+		}
+		if t.Before(first) {
+			first = t
+		}
+	}
+	if att == nil {
+		return nil
+	}
+	for _, s := range sigs {
+		if d := att.Timestamp.Sub(s.CreationTime); d > MaxClockSkew {
+			return fmt.Errorf("%w: a signature was made %s, before the attestation (%s)", ErrTimestamp, day(s.CreationTime), day(att.Timestamp))
+		}
+	}
+	if d := first.Sub(att.Timestamp); d > MaxClockSkew || d < -MaxClockSkew {
+		return fmt.Errorf("%w: attestation says %s, signature was made %s", ErrTimestamp, day(att.Timestamp), day(first))
+	}
+	return nil
+}
+
+// writeMessage writes a cleartext-signed message of plaintext (LF line
+// ends, no trailing white space on a line, as parseMessage returns it)
+// signed by the given signature packets (their bytes as made or found),
+// with a Hash header listing their hashes and an armor checksum line.
+func writeMessage(plaintext []byte, hashes string, packets [][]byte) ([]byte, error) {
+	var out bytes.Buffer
+	out.WriteString("-----BEGIN PGP SIGNED MESSAGE-----\n")
+	if hashes != "" {
+		fmt.Fprintf(&out, "Hash: %s\n", hashes)
+	}
+	out.WriteString("\n")
+	for _, line := range bytes.Split(plaintext, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("-")) {
+			out.WriteString("- ") // dash-escaping (RFC 4880 §7.1)
+		}
+		out.Write(line)
+		out.WriteByte('\n')
+	}
+	w, err := armor.Encode(&out, "PGP SIGNATURE", nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range packets {
+		if _, err := w.Write(p); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
