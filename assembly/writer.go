@@ -3,6 +3,7 @@ package assembly
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -76,6 +77,27 @@ type WriterOptions struct {
 	// read so far and the total (-1 when an entry's size is not known in
 	// advance), from one goroutine, at most once per MiB and once at the end.
 	Progress func(done, total int64)
+	// Sealer, if set, sees every entry's content as it is read and writes
+	// the end of the archive in place of the central directory: one-pass
+	// signing (see Sealer).
+	Sealer Sealer
+}
+
+// A Sealer completes an archive as a Writer writes it, in one pass: it sees
+// each entry's content as the writer reads it, and then, instead of the
+// writer, writes what follows the entries. Package signing has one that
+// hashes the entries for the attestation and appends signature.asc, so a
+// build is signed without reading the assembly again.
+type Sealer interface {
+	// Entry returns where the content of the entry name goes, in order,
+	// as the writer reads it (before it is compressed).
+	Entry(name string) io.Writer
+	// Seal writes the rest of the archive once every entry is written:
+	// offset is the number of bytes written so far (where the central
+	// directory would start) and records are the entries' central
+	// directory records, in entry order, as the writer would have written
+	// them.
+	Seal(dst io.Writer, offset int64, records [][]byte) error
 }
 
 // A Writer builds a byte-reproducible assembly: entries sorted by name,
@@ -224,7 +246,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 	readErr := make(chan error, 1)
 	progress := newProgress(w.opts.Progress, entries)
 	go func() {
-		err := readEntries(ctx, entries, jobs, ordered, progress)
+		err := readEntries(ctx, entries, jobs, ordered, progress, w.opts.Sealer)
 		close(jobs)
 		close(ordered)
 		readErr <- err
@@ -243,14 +265,96 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 		err = rerr
 	}
 	if err == nil {
-		err = zw.Close()
+		if w.opts.Sealer != nil {
+			err = seal(zw, cw, w.opts.Sealer, len(entries))
+		} else {
+			err = zw.Close()
+		}
 	}
 	return cw.n, err
 }
 
+// seal ends the archive through s: the zip writer's own end (the central
+// directory and end records) is written to a buffer, from which the
+// entries' records are taken for s, which writes the end instead. What the
+// zip writer still had to write for the last entry (its data descriptor)
+// goes out first.
+func seal(zw *zip.Writer, cw *countingWriter, s Sealer, n int) error {
+	if err := zw.Flush(); err != nil {
+		return err
+	}
+	flushed := cw.n
+	var tail bytes.Buffer
+	dst := cw.w
+	cw.w = &tail
+	err := zw.Close()
+	cw.w, cw.n = dst, flushed
+	if err != nil {
+		return err
+	}
+	cd, err := centralDirectoryOffset(tail.Bytes(), flushed)
+	if err != nil {
+		return err
+	}
+	if _, err := cw.Write(tail.Bytes()[:cd-flushed]); err != nil {
+		return err
+	}
+	records, err := splitRecords(tail.Bytes()[cd-flushed:], n)
+	if err != nil {
+		return err
+	}
+	return s.Seal(cw, cd, records)
+}
+
+// centralDirectoryOffset reads where the central directory starts from the
+// end records at the end of tail (no comment), which begins at offset
+// start of the archive.
+func centralDirectoryOffset(tail []byte, start int64) (int64, error) {
+	le := binary.LittleEndian
+	if len(tail) < 22 || le.Uint32(tail[len(tail)-22:]) != 0x06054b50 {
+		return 0, errors.New("assembly: sealing: no end record")
+	}
+	off := int64(le.Uint32(tail[len(tail)-22+16:]))
+	if off == math.MaxUint32 {
+		// Zip64: the locator before the end record gives the zip64 end
+		// record's offset, which gives the directory's.
+		loc := len(tail) - 22 - 20
+		if loc < 0 || le.Uint32(tail[loc:]) != 0x07064b50 {
+			return 0, errors.New("assembly: sealing: no zip64 end locator")
+		}
+		rec := int64(le.Uint64(tail[loc+8:])) - start
+		if rec < 0 || rec+56 > int64(len(tail)) || le.Uint32(tail[rec:]) != 0x06064b50 {
+			return 0, errors.New("assembly: sealing: no zip64 end record")
+		}
+		off = int64(le.Uint64(tail[rec+48:]))
+	}
+	if off < start || off > start+int64(len(tail)) {
+		return 0, fmt.Errorf("assembly: sealing: central directory at %d, outside the end written at %d", off, start)
+	}
+	return off, nil
+}
+
+// splitRecords cuts the first n central directory records off b.
+func splitRecords(b []byte, n int) ([][]byte, error) {
+	le := binary.LittleEndian
+	out := make([][]byte, 0, n)
+	for range n {
+		if len(b) < 46 || le.Uint32(b) != 0x02014b50 {
+			return nil, errors.New("assembly: sealing: malformed central directory record")
+		}
+		l := 46 + int(le.Uint16(b[28:])) + int(le.Uint16(b[30:])) + int(le.Uint16(b[32:]))
+		if l > len(b) {
+			return nil, errors.New("assembly: sealing: truncated central directory record")
+		}
+		out = append(out, b[:l])
+		b = b[l:]
+	}
+	return out, nil
+}
+
 // readEntries reads every entry in order, cuts it into chunks, and hands
 // each chunk both to the workers and, in order, to the writer.
-func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chunk, progress func(int64)) error {
+func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chunk, progress func(int64), sealer Sealer) error {
 	send := func(c *chunk) error {
 		select {
 		case ordered <- c:
@@ -265,7 +369,11 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 		}
 	}
 	for i, e := range entries {
-		if err := readEntry(i, e, send, progress); err != nil {
+		sink := io.Discard
+		if sealer != nil {
+			sink = sealer.Entry(e.name)
+		}
+		if err := readEntry(i, e, send, progress, sink); err != nil {
 			return err
 		}
 	}
@@ -300,7 +408,7 @@ func newProgress(report func(done, total int64), entries []input) func(n int64) 
 	}
 }
 
-func readEntry(i int, e input, send func(*chunk) error, progress func(int64)) error {
+func readEntry(i int, e input, send func(*chunk) error, progress func(int64), sink io.Writer) error {
 	r := io.Reader(bytes.NewReader(e.data))
 	switch {
 	case e.path != "":
@@ -333,6 +441,9 @@ func readEntry(i int, e input, send func(*chunk) error, progress func(int64)) er
 		}
 		data := (*cur)[:n]
 		crc = crc32.Update(crc, crc32.IEEETable, data)
+		if _, err := sink.Write(data); err != nil {
+			return fmt.Errorf("%s: %w", e.name, err)
+		}
 		size += int64(n)
 		if n > 0 {
 			progress(int64(n))

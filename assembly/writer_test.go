@@ -361,3 +361,62 @@ func TestManifestLimit(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// recordingSealer keeps what a Writer gives a Sealer, and ends the archive
+// as the writer would have: the records, then the writer's end records.
+type recordingSealer struct {
+	content map[string]*bytes.Buffer
+	offset  int64
+	records [][]byte
+}
+
+func (s *recordingSealer) Entry(name string) io.Writer {
+	b := &bytes.Buffer{}
+	s.content[name] = b
+	return b
+}
+
+func (s *recordingSealer) Seal(dst io.Writer, offset int64, records [][]byte) error {
+	s.offset, s.records = offset, records
+	return nil
+}
+
+// A Sealer sees every entry's exact content, and gets the offset and the
+// central directory records the writer would have written, whatever the
+// entries' sizes (a last entry with a data descriptor included).
+func TestWriterSealer(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, sizes := range [][]int{{0}, {10, 0, 3 << 20}, {2<<20 + 5}, {1, 2, 3, 1 << 20}} {
+		files := map[string][]byte{}
+		for i, n := range sizes {
+			b := make([]byte, n)
+			r.Read(b)
+			files[string(rune('a'+i))+"/f.bin"] = b
+		}
+		write := func(s Sealer) []byte {
+			w := NewWriter(WriterOptions{Sealer: s, ModTime: DefaultModTime()})
+			for name, b := range files {
+				w.AddBytes(name, b)
+			}
+			var buf bytes.Buffer
+			if _, err := w.WriteTo(context.Background(), &buf); err != nil {
+				t.Fatal(err)
+			}
+			return buf.Bytes()
+		}
+		plain := write(nil)
+		s := &recordingSealer{content: map[string]*bytes.Buffer{}}
+		sealed := write(s)
+		if int64(len(sealed)) != s.offset || !bytes.Equal(sealed, plain[:s.offset]) {
+			t.Fatalf("%v: the sealed archive's %d bytes are not the plain one's first %d", sizes, len(sealed), s.offset)
+		}
+		if cd := bytes.Join(s.records, nil); !bytes.HasPrefix(plain[s.offset:], cd) || len(s.records) != len(files) {
+			t.Fatalf("%v: %d records that are not the plain archive's central directory", sizes, len(s.records))
+		}
+		for name, b := range files {
+			if !bytes.Equal(s.content[name].Bytes(), b) {
+				t.Errorf("%v: the sealer saw %d bytes of %s, want %d", sizes, s.content[name].Len(), name, len(b))
+			}
+		}
+	}
+}

@@ -32,10 +32,13 @@ type BuildOptions struct {
 	// none either. A single template with no Environment is built for
 	// aws://unknown-account/unknown-region (environment-agnostic).
 	Environment string
-	// ModTime, Workers and Progress are passed to assembly.WriterOptions.
+	// ModTime, Workers, Progress and Sealer are passed to
+	// assembly.WriterOptions (a Sealer signs the assembly as it is written:
+	// signing.StreamSigner).
 	ModTime  time.Time
 	Workers  int
 	Progress func(done, total int64)
+	Sealer   assembly.Sealer
 	// Schemas, when set, checks every packaged template against these
 	// resource type schemas: findings fail the build, or with SchemasWarn
 	// become warnings.
@@ -259,7 +262,7 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 		return nil, fmt.Errorf("%w: %v", ErrProject, err)
 	}
 	p := &Plan{Dir: dir, Source: spec.file, Manifest: m, root: fsroot,
-		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers, Progress: opts.Progress}),
+		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers, Progress: opts.Progress, Sealer: opts.Sealer}),
 		sources: map[string]string{}, bodies: map[string][]byte{}}
 	if abs, err := filepath.Abs(spec.file); err == nil {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {

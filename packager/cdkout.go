@@ -41,7 +41,7 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Dir: dir, Source: source, Manifest: m, root: fsroot,
-		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers}),
+		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers, Progress: opts.Progress, Sealer: opts.Sealer}),
 		sources: map[string]string{}, bodies: map[string][]byte{}, dirs: []string{real}}
 	// Every file is read through the cdk.out's os.Root, and must still be
 	// the file that was mapped when the archive is written.

@@ -125,9 +125,9 @@ func Attest(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attest
 	if err != nil {
 		return nil, err
 	}
-	nonce := make([]byte, max(MinNonceSize, alg.Size()))
-	if _, err := io.ReadFull(opts.rand(), nonce); err != nil {
-		return nil, fmt.Errorf("signing: reading random nonce: %w", err)
+	nonce, err := newNonce(alg, opts)
+	if err != nil {
+		return nil, err
 	}
 	files := contentFiles(r)
 	sums, err := hashAll(ctx, files, alg, nonce,
@@ -146,6 +146,16 @@ func Attest(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attest
 		a.Items[f.Name()] = Item{Size: sums[i].size, Hash: sums[i].sum}
 	}
 	return a, nil
+}
+
+// newNonce draws a nonce for alg from opts.Rand: MinNonceSize bytes, or
+// the digest's size when it is larger.
+func newNonce(alg crypto.Hash, opts *SignOptions) ([]byte, error) {
+	nonce := make([]byte, max(MinNonceSize, alg.Size()))
+	if _, err := io.ReadFull(opts.rand(), nonce); err != nil {
+		return nil, fmt.Errorf("signing: reading random nonce: %w", err)
+	}
+	return nonce, nil
 }
 
 // contentFiles lists r's files other than signature.asc, in archive order.
