@@ -108,7 +108,7 @@ var (
 	// ErrNotSigned: sign --add on an assembly that has no signature yet.
 	ErrNotSigned = errors.New("signing: no signature to add to")
 	// ErrNoMatchingKey: no key matches a LocalUsers entry.
-	ErrNoMatchingKey = errors.New("signing: no key matches")
+	ErrNoMatchingKey = errors.New("signing: no matching key")
 	// ErrAmbiguousKey: a LocalUsers entry matches more than one key, or a
 	// key file holds several usable secret keys and none was chosen.
 	ErrAmbiguousKey = errors.New("signing: ambiguous key choice")

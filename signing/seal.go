@@ -473,3 +473,22 @@ func writeRewritten(ctx context.Context, dst io.Writer, r *assembly.Reader, hash
 	}
 	return zw.Close()
 }
+
+// SignedText returns the text signed in r's signature.asc (the
+// attestation, as it was signed, LF line ends), without verifying
+// anything: for a co-signer who signs it elsewhere, then adds that
+// signature with Seal (SignOptions.Add and Signature).
+func SignedText(r *assembly.Reader) ([]byte, error) {
+	data, err := readSignature(r)
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		return nil, fmt.Errorf("%w: the assembly has no %s", ErrNotSigned, assembly.SignatureName)
+	}
+	m, err := parseMessage(data)
+	if err != nil {
+		return nil, err
+	}
+	return m.plaintext, nil
+}

@@ -113,7 +113,7 @@ func SelectSigners(keys openpgp.EntityList, ids []string, passphrase []byte, now
 		}
 		switch {
 		case len(m) == 0:
-			return nil, fmt.Errorf("%w: no key matches %q (the keys: %s)", ErrNoMatchingKey, id, describe(ring))
+			return nil, fmt.Errorf("%w: %q names none of the keys (%s)", ErrNoMatchingKey, id, describe(ring))
 		case len(m) > 1:
 			return nil, fmt.Errorf("%w: %q matches %d keys (%s); name one by its fingerprint", ErrAmbiguousKey, id, len(m), describe(m))
 		}

@@ -342,3 +342,19 @@ func unchanged(f *os.File, st os.FileInfo, name string) error {
 	}
 	return nil
 }
+
+// AttestFile makes the attestation that SignFile would sign for the
+// assembly file in (fresh nonce, timestamp now), for signing elsewhere:
+// gpg --clearsign, a smartcard, then Seal with SignOptions.Signature. It
+// refuses, as signing does, an assembly that assembly.Check finds invalid.
+func AttestFile(ctx context.Context, in string, opts *SignOptions) (*Attestation, error) {
+	rc, err := assembly.Open(in)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	if err := opts.check(&rc.Reader); err != nil {
+		return nil, err
+	}
+	return Attest(ctx, &rc.Reader, opts)
+}

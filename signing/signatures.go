@@ -122,21 +122,21 @@ func verifySignatures(m *message, trusted, known *Keyring, pol Policy, now time.
 	if err := checkTimes(m.sigs, nil, now); err != nil {
 		return fail(-1, err)
 	}
-	firstUnknown := -1
 	for i, s := range sigs {
-		switch {
-		case s.Trusted:
-		case errors.Is(s.Err, ErrUnknownSigner):
-			if firstUnknown < 0 {
-				firstUnknown = i
-			}
-		default:
+		if !s.Trusted && !errors.Is(s.Err, ErrUnknownSigner) {
 			return fail(i, s.Err)
 		}
 	}
 	trustedAny := slices.ContainsFunc(sigs, func(s Signature) bool { return s.Trusted })
 	if !trustedAny {
-		return fail(firstUnknown, sigs[firstUnknown].Err)
+		if len(sigs) == 1 {
+			return fail(-1, sigs[0].Err)
+		}
+		var who []string
+		for _, s := range sigs {
+			who = append(who, strings.TrimPrefix(s.Err.Error(), ErrUnknownSigner.Error()+": "))
+		}
+		return fail(-1, fmt.Errorf("%w: none of the %d signatures is by a trusted key: %s", ErrUnknownSigner, len(sigs), strings.Join(who, "; ")))
 	}
 	// The text is vouched for by a trusted signature: read it.
 	att, err := ParseAttestation(m.plaintext)

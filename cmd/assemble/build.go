@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/packager"
+	"github.com/cloud-assembly/assemble/signing"
 )
 
 func buildCmd() *cli.Command {
@@ -29,18 +31,26 @@ func buildCmd() *cli.Command {
    it to standard output. Entries carry the time in SOURCE_DATE_EPOCH when it
    is set, else 1980-01-01, so rebuilds are identical.
 
+   --sign-key FILE (or --sign-gpg) signs the assembly as it is written, in one
+   pass: each file is hashed as it is packed and signature.asc is appended
+   at the end, without reading the assembly again; the result is what build
+   followed by 'assemble sign' writes. --local-user and --passphrase-file
+   work as for sign.
+
    Example: assemble build -o webapp.cloud fixtures/examples/webapp
+            assemble build -o webapp.cloud --sign-key release.asc fixtures/examples/webapp
             cdk synth && assemble build -o app.cloud cdk.out`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the assembly to `FILE`"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail when anything is missing (a stack parameter with no value and no default)"},
 			&cli.StringFlag{Name: "environment", Usage: "default `ENV` for droplets that name none (e.g. aws://123456789012/eu-west-1)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 			&cli.StringFlag{Name: "schemas", Usage: "check every packaged template against the resource type schemas (*.json) in `DIR`"},
 			&cli.BoolFlag{Name: "schemas-warn", Usage: "report --schemas findings as warnings instead of failing the build"},
+			&cli.StringFlag{Name: "sign-algorithm", Value: "SHA256", Usage: "with --sign-key or --sign-gpg: hash `ALGORITHM`, SHA256, SHA384 or SHA512"},
 			quietFlag,
 			progressFlag,
-		},
+		}, buildFlags.flags()...),
 		Action: runBuild,
 	}
 }
@@ -78,15 +88,47 @@ func runBuild(c *cli.Context) error {
 	if err := buildSchemas(c, &opts); err != nil {
 		return err
 	}
+	// Signing in one pass: the keys are read (and a passphrase asked for)
+	// before anything is built.
+	var ss *signing.StreamSigner
+	var keyFiles []string
+	if c.String(buildFlags.key) != "" || c.Bool(buildFlags.gpg) {
+		alg, err := signing.ParseAlgorithm(c.String("sign-algorithm"))
+		if err != nil {
+			return usagef("--sign-algorithm %q: use SHA256, SHA384 or SHA512", c.String("sign-algorithm"))
+		}
+		now := time.Now()
+		signers, read, err := buildFlags.signers(c, now)
+		if err != nil {
+			return err
+		}
+		if ss, err = signing.NewStreamSigner(c.Context, signers, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }}); err != nil {
+			return signError(project, err)
+		}
+		opts.Sealer, keyFiles = ss, read
+	} else if len(c.StringSlice("local-user")) > 0 || c.String("passphrase-file") != "" || c.IsSet("sign-algorithm") {
+		return usagef("--local-user, --passphrase-file and --sign-algorithm go with --sign-key FILE or --sign-gpg")
+	}
 	prog := newProgress(c, "building "+output)
 	opts.Progress = prog.Func()
 	plan, err := packager.Load(project, opts)
 	if err != nil {
 		return fmt.Errorf("build %s: %w", project, err)
 	}
-	f, err := writeBuild(c, plan, output, prog)
+	f, err := writeBuild(c, plan, output, prog, keyFiles)
 	if err != nil {
+		if ss != nil {
+			return signError(project, fmt.Errorf("build: %w", err))
+		}
 		return fmt.Errorf("build %s: %w", project, err)
+	}
+	var signers []signerResult
+	signed := ""
+	if ss != nil {
+		for _, s := range ss.Sealed().New() {
+			signers = append(signers, signerResult{Fingerprint: s.Fingerprint, SigningKey: s.SigningKey, UserID: s.UserID})
+		}
+		signed = ", signed by " + describeSignatures(ss.Sealed().New())
 	}
 	for _, w := range plan.Warnings {
 		warnf(c, "%s", w)
@@ -99,9 +141,10 @@ func runBuild(c *cli.Context) error {
 			Files:    plan.Files(),
 			Missing:  sortedMissing(plan.Manifest),
 			Warnings: diagnosticsJSON(plan.Warnings),
+			Signers:  signers,
 		})
 	}
-	printf(c, out, "built %s: %s, %s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"))
+	printf(c, out, "built %s: %s, %s%s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"), signed)
 	for _, k := range sortedMissing(plan.Manifest) {
 		printf(c, out, "missing: %s\n", k)
 	}
@@ -111,8 +154,8 @@ func runBuild(c *cli.Context) error {
 // writeBuild writes the planned assembly to the output through the one
 // output writer, never over a file the build read nor into a folder it
 // ships, with progress on standard error.
-func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress) (*output.File, error) {
-	f, err := createOutput(c, name, plan.Inputs(), true)
+func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress, keyFiles []string) (*output.File, error) {
+	f, err := createOutput(c, name, append(plan.Inputs(), keyFiles...), true)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +177,8 @@ type buildResult struct {
 	Files    []string         `json:"files"`
 	Missing  []string         `json:"missing"`
 	Warnings []diagnosticJSON `json:"warnings"`
+	// Signers are the keys that signed it (build --sign-key, --sign-gpg).
+	Signers []signerResult `json:"signers,omitempty"`
 }
 
 type diagnosticJSON struct {

@@ -20,7 +20,8 @@ func extractCmd() *cli.Command {
 		Usage:     "verify a signed assembly, then write its files to a folder",
 		ArgsUsage: "ASSEMBLY",
 		Description: `Runs every check of 'assemble verify' first; only a valid assembly signed by
-a trusted key (--keyring, repeatable) is written. The files go to a temporary
+trusted keys as the signature policy asks (--keyring, --min-signers,
+--require-signer, --policy: as for verify) is written. The files go to a temporary
 folder beside DIR, each checked again against its signed hash as it is
 written, and the folder is renamed to DIR at the end: on any failure nothing
 is written. DIR must not exist or be empty; every folder written gets the
@@ -37,15 +38,14 @@ as executable get 0755 less the umask), ready for 'cdk deploy --app DIR'.
 Example:
    assemble extract --keyring release.pub.asc -d out app.cloud
    assemble extract --keyring release.pub.asc --cdk-out cdk.out app.cloud`,
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "keyring", Usage: "trusted public keys `FILE` (repeatable)"},
+		Flags: append(trustFlags(),
 			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Usage: "write the files under `DIR`"},
 			&cli.StringFlag{Name: "cdk-out", Usage: "write the CDK cloud assembly the assembly was built from to `DIR` (for cdk deploy --app DIR)"},
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "extract an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			strictFlag,
 			quietFlag,
 			progressFlag,
-		},
+		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("extract takes one ASSEMBLY argument, got %d", c.NArg())
@@ -59,7 +59,7 @@ Example:
 			case dir == "":
 				return usagef("extract needs -d DIR (or --cdk-out DIR)")
 			}
-			if len(c.StringSlice("keyring")) == 0 && !c.Bool("allow-unsigned") {
+			if len(c.StringSlice("keyring")) == 0 && c.String("policy") == "" && !c.Bool("allow-unsigned") {
 				return usagef("extract needs at least one --keyring FILE of trusted public keys")
 			}
 			// Refuse a full folder before verifying anything.

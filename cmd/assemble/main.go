@@ -51,6 +51,7 @@ func commands() []*cli.Command {
 		inspectCmd(),
 		graphCmd(),
 		packageCmd(),
+		attestCmd(),
 		signCmd(),
 		verifyCmd(),
 		extractCmd(),

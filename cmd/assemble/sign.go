@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
@@ -18,118 +16,148 @@ import (
 	"github.com/cloud-assembly/assemble/signing"
 )
 
-// Environment variables for CI: an armored secret key, and its passphrase.
-const (
-	envSigningKey = "ASSEMBLE_SIGNING_KEY"
-	envPassphrase = "ASSEMBLE_PASSPHRASE"
-)
-
 func signCmd() *cli.Command {
 	return &cli.Command{
 		Name:      "sign",
 		Usage:     "seal an assembly with a cleartext OpenPGP signature (signature.asc)",
 		ArgsUsage: "ASSEMBLY",
 		Description: `Hashes every file of the assembly (salted with a fresh nonce), writes the
-attestation as JSON, clear-signs it with the key and stores it as
-signature.asc, replacing any earlier one. Every other entry keeps its exact
-bytes. The assembly is rewritten in place (or to --output; - for standard
-output) through a temporary file, so a failed sign leaves it untouched; a
-symbolic link is followed (its target is signed) and kept. Another assemble
-writing the same file is waited for, and an assembly changed by another
-program while it is signed fails the sign. An assembly that the check every
+attestation as JSON, clear-signs it and stores it as signature.asc,
+replacing any earlier one. Every other entry keeps its exact bytes. The
+assembly is rewritten in place (or to --output; - for standard output)
+through a temporary file, so a failed sign leaves it untouched; a symbolic
+link is followed (its target is signed) and kept. Another assemble writing
+the same file is waited for, and an assembly changed by another program
+while it is signed fails the sign. An assembly that the check every
 command runs finds invalid is not signed (see FINDINGS in 'assemble verify
 --help'); its warnings are shown.
 
-The key is an armored or binary OpenPGP secret key (RSA or Ed25519; a
-primary key or a signing-subkey-only export): --key FILE, --key - for
-standard input, or the armored key in $ASSEMBLE_SIGNING_KEY. Without a key
-nothing is signed. A passphrase comes from --passphrase-file or
-$ASSEMBLE_PASSPHRASE, never from the command line. When neither gives one and
-the key needs it, assemble asks for it on the terminal (/dev/tty, echo off;
-standard input may carry the key), but only when standard input or standard
-error is a terminal: in CI and scripts it fails at once instead. Expired and
-revoked keys are refused.
+Three ways to sign:
 
-Example:
-   assemble sign --key release.asc --passphrase-file pass.txt app.cloud`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "key", Aliases: []string{"k"}, Usage: "secret key `FILE` (- for standard input; default $" + envSigningKey + ")"},
-			&cli.StringFlag{Name: "passphrase-file", Usage: "read the key's passphrase from `FILE` (default $" + envPassphrase + ")"},
+  --key FILE   an armored or binary OpenPGP secret key (RSA or Ed25519; a
+               primary key or a signing-subkey-only export): --key - for
+               standard input, or the armored key in $ASSEMBLE_SIGNING_KEY.
+               A file holding several secret keys needs --local-user.
+  --gpg        the local gpg signs (gpg --clearsign, the attestation on its
+               standard input): keys in gpg-agent, on a smartcard or a
+               YubiKey; GNUPGHOME is honoured; --local-user picks the key.
+  --signature FILE
+               attach an attestation clear-signed elsewhere ('assemble
+               attest', then gpg --clearsign or any OpenPGP tool): it must
+               be exactly one cleartext-signed message whose attestation
+               matches this assembly file for file, and with --keyring a
+               signature must verify under those keys.
+
+--add keeps the signatures already in signature.asc and adds new ones over
+the same attestation (checked first against the archive), by any of the
+three ways: a co-signature, as 'gpg --clearsign -u A -u B' writes them.
+--local-user may be repeated to sign with several keys at once.
+
+A passphrase comes from --passphrase-file or $ASSEMBLE_PASSPHRASE, never
+from the command line. When neither gives one and the key needs it,
+assemble asks for it on the terminal (/dev/tty, echo off; standard input
+may carry the key), but only when standard input or standard error is a
+terminal: in CI and scripts it fails at once instead. With --gpg, gpg-agent
+asks (its pinentry) or has it cached. Expired and revoked keys are refused.
+
+Examples:
+   assemble sign --key release.asc --passphrase-file pass.txt app.cloud
+   assemble sign --gpg --local-user release@example.com app.cloud
+   assemble attest -o att.json app.cloud && gpg --clearsign att.json &&
+     assemble sign --signature att.json.asc --keyring release.pub.asc app.cloud
+   assemble sign --add --gpg -u second@example.com app.cloud`,
+		Flags: append(signFlags.flags(),
+			&cli.StringFlag{Name: "signature", Usage: "attach the clear-signed attestation in `FILE`, made by gpg --clearsign or another OpenPGP tool"},
+			&cli.BoolFlag{Name: "add", Usage: "keep the existing signatures and add new ones over the same attestation (co-sign)"},
+			&cli.StringSliceFlag{Name: "keyring", Usage: "with --signature: a signature must verify under the public keys in `FILE` or folder (repeatable)"},
 			&cli.StringFlag{Name: "algorithm", Value: "SHA256", Usage: "hash `ALGORITHM`: SHA256, SHA384 or SHA512"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the signed assembly to `FILE` instead of in place (- for standard output)"},
 			quietFlag,
 			progressFlag,
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("sign takes one ASSEMBLY argument, got %d", c.NArg())
-			}
-			in := c.Args().First()
-			alg, err := signing.ParseAlgorithm(c.String("algorithm"))
-			if err != nil {
-				return usagef("--algorithm %q: use SHA256, SHA384 or SHA512", c.String("algorithm"))
-			}
-			keys, keyName, err := loadSigningKeys(c)
-			if err != nil {
-				return err
-			}
-			pass, err := loadPassphrase(c)
-			if err != nil {
-				return err
-			}
-			now := time.Now()
-			signer, err := signing.SelectSigner(keys, pass, now)
-			if errors.Is(err, signing.ErrPassphraseNeeded) && len(pass) == 0 && c.String("passphrase-file") == "" {
-				// Neither --passphrase-file nor the environment gave one: ask at a
-				// terminal, and only there; retry once.
-				if tty, terr := openTerminal(); terr == nil {
-					p, perr := readPassphrase(tty, int(tty.Fd()), needsPassphrase(keys, now))
-					tty.Close()
-					if perr != nil {
-						return fmt.Errorf("%s: reading the passphrase from the terminal: %w", keyName, perr)
-					}
-					signer, err = signing.SelectSigner(keys, p, now)
-				}
-			}
-			switch {
-			case errors.Is(err, signing.ErrPassphraseNeeded):
-				return withHint(fmt.Errorf("%s: %w", keyName, err), passphraseHint)
-			case errors.Is(err, signing.ErrWrongPassphrase):
-				return withHint(fmt.Errorf("%s: %w", keyName, err), "check the passphrase file, $"+envPassphrase+" or what was typed at the prompt")
-			case errors.Is(err, signing.ErrSignerExpired), errors.Is(err, signing.ErrSignerRevoked):
-				return withHint(fmt.Errorf("%s: %w", keyName, err), "sign with a valid key; extend an expired key with gpg --quick-set-expire")
-			case err != nil:
-				return fmt.Errorf("%s: %w", keyName, err)
-			}
-			out := c.String("output")
-			if out == "" {
-				out = in
-			}
-			// The output is locked before the assembly is read: a second
-			// sign or a build of the same file waits for this one.
-			dst, err := createOutput(c, out, []string{c.String("key"), c.String("passphrase-file")}, false)
-			if err != nil {
-				return fmt.Errorf("sign %s: %w", in, err)
-			}
-			defer dst.Close()
-			warn := func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }
-			prog := newProgress(c, "signing "+in)
-			a, err := signing.SignFileTo(c.Context, in, dst, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Warn: warn, Progress: prog.Func()})
-			prog.Done()
-			if err == nil {
-				err = dst.Commit()
-			}
-			if err != nil {
-				return signError(in, err)
-			}
-			var total int64
-			for _, it := range a.Items {
-				total += it.Size
-			}
-			printf(c, summaryWriter(c, dst), "signed %s: %s (%s) by %q (%X)\n", out, count(len(a.Items), "file"), count(int(total), "byte"), signing.UserID(signer), signer.PrimaryKey.Fingerprint)
-			return nil
-		},
+		),
+		Action: runSign,
 	}
+}
+
+func runSign(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("sign takes one ASSEMBLY argument, got %d", c.NArg())
+	}
+	in := c.Args().First()
+	alg, err := signing.ParseAlgorithm(c.String("algorithm"))
+	if err != nil {
+		return usagef("--algorithm %q: use SHA256, SHA384 or SHA512", c.String("algorithm"))
+	}
+	if c.IsSet("algorithm") && (c.Bool("add") || c.String("signature") != "") {
+		return usagef("--algorithm chooses how a new attestation is hashed: --add and --signature sign an existing one, with its algorithm")
+	}
+	now := time.Now()
+	opts := &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Add: c.Bool("add")}
+	var inputs []string
+	var signers []signing.Signer
+	if sig := c.String("signature"); sig != "" {
+		if c.String("key") != "" || c.Bool("gpg") {
+			return usagef("--signature attaches a signature made elsewhere: it takes no --key or --gpg (sign twice with --add to add both)")
+		}
+		if opts.Signature, err = os.ReadFile(sig); err != nil {
+			return flagFileError("--signature", err)
+		}
+		inputs = append(inputs, sig)
+		if len(c.StringSlice("keyring")) > 0 {
+			kr, files, err := readKeyrings("--keyring", c.StringSlice("keyring"))
+			if err != nil {
+				return err
+			}
+			opts.Keyring = kr
+			inputs = append(inputs, files...)
+		}
+	} else {
+		if len(c.StringSlice("keyring")) > 0 {
+			return usagef("--keyring checks a --signature FILE; to check a signed assembly, run 'assemble verify --keyring'")
+		}
+		var read []string
+		if signers, read, err = signFlags.signers(c, now); err != nil {
+			return err
+		}
+		inputs = append(inputs, read...)
+	}
+	out := c.String("output")
+	if out == "" {
+		out = in
+	}
+	// The output is locked before the assembly is read: a second sign or a
+	// build of the same file waits for this one.
+	dst, err := createOutput(c, out, inputs, false)
+	if err != nil {
+		return fmt.Errorf("sign %s: %w", in, err)
+	}
+	defer dst.Close()
+	opts.Warn = func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }
+	prog := newProgress(c, "signing "+in)
+	opts.Progress = prog.Func()
+	s, err := signing.SealFileTo(c.Context, in, dst, signers, opts)
+	prog.Done()
+	if err == nil {
+		err = dst.Commit()
+	}
+	if err != nil {
+		return signError(in, err)
+	}
+	var total int64
+	for _, it := range s.Attestation.Items {
+		total += it.Size
+	}
+	what := fmt.Sprintf("%s (%s)", count(len(s.Attestation.Items), "file"), count(int(total), "byte"))
+	w := summaryWriter(c, dst)
+	switch {
+	case opts.Add:
+		printf(c, w, "co-signed %s: %s by %s; %s in all\n", out, what, describeSignatures(s.New()), count(len(s.Signatures), "signature"))
+	case opts.Signature != nil:
+		printf(c, w, "attached to %s: %s signed by %s\n", out, what, describeSignatures(s.New()))
+	default:
+		printf(c, w, "signed %s: %s by %s\n", out, what, describeSignatures(s.New()))
+	}
+	return nil
 }
 
 // signError adds context and the hint for a failed sign.
@@ -143,8 +171,20 @@ func signError(in string, err error) error {
 		return withHint(err, "another program wrote the assembly meanwhile; sign it again once it is done")
 	case errors.Is(err, fs.ErrNotExist):
 		return withHint(err, "check the assembly's path; make one with 'assemble build'")
+	case errors.Is(err, signing.ErrAttestationMismatch):
+		return withHint(err, "the attestation was made for another assembly, or this one changed since: run 'assemble attest' on it again and sign that")
+	case errors.Is(err, signing.ErrNotSigned):
+		return withHint(err, "--add adds a co-signature: sign the assembly first, without --add")
+	case errors.Is(err, signing.ErrTimestamp):
+		return withHint(err, "the first signature must be made within 5 minutes of the attestation: run 'assemble attest' again right before signing")
+	case errors.Is(err, signing.ErrUnknownSigner):
+		return withHint(err, "the signature is by a key outside --keyring: check who signed it (gpg --verify FILE), or give that key's public key")
+	case errors.Is(err, signing.ErrMalformedSignature), errors.Is(err, signing.ErrUnsignedContent):
+		return withHint(err, "give exactly one cleartext-signed message, as 'gpg --clearsign' writes it (not --detach-sign, not --sign)")
+	case errors.Is(err, signing.ErrSignerExpired), errors.Is(err, signing.ErrSignerRevoked), errors.Is(err, signing.ErrNoSigningKey):
+		return withHint(err, "sign with a key that is valid now and was valid at the attestation's timestamp (a co-signer's key must predate the attestation)")
 	}
-	return err
+	return gpgHint(err)
 }
 
 // passphraseHint is the hint when a protected key gets no passphrase.
@@ -198,61 +238,6 @@ func passphrasePrompt(e *openpgp.Entity) string {
 		return fmt.Sprintf("passphrase for %q (%s): ", id, fp)
 	}
 	return fmt.Sprintf("passphrase for key %s: ", fp)
-}
-
-// needsPassphrase returns the key SelectSigner would use and that needs a
-// passphrase, or nil.
-func needsPassphrase(keys openpgp.EntityList, now time.Time) *openpgp.Entity {
-	for _, e := range keys {
-		_, err := signing.SelectSigner(openpgp.EntityList{e}, nil, now)
-		if errors.Is(err, signing.ErrPassphraseNeeded) {
-			return e
-		}
-		if err == nil {
-			return nil
-		}
-	}
-	return nil
-}
-
-// loadSigningKeys reads the secret key from --key FILE, --key - (stdin) or
-// $ASSEMBLE_SIGNING_KEY. It returns the keys and a name for messages.
-func loadSigningKeys(c *cli.Context) (openpgp.EntityList, string, error) {
-	var r io.Reader
-	name := c.String("key")
-	switch {
-	case name == "-":
-		r, name = c.App.Reader, "standard input"
-	case name != "":
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, "", flagFileError("--key", err)
-		}
-		defer f.Close()
-		r = f
-	case os.Getenv(envSigningKey) != "":
-		r, name = strings.NewReader(os.Getenv(envSigningKey)), "$"+envSigningKey
-	default:
-		return nil, "", withHint(signing.ErrNoKey, "pass a secret key with --key FILE (or --key - for standard input) or $"+envSigningKey)
-	}
-	keys, err := signing.ReadKeys(r)
-	if err != nil {
-		return nil, "", withHint(fmt.Errorf("%s: %w", name, err), "give an OpenPGP secret key, as `gpg --export-secret-keys --armor KEYID` writes")
-	}
-	return keys, name, nil
-}
-
-// loadPassphrase reads --passphrase-file (its first line) or $ASSEMBLE_PASSPHRASE.
-func loadPassphrase(c *cli.Context) ([]byte, error) {
-	if p := c.String("passphrase-file"); p != "" {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, flagFileError("--passphrase-file", err)
-		}
-		line, _, _ := bytes.Cut(b, []byte("\n"))
-		return bytes.TrimSuffix(line, []byte("\r")), nil
-	}
-	return []byte(os.Getenv(envPassphrase)), nil
 }
 
 // flagFileError names the flag whose file could not be read:

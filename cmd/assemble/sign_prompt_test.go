@@ -30,7 +30,7 @@ func readFixtureKeys(t *testing.T, name string) openpgp.EntityList {
 
 func TestPassphrasePrompt(t *testing.T) {
 	keys := readFixtureKeys(t, "passphrase.sec.asc")
-	e := needsPassphrase(keys, time.Now())
+	e := needsPassphrase(keys, nil, time.Now())
 	if e == nil {
 		t.Fatal("needsPassphrase found no protected key in passphrase.sec.asc")
 	}
@@ -46,7 +46,7 @@ func TestPassphrasePrompt(t *testing.T) {
 		t.Errorf("prompt(nil) = %q", got)
 	}
 	// An unprotected key needs no passphrase.
-	if e := needsPassphrase(readFixtureKeys(t, "ed25519.sec.asc"), time.Now()); e != nil {
+	if e := needsPassphrase(readFixtureKeys(t, "ed25519.sec.asc"), nil, time.Now()); e != nil {
 		t.Errorf("needsPassphrase(unprotected) = %s, want nil", signing.UserID(e))
 	}
 }

@@ -46,7 +46,7 @@ func TestReadPassphraseOnPTY(t *testing.T) {
 	ptm, pts := openPTY(t)
 	keys := readFixtureKeys(t, "passphrase.sec.asc")
 	now := time.Now()
-	e := needsPassphrase(keys, now)
+	e := needsPassphrase(keys, nil, now)
 	pass, err := os.ReadFile("../../fixtures/keys/passphrase.txt")
 	if err != nil {
 		t.Fatal(err)

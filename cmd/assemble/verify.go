@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"strings"
 	"time"
 
-	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
@@ -29,6 +28,25 @@ file's size and salted hash. Only then is manifest.json parsed and validated.
 The assembly is then checked as every command checks it (the table below):
 errors fail, warnings are shown, and --strict makes them errors.
 
+SIGNATURES: signature.asc may hold several signatures over one attestation
+(co-signers: 'assemble sign --add'). Every one is reported: its key, time,
+and whether it is valid and trusted. A signature by a key outside --keyring
+is reported and does not count (--untrusted-keyring names its signer); one
+by a trusted key must be valid, by a key that was unexpired at its own time
+and at the attestation's timestamp, and is not revoked, or verify fails. The
+first signature is made within 5 minutes of the attestation; co-signatures
+may come any time after. --min-signers N needs valid signatures by N
+distinct trusted keys (default 1); --require-signer FPR needs one by that
+key. --keyring takes a folder too: every file in it is read as keys.
+
+POLICY FILE (--policy FILE; a flag given replaces the same setting):
+   keyrings: [release-keys/]        # trusted keys, files or folders,
+   untrusted-keyrings: [team.asc]   #   relative to the policy file
+   min-signers: 2
+   require-signers:
+     - 0123456789ABCDEF0123456789ABCDEF01234567
+   algorithms: [SHA256, SHA512]     # attestation and signature hashes allowed
+
 Unsigned assemblies fail unless --allow-unsigned is given, which checks the
 structure and manifest only and warns that nothing was authenticated.
 
@@ -37,18 +55,19 @@ EXIT CODES:
    1  invalid, tampered, unsigned, or signed by an untrusted, expired or revoked key
    2  usage error
 
-Example:
+Examples:
    assemble verify --keyring release.pub.asc app.cloud
+   assemble verify --keyring release-keys/ --min-signers 2 app.cloud
+   assemble verify --policy release-policy.yaml app.cloud
 
 ` + findingsHelp(),
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "keyring", Usage: "trusted public keys `FILE` (repeatable)"},
+		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object"},
 			strictFlag,
 			quietFlag,
 			progressFlag,
-		},
+		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("verify takes one ASSEMBLY argument, got %d", c.NArg())
@@ -80,14 +99,64 @@ type verifyResult struct {
 	Bytes     int64            `json:"bytes"`
 	Droplets  int              `json:"droplets"`
 	Warnings  []diagnosticJSON `json:"warnings"`
-	Error     string           `json:"error,omitempty"`
-	verified  *signing.Verified
+	// Signatures reports every signature of signature.asc (Signer is the
+	// first trusted one); Policy how they met the policy.
+	Signatures []signatureResult `json:"signatures,omitempty"`
+	Policy     *policyResult     `json:"policy,omitempty"`
+	Error      string            `json:"error,omitempty"`
+	verified   *signing.Verified
 }
 
 type signerResult struct {
 	Fingerprint string `json:"fingerprint"`
 	SigningKey  string `json:"signingKey"`
 	UserID      string `json:"userID"`
+}
+
+// signatureResult is one signature, as verify reports it.
+type signatureResult struct {
+	KeyID             string `json:"keyID"`
+	IssuerFingerprint string `json:"issuerFingerprint,omitempty"`
+	Fingerprint       string `json:"fingerprint,omitempty"`
+	SigningKey        string `json:"signingKey,omitempty"`
+	UserID            string `json:"userID,omitempty"`
+	Time              string `json:"time"`
+	Hash              string `json:"hash"`
+	Valid             bool   `json:"valid"`
+	Trusted           bool   `json:"trusted"`
+	Known             bool   `json:"known,omitempty"`
+	Error             string `json:"error,omitempty"`
+}
+
+// policyResult is how the signatures met the policy.
+type policyResult struct {
+	MinSigners int      `json:"minSigners"`
+	Signers    []string `json:"signers"`
+	Required   []string `json:"required"`
+	Missing    []string `json:"missing"`
+	Algorithms []string `json:"algorithms"`
+	Met        bool     `json:"met"`
+}
+
+// setSignatures fills res with the signatures and the policy's result.
+func (res *verifyResult) setSignatures(sigs []signing.Signature, pr signing.PolicyResult, pol signing.Policy) {
+	res.Signatures = []signatureResult{}
+	for _, s := range sigs {
+		r := signatureResult{KeyID: s.KeyID, IssuerFingerprint: s.IssuerFingerprint, Fingerprint: s.Fingerprint, SigningKey: s.SigningKey,
+			UserID: s.UserID, Time: s.Time.UTC().Format(time.RFC3339), Hash: signing.AlgorithmName(s.Hash), Valid: s.Valid, Trusted: s.Trusted, Known: s.Known}
+		if s.Err != nil {
+			r.Error = s.Err.Error()
+		}
+		res.Signatures = append(res.Signatures, r)
+	}
+	nonNil := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	res.Policy = &policyResult{MinSigners: pr.MinSigners, Signers: nonNil(pr.Signers), Required: nonNil(pr.Required), Missing: nonNil(pr.Missing),
+		Algorithms: algorithmNames(pol.Algorithms), Met: pr.Met}
 }
 
 // verifyAssembly opens the assembly and runs the checks. The caller closes
@@ -119,16 +188,26 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 		return res, rc, nil
 	}
 	res.Signed = true
-	trusted, err := loadKeyrings(c)
+	tr, err := loadTrust(c)
 	if err != nil {
 		return res, rc, err
 	}
 	prog := newProgress(c, "verifying "+name)
-	v, err := signing.VerifyContext(c.Context, &rc.Reader, trusted, &signing.VerifyOptions{Check: checkOptions(c), Progress: prog.Func()})
+	v, err := signing.VerifyContext(c.Context, &rc.Reader, tr.trusted, &signing.VerifyOptions{Check: checkOptions(c), Progress: prog.Func(), Policy: tr.policy, Known: tr.known})
 	prog.Done()
 	if err != nil {
+		var se *signing.SignaturesError
+		if errors.As(err, &se) {
+			res.setSignatures(se.Signatures, se.Policy, tr.policy)
+			if !c.Bool("json") && (len(se.Signatures) > 1 || len(tr.policy.Signers) > 0 || tr.policy.MinSigners > 1) {
+				for _, l := range signatureLines(res) {
+					fmt.Fprintf(c.App.ErrWriter, "assemble: %s\n", l)
+				}
+			}
+		}
 		return res, rc, verifyHint(fmt.Errorf("verify %s: %w", name, err))
 	}
+	res.setSignatures(v.Signatures(), v.Policy(), tr.policy)
 	showFindings(c, name, v.Report())
 	res.Warnings = diagnosticsJSON(v.Report().Warnings())
 	res.Valid = true
@@ -142,33 +221,17 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 	return res, rc, nil
 }
 
-// loadKeyrings reads every --keyring file into one trusted key list.
-func loadKeyrings(c *cli.Context) (openpgp.EntityList, error) {
-	files := c.StringSlice("keyring")
-	if len(files) == 0 {
-		return nil, usagef("%s needs at least one --keyring FILE of trusted public keys", c.Command.Name)
-	}
-	var all openpgp.EntityList
-	for _, p := range files {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, flagFileError("--keyring", err)
-		}
-		keys, err := signing.ReadKeys(f)
-		f.Close()
-		if err != nil {
-			return nil, withHint(fmt.Errorf("--keyring %s: %w", p, err), "export trusted keys with 'gpg --export --armor KEYID'")
-		}
-		all = append(all, keys...)
-	}
-	return all, nil
-}
-
 // verifyHint adds the hint for the failure's cause.
 func verifyHint(err error) error {
 	switch {
 	case errors.Is(err, signing.ErrUnknownSigner):
 		return withHint(err, "if you trust the signer, add their public key with --keyring FILE")
+	case errors.Is(err, signing.ErrThreshold):
+		return withHint(err, "more trusted keys must sign: each co-signer runs 'assemble sign --add' (with --key, --gpg or --signature)")
+	case errors.Is(err, signing.ErrRequiredSigner):
+		return withHint(err, "the required signer must add a signature: 'assemble sign --add' with their key")
+	case errors.Is(err, signing.ErrAlgorithmNotAllowed):
+		return withHint(err, "sign again with an allowed algorithm (assemble sign --algorithm)")
 	case errors.Is(err, signing.ErrKeyExpired), errors.Is(err, signing.ErrKeyRevoked):
 		return withHint(err, "the signer must sign again with a valid key")
 	case errors.Is(err, assembly.ErrCorrupt):
@@ -197,6 +260,64 @@ func printVerified(c *cli.Context, name string, res *verifyResult) {
 		return
 	}
 	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
+	trustedAll := true
+	for _, s := range res.Signatures {
+		trustedAll = trustedAll && s.Trusted
+	}
+	if len(res.Signatures) > 1 || !trustedAll || len(res.Policy.Required) > 0 || res.Policy.MinSigners > 1 {
+		for _, l := range signatureLines(res) {
+			printf(c, c.App.Writer, "%s\n", l)
+		}
+	}
+}
+
+// signatureLines reports each signature and the policy, one line each:
+//
+//	signature 1 of 2: good, trusted: "A <a@example.com>" (FPR) at T
+//	signature 2 of 2: not counted: key ID X (fingerprint Y) at T: not a trusted key
+//	policy: 1 trusted signer of at least 2 needed: not met
+func signatureLines(res *verifyResult) []string {
+	var out []string
+	for i, s := range res.Signatures {
+		who := describeSignature(signing.Signature{KeyID: s.KeyID, IssuerFingerprint: s.IssuerFingerprint, Fingerprint: s.Fingerprint, UserID: s.UserID})
+		if s.SigningKey != "" && s.SigningKey != s.Fingerprint {
+			who += " with subkey " + s.SigningKey
+		}
+		var state string
+		switch {
+		case s.Trusted:
+			state = "good, trusted"
+		case s.Known && s.Valid:
+			state = "good but not counted, a known key that is not trusted"
+		case s.Valid:
+			state = "valid but not counted"
+		case s.Fingerprint == "":
+			state = "not counted, a key that is not trusted"
+		default:
+			state = "BAD"
+		}
+		line := fmt.Sprintf("signature %d of %d: %s: %s at %s", i+1, len(res.Signatures), state, who, s.Time)
+		if !s.Trusted && s.Fingerprint != "" && !s.Known && s.Error != "" {
+			line += ": " + s.Error
+		}
+		out = append(out, line)
+	}
+	if p := res.Policy; p != nil {
+		line := fmt.Sprintf("policy: %s of at least %d needed", count(len(p.Signers), "trusted signer"), p.MinSigners)
+		if len(p.Required) > 0 {
+			line += fmt.Sprintf(", required %s", strings.Join(p.Required, ", "))
+			if len(p.Missing) > 0 {
+				line += fmt.Sprintf(" (missing %s)", strings.Join(p.Missing, ", "))
+			}
+		}
+		if p.Met {
+			line += ": met"
+		} else {
+			line += ": not met"
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // fileCount is the number of an assembly's files but signature.asc: what

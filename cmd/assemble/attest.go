@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/signing"
+)
+
+func attestCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "attest",
+		Usage:     "write the attestation that sign would sign, to be signed elsewhere",
+		ArgsUsage: "ASSEMBLY",
+		Description: `Hashes every file of the assembly (salted with a fresh nonce) and writes the
+attestation, JSON with the timestamp now, to standard output or -o FILE;
+nothing else. Sign it with any OpenPGP tool that writes a cleartext
+signature (gpg --clearsign, a smartcard), within 5 minutes (the first
+signature must be that close to the attestation's timestamp), then attach
+it with 'assemble sign --signature FILE'. An assembly that the check every
+command runs finds invalid is refused, as sign refuses it.
+
+--signed writes instead the attestation already signed in the assembly's
+signature.asc, byte for byte, for a co-signer to sign elsewhere and add with
+'assemble sign --add --signature FILE'.
+
+Example:
+   assemble attest -o att.json app.cloud
+   gpg --clearsign --local-user release@example.com att.json   # writes att.json.asc
+   assemble sign --signature att.json.asc --keyring release.pub.asc app.cloud`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the attestation to `FILE` (default: standard output)"},
+			&cli.StringFlag{Name: "algorithm", Value: "SHA256", Usage: "hash `ALGORITHM`: SHA256, SHA384 or SHA512"},
+			&cli.BoolFlag{Name: "signed", Usage: "write the attestation already signed in signature.asc (to co-sign it elsewhere)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("attest takes one ASSEMBLY argument, got %d", c.NArg())
+			}
+			in := c.Args().First()
+			if c.Bool("signed") {
+				if c.IsSet("algorithm") {
+					return usagef("--signed writes the attestation signed already, with its algorithm: it takes no --algorithm")
+				}
+				rc, err := assembly.Open(in)
+				if err != nil {
+					return openError(in, err)
+				}
+				defer rc.Close()
+				text, err := signing.SignedText(&rc.Reader)
+				if err != nil {
+					return signError(in, fmt.Errorf("attest: %w", err))
+				}
+				return writeOutput(c, c.String("output"), append(text, '\n'), []string{in})
+			}
+			alg, err := signing.ParseAlgorithm(c.String("algorithm"))
+			if err != nil {
+				return usagef("--algorithm %q: use SHA256, SHA384 or SHA512", c.String("algorithm"))
+			}
+			now := time.Now()
+			opts := &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now },
+				Warn: func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }}
+			a, err := signing.AttestFile(c.Context, in, opts)
+			if err != nil {
+				return signError(in, fmt.Errorf("attest: %w", err))
+			}
+			body, err := a.Marshal()
+			if err != nil {
+				return err
+			}
+			return writeOutput(c, c.String("output"), body, []string{in})
+		},
+	}
+}
