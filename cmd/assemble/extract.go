@@ -36,6 +36,7 @@ Example:
 			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Usage: "write the files under `DIR`"},
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "extract an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			strictFlag,
+			jsonFlag,
 			quietFlag,
 			progressFlag,
 		},
@@ -57,10 +58,8 @@ Example:
 			}
 			defer out.Close()
 			name := c.Args().First()
-			res, rc, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
-			if rc != nil {
-				defer rc.Close()
-			}
+			res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
+			defer res.close()
 			if err != nil {
 				return err
 			}
@@ -74,13 +73,17 @@ Example:
 				return res.verified.Open(f.Name())
 			}
 			prog := newProgress(c, "extracting "+name)
-			err = extractAll(out, rc.Files(), open, prog.Func())
+			err = extractAll(out, res.reader.Files(), open, prog.Func())
 			prog.Done()
 			if err == nil {
 				err = out.Commit()
 			}
 			if err != nil {
-				return fmt.Errorf("extract %s: %w", name, err)
+				return onFile("extract", name, err)
+			}
+			if c.Bool("json") {
+				return printJSON(c, extractResult{File: name, Dir: dir, SHA256: res.SHA256, Files: res.Files, Bytes: res.Bytes,
+					Authenticated: res.Authenticated, Signer: res.Signer})
 			}
 			if res.Signer == nil {
 				printf(c, c.App.Writer, "extracted %s (%s) from %s to %s: UNSIGNED, not authenticated\n",
@@ -92,6 +95,17 @@ Example:
 			return nil
 		},
 	}
+}
+
+// extractResult is what extract reports as JSON (docs/json/extract.json).
+type extractResult struct {
+	File          string        `json:"file"`
+	Dir           string        `json:"dir"`
+	SHA256        string        `json:"sha256"`
+	Files         int           `json:"files"`
+	Bytes         int64         `json:"bytes"`
+	Authenticated bool          `json:"authenticated"`
+	Signer        *signerResult `json:"signer,omitempty"`
 }
 
 // extractAll writes every file of the assembly (signature.asc included)

@@ -209,7 +209,7 @@ func runCLI(args ...string) cliResult {
 	err := app.RunContext(context.Background(), reorderArgs(app, append([]string{"assemble"}, args...)))
 	code := exitOK
 	if err != nil {
-		code = report(&stderr, err)
+		code = report(&stderr, nil, err)
 	}
 	return cliResult{code, err, stderr.String()}
 }
