@@ -142,7 +142,7 @@ var errorCodes = []errorCode{
 
 	// Projects (the project's generic class is last: the assembly
 	// check's classes say more).
-	{packager.ErrOutsideProject, "outside_project"},
+	{packager.ErrOutsideProject, "path_unsafe"}, // the rule path-unsafe, as build finds it
 	{packager.ErrMissing, "missing"},
 	{packager.ErrChanged, "project_changed"},
 	{packager.ErrSchemaCheck, "schema_check"},
@@ -186,7 +186,8 @@ const (
 )
 
 // codeOf is err's stable code: "usage" for a usage error, the rule of an
-// invalid assembly's first finding, the code of a blueprint's first
+// invalid assembly's first finding (or of the first finding a build
+// places in its project), the code of a blueprint's first
 // error, else the first errorCodes entry err matches, else a code for
 // the file system's classes of errors.
 func codeOf(err error) string {
@@ -197,6 +198,10 @@ func codeOf(err error) string {
 	var ce *assembly.CheckError
 	if errors.As(err, &ce) && len(ce.Findings) > 0 {
 		return ruleCode(ce.Findings[0].Rule)
+	}
+	var f assembly.Finding // the build places findings in the project
+	if errors.As(err, &f) && f.Rule != "" {
+		return ruleCode(f.Rule)
 	}
 	var bl blueprint.ErrorList
 	if errors.As(err, &bl) && len(bl) > 0 {
