@@ -6,14 +6,19 @@ const StackType = "npm://@aws-cdk/aws-cloudformation.StackDroplet"
 func init() {
 	Register(&Kind{
 		Alias: "stack",
+		Doc:   "A CloudFormation stack.",
 		Type:  StackType,
 		Properties: []Property{
-			{Name: "stackName", Required: true, Type: "string"},
-			{Name: "template", Required: true, Type: "string", Path: PathFile, Template: true},
-			{Name: "parameters", Type: "map"},
-			{Name: "stackPolicy", Type: "string", Path: PathFile},
+			{Name: "stackName", Required: true, Type: "string", Doc: "The name of the CloudFormation stack once deployed."},
+			{Name: "template", Required: true, Type: "string", Path: PathFile, Template: true, Doc: "The CloudFormation template (YAML or JSON); `assemble build` packages its local modules."},
+			{Name: "parameters", Type: "map", Doc: "Parameters passed to the stack upon deployment; one the template declares with no value and no default is listed under `missing`."},
+			{Name: "stackPolicy", Type: "string", Path: PathFile, Doc: "The stack policy."},
 		},
 		Attributes:        []string{"stackArn"},
 		AttributePrefixes: []string{"output."},
+		AttributeDocs: map[string]string{
+			"output.":  "The value of the stack's Output `<name>` (the template must declare it).",
+			"stackArn": "The ARN of the stack.",
+		},
 	})
 }

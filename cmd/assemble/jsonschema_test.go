@@ -13,8 +13,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -164,4 +166,35 @@ func runChecked(args []string) int {
 		}
 	}
 	return code
+}
+
+// The README's examples of --json output (its JSON output section) are
+// what the schemas accept: a failure, and a verified assembly.
+func TestReadmeJSONExamples(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "\n## JSON output\n")
+	if i < 0 {
+		t.Fatal("README.md has no JSON output section")
+	}
+	s = s[i+1:]
+	if j := strings.Index(s, "\n## "); j >= 0 {
+		s = s[:j]
+	}
+	blocks := regexp.MustCompile("(?s)```json\n(.*?)```").FindAllStringSubmatch(s, -1)
+	if len(blocks) < 2 {
+		t.Fatalf("%d JSON examples, want a failure and a success", len(blocks))
+	}
+	for _, m := range blocks {
+		exit := 0
+		if strings.Contains(m[1], `"error"`) {
+			exit = 1
+		}
+		if err := checkJSONOutput([]string{"assemble", "verify"}, exit, []byte(m[1])); err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -20,7 +20,8 @@ func TestMain(m *testing.M) {
 
 // TestScript runs the end-to-end scripts in testdata/script. Each script's
 // $WORK holds a copy of fixtures/ as $WORK/fixtures; $SHARED points at
-// ../shared when it exists (scripts that need it use [exists $SHARED]).
+// ../shared when it exists (scripts that need it use [exists $SHARED]);
+// $DOCS is the repository's docs folder.
 // A script fails when a command's --json output broke its schema.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -32,6 +33,7 @@ func TestScript(t *testing.T) {
 			shared, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared"))
 			env.Setenv("SHARED", shared)
 			env.Setenv(envJSONDocs, jsonDocsDir())
+			env.Setenv("DOCS", filepath.Dir(jsonDocsDir()))
 			env.Defer(func() {
 				if b, err := os.ReadFile(filepath.Join(env.WorkDir, violationsFile)); err == nil {
 					env.T().Fatal("--json output breaks its schema:\n" + string(b))

@@ -14,5 +14,6 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"islink":     isLink,
 		"samemode":   sameMode,
 		"filedigest": fileDigest,
+		"ghactions":  ghActions,
 	}
 }
