@@ -81,7 +81,7 @@ func runBuild(c *cli.Context) error {
 	if err != nil {
 		return onFile("build", project, err)
 	}
-	f, sum, err := writeBuild(c, plan, output, prog)
+	f, sum, size, err := writeBuild(c, plan, output, prog)
 	if err != nil {
 		return onFile("build", project, err)
 	}
@@ -91,8 +91,8 @@ func runBuild(c *cli.Context) error {
 	if c.Bool("json") {
 		return printJSON(c, buildResult{
 			Output:   output,
-			SHA256:   sum.hex(),
-			Size:     sum.n,
+			SHA256:   sum,
+			Size:     size,
 			Droplets: plan.Report.Order,
 			Files:    plan.Files(),
 			Missing:  sortedMissing(plan.Manifest),
@@ -101,7 +101,7 @@ func runBuild(c *cli.Context) error {
 	}
 	out := summaryWriter(c, f)
 	printf(c, out, "built %s: %s, %s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"))
-	printf(c, out, "sha256: %s\n", sum.hex())
+	printf(c, out, "sha256: %s\n", sum)
 	for _, k := range sortedMissing(plan.Manifest) {
 		printf(c, out, "missing: %s\n", k)
 	}
@@ -112,22 +112,29 @@ func runBuild(c *cli.Context) error {
 // output writer, never over a file the build read nor into a folder it
 // ships, with progress on standard error. It returns the output and the
 // SHA-256 of what it wrote, hashed on the way.
-func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress) (*output.File, *digestWriter, error) {
-	f, err := createOutput(c, name, plan.Inputs(), true)
+func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress) (f *output.File, sum string, size int64, err error) {
+	f, err = createOutput(c, name, plan.Inputs(), true)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", 0, err
 	}
 	defer f.Close()
 	if err := plan.CheckOutput(f.Target()); err != nil {
-		return nil, nil, err
+		return nil, "", 0, err
 	}
-	sum := newDigestWriter(f)
-	_, err = plan.WriteTo(c.Context, sum)
+	dw := newDigestWriter(f)
+	defer dw.close()
+	_, err = plan.WriteTo(c.Context, dw)
 	prog.Done()
-	if err != nil {
-		return nil, nil, err
+	if err == nil {
+		sum, err = dw.Sum()
 	}
-	return f, sum, f.Commit()
+	if err == nil {
+		err = f.Commit()
+	}
+	if err != nil {
+		return nil, "", 0, err
+	}
+	return f, sum, dw.n, nil
 }
 
 type buildResult struct {

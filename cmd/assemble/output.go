@@ -1,11 +1,8 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -188,32 +185,3 @@ func size(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", v, "KMGT"[u-1])
 }
-
-// A digestWriter passes writes on to w and hashes them with SHA-256, so
-// that the digest of an output is taken while it is written, never by
-// reading a large file back.
-type digestWriter struct {
-	w io.Writer
-	h hash.Hash
-	n int64
-}
-
-func newDigestWriter(w io.Writer) *digestWriter {
-	return &digestWriter{w: w, h: sha256.New()}
-}
-
-func (d *digestWriter) Write(p []byte) (int, error) {
-	n, err := d.w.Write(p)
-	d.h.Write(p[:n])
-	d.n += int64(n)
-	return n, err
-}
-
-// ReadFrom copies r through a larger buffer than io.Copy's (sign copies
-// most of an assembly as it is).
-func (d *digestWriter) ReadFrom(r io.Reader) (int64, error) {
-	return io.CopyBuffer(struct{ io.Writer }{d}, r, make([]byte, 1<<20))
-}
-
-// hex is the SHA-256 of what was written, in lowercase hex.
-func (d *digestWriter) hex() string { return hex.EncodeToString(d.h.Sum(nil)) }

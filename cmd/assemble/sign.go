@@ -118,16 +118,21 @@ Example:
 			defer dst.Close()
 			warn := func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }
 			prog := newProgress(c, "signing "+in)
-			sum := newDigestWriter(dst)
-			a, err := signing.SignFileTo(c.Context, in, sum, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Warn: warn, Progress: prog.Func()})
+			dw := newDigestWriter(dst)
+			defer dw.close()
+			a, err := signing.SignFileTo(c.Context, in, dw, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Warn: warn, Progress: prog.Func()})
 			prog.Done()
+			var sum string
+			if err == nil {
+				sum, err = dw.Sum()
+			}
 			if err == nil {
 				err = dst.Commit()
 			}
 			if err != nil {
 				return signError(in, err)
 			}
-			res := signResult{File: in, Output: out, SHA256: sum.hex(), Size: sum.n, Files: len(a.Items),
+			res := signResult{File: in, Output: out, SHA256: sum, Size: dw.n, Files: len(a.Items),
 				Algorithm: signing.AlgorithmName(a.Algorithm), Timestamp: a.Timestamp.UTC().Format(time.RFC3339), Signer: newSignerResult(signer, now)}
 			for _, it := range a.Items {
 				res.Bytes += it.Size

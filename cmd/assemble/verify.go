@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -201,44 +198,6 @@ func openAssembly(name string) (*os.File, *assembly.Reader, int64, error) {
 	}
 	f.Close()
 	return nil, nil, 0, err
-}
-
-// startDigest takes the SHA-256 of the first size bytes of f in the
-// background, while the verification reads the same file (its pages are
-// then read once from the disk). The function returned waits for it; a
-// cancelled ctx stops it.
-func startDigest(ctx context.Context, f io.ReaderAt, size int64) func() (string, error) {
-	type result struct {
-		sum string
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		h := sha256.New()
-		_, err := io.CopyBuffer(h, &ctxReader{ctx, io.NewSectionReader(f, 0, size)}, make([]byte, 1<<20))
-		done <- result{hex.EncodeToString(h.Sum(nil)), err}
-	}()
-	var res *result
-	return func() (string, error) {
-		if res == nil {
-			r := <-done
-			res = &r
-		}
-		return res.sum, res.err
-	}
-}
-
-// A ctxReader stops reading when its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // loadKeyrings reads every --keyring file into one trusted key list.
