@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -101,6 +102,7 @@ func TestHTTPSSource(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer srcs.(io.Closer).Close()
 			out, err := PackageTemplate(filepath.Join(dir, "template.yaml"), PackageOptions{Sources: srcs, NoSourceMap: true})
 			if tc.want == nil {
 				if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -43,6 +44,9 @@ func Package(path string, opts Options) (*Template, error) {
 		var err error
 		if srcs, err = NewSources(context.Background(), root, nil); err != nil {
 			return nil, wrapLoad(path, 0, 0, nil, err)
+		}
+		if c, ok := srcs.(io.Closer); ok {
+			defer c.Close()
 		}
 	}
 	e := &engine{

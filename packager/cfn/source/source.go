@@ -41,7 +41,7 @@ var (
 // Default limits; Options may lower or raise them.
 const (
 	DefaultTimeout         = 30 * time.Second
-	DefaultMaxFileSize     = 16 << 20 // a module, inserted file or package entry
+	DefaultMaxFileSize     = 8 << 20  // a template, module, inserted file or package entry
 	DefaultMaxPackageSize  = 64 << 20 // a package zip
 	DefaultMaxPackageFiles = 4096
 	DefaultMaxDownloads    = 256 << 20 // all HTTPS downloads of one Resolver together
@@ -131,7 +131,8 @@ type pkg struct {
 }
 
 // A Resolver reads sources for one packaging run. It caches downloads and
-// packages. It is not safe for concurrent use.
+// packages. It is not safe for concurrent use. Close it when done: it holds
+// the project folder open.
 type Resolver struct {
 	root     string   // absolute, clean
 	realRoot string   // root with symbolic links evaluated
@@ -201,6 +202,10 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 
 // Root returns the project folder, absolute.
 func (r *Resolver) Root() string { return r.root }
+
+// Close releases the project folder's handle. A Resolver cannot read local
+// files once closed.
+func (r *Resolver) Close() error { return r.fsRoot.Close() }
 
 // FileLocation returns the Location of a local file, such as the template
 // being packaged; it must lie inside the project folder.
