@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/cloud-assembly/assemble/internal/nearest"
 	"github.com/cloud-assembly/assemble/packager/cfn/paramschema"
 )
 
@@ -298,6 +300,9 @@ func (sc *scope) run() error {
 			if _, dup := sc.res[k.Value]; dup {
 				return sc.errorf(k, ErrNameClash, "%s is both a resource and a module; rename one", k.Value)
 			}
+			if err := sc.checkEntry(k.Value, v); err != nil {
+				return err
+			}
 			m := &module{name: k.Value, key: k, entry: v}
 			sc.mods[k.Value] = m
 			sc.modOrder = append(sc.modOrder, m)
@@ -337,6 +342,45 @@ func (sc *scope) run() error {
 		for _, c := range m.child.emitted {
 			sc.add(&emitted{local: m.name + c.local, name: c.name, node: c.node})
 		}
+	}
+	return nil
+}
+
+// entryKeys are the keys a Modules entry may hold (ForEach is taken off
+// before the entry is checked).
+var entryKeys = []string{"Source", "Properties", "Overrides", "ForEach", "Condition", "DependsOn", "Hash"}
+
+// entryRenames says what to write instead of keys people carry over from
+// elsewhere.
+var entryRenames = map[string]string{
+	"Map":        "ForEach (Map is the design's earlier name for it)",
+	"Parameters": "Properties (a module's Parameters are set by the entry's Properties)",
+	"Override":   "Overrides",
+	"Path":       "Source",
+	"Template":   "Source",
+	"Type":       "Source to name the module file (Type is allowed only as LocalModule)",
+}
+
+// checkEntry refuses a module entry key the design does not define, saying
+// what to use instead. Type: LocalModule, left over from the design's
+// earlier form, is ignored.
+func (sc *scope) checkEntry(name string, v *yaml.Node) error {
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k := v.Content[i]
+		if slices.Contains(entryKeys, k.Value) {
+			continue
+		}
+		if k.Value == "Type" && isStr(v.Content[i+1]) && v.Content[i+1].Value == "LocalModule" {
+			continue
+		}
+		fix := entryRenames[k.Value]
+		if fix == "" {
+			fix = nearest.Close(k.Value, entryKeys)
+		}
+		if fix != "" {
+			fix = ": use " + fix
+		}
+		return sc.errorf(k, ErrInvalid, "module %s: unknown key %s%s; a module entry takes %s", name, k.Value, fix, strings.Join(entryKeys, ", "))
 	}
 	return nil
 }
