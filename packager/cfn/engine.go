@@ -651,18 +651,21 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, st
 			return nil, nil, "", sc.errorf(src, ErrCycle, "module %s includes itself: %s", m.name, strings.Join(loop, " -> "))
 		}
 	}
+	chain := append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
 	t := e.cache[file]
 	if t == nil {
-		if t, err = Parse(file, data); err != nil {
+		if t, err = Parse(file, data); err == nil {
+			err = checkOutputs(t)
+		}
+		if err != nil {
 			var pe *Error
 			if errors.As(err, &pe) && pe.Chain == nil {
-				pe.Chain = append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
+				pe.Chain = chain
 			}
 			return nil, nil, "", err
 		}
 		e.cache[file] = t
 	}
-	chain := append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
 	child := e.newScope(t, sc.prefix+m.name, false, chain)
 
 	// Properties are written in this scope's terms: resolve them here.
@@ -865,6 +868,39 @@ func mergeOverride(dst, src *yaml.Node) {
 func isIntrinsic(n *yaml.Node) bool {
 	k, _, ok := single(n)
 	return ok && (k == "Ref" || k == "Condition" || strings.HasPrefix(k, "Fn::"))
+}
+
+// checkOutputs checks the Outputs section of a module file: each output
+// is {Value: ...} (with Description, Condition, ... beside it) or, as the
+// design's discussion shows, the value itself (BucketArn: !GetAtt
+// Bucket.Arn). A mapping that is neither, such as a Description alone, is
+// an error.
+func checkOutputs(t *Template) error {
+	outs := mapGet(t.Root, "Outputs")
+	if outs == nil || isScalar(outs) && outs.Tag == tagNull {
+		return nil
+	}
+	if outs.Kind != yaml.MappingNode {
+		return &Error{File: t.Name, Line: outs.Line, Col: outs.Column, Msg: "Outputs must be a mapping of output names", Err: ErrInvalid}
+	}
+	for i := 0; i+1 < len(outs.Content); i += 2 {
+		k, o := outs.Content[i], outs.Content[i+1]
+		if o.Kind != yaml.MappingNode || isIntrinsic(o) || mapKey(o, "Value") != nil {
+			continue
+		}
+		keys := make([]string, 0, len(o.Content)/2)
+		for j := 0; j+1 < len(o.Content); j += 2 {
+			keys = append(keys, o.Content[j].Value)
+		}
+		holds := "it is empty"
+		if len(keys) > 0 {
+			holds = "it holds " + strings.Join(keys, ", ")
+		}
+		return &Error{File: t.Name, Line: k.Line, Col: k.Column, Err: ErrInvalid,
+			Msg: fmt.Sprintf("output %s has no Value (%s); write %s: {Value: ...}, or the value itself as %s: !GetAtt Resource.Attribute",
+				k.Value, holds, k.Value, k.Value)}
+	}
+	return nil
 }
 
 // output returns a copy of module output name (path may reach into an
