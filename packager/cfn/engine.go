@@ -263,6 +263,9 @@ func (sc *scope) run() error {
 			if _, dup := sc.res[name]; dup {
 				return sc.errorf(pairs[i], ErrNameClash, "two resources are named %s (one made by ForEach); rename one of them", name)
 			}
+			if err := sc.checkLogicalID("resource", pairs[i]); err != nil {
+				return err
+			}
 			sc.res[name] = sc.prefix + name
 		}
 		if !sc.top {
@@ -301,6 +304,9 @@ func (sc *scope) run() error {
 				return sc.errorf(k, ErrNameClash, "%s is both a resource and a module; rename one", k.Value)
 			}
 			if err := sc.checkEntry(k.Value, v); err != nil {
+				return err
+			}
+			if err := sc.checkLogicalID("module", k); err != nil {
 				return err
 			}
 			m := &module{name: k.Value, key: k, entry: v}
@@ -344,6 +350,19 @@ func (sc *scope) run() error {
 		}
 	}
 	return nil
+}
+
+// checkLogicalID checks that the name written at k, with the scope's
+// prefix, is a valid logical ID.
+func (sc *scope) checkLogicalID(what string, k *yaml.Node) error {
+	final := sc.prefix + k.Value
+	if validLogicalID(final) {
+		return nil
+	}
+	if len(final) > maxLogicalID {
+		return sc.errorf(k, ErrInvalid, "%s %s makes the logical ID %s, longer than %d characters; shorten the module or resource names", what, k.Value, final, maxLogicalID)
+	}
+	return sc.errorf(k, ErrInvalid, "%s name %q makes the logical ID %q; logical IDs hold only letters and digits (A-Z, a-z, 0-9)", what, k.Value, final)
 }
 
 // entryKeys are the keys a Modules entry may hold (ForEach is taken off
@@ -991,6 +1010,9 @@ func (e *engine) emitCondition(sc *scope, name string, expr, at *yaml.Node) erro
 	if prev, ok := e.condExprs[name]; ok && equal(prev, expr) {
 		return nil // the same module condition again (Fn::Invoke)
 	}
+	if !validLogicalID(name) {
+		return sc.errorf(at, ErrInvalid, "condition %s would be emitted as %q; condition names hold only letters and digits", strings.TrimPrefix(name, sc.prefix), name)
+	}
 	if e.condSet[name] {
 		return sc.errorf(at, ErrNameClash, "condition %s emitted by module %s clashes with an existing condition of that name; rename one of them", name, sc.prefix)
 	}
@@ -1003,6 +1025,9 @@ func (e *engine) emitCondition(sc *scope, name string, expr, at *yaml.Node) erro
 func (e *engine) emitMapping(sc *scope, name string, m, at *yaml.Node) error {
 	if prev, ok := e.mapNodes[name]; ok && equal(prev, m) {
 		return nil
+	}
+	if !validLogicalID(name) {
+		return sc.errorf(at, ErrInvalid, "mapping %s would be emitted as %q; mapping names hold only letters and digits", strings.TrimPrefix(name, sc.prefix), name)
 	}
 	if e.mapSet[name] {
 		return sc.errorf(at, ErrNameClash, "mapping %s emitted by module %s clashes with an existing mapping of that name; rename one of them", name, sc.prefix)

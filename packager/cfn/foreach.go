@@ -77,7 +77,7 @@ func (s *substituter) text(in string) string {
 		return in
 	}
 	out := strings.ReplaceAll(in, "${"+s.ident+"}", s.id)
-	out = strings.ReplaceAll(out, "&{"+s.ident+"}", s.id)
+	out = strings.ReplaceAll(out, "&{"+s.ident+"}", alnum(s.id))
 	out = strings.ReplaceAll(out, "$"+s.ident, s.id)
 	out = strings.ReplaceAll(out, "${Index}", s.index)
 	out = strings.ReplaceAll(out, "$Index", s.index)
@@ -141,6 +141,10 @@ func (sc *scope) expandForEach(pairs []*yaml.Node, section string) ([]*yaml.Node
 					if name == tk.Value {
 						name += strconv.Itoa(idx)
 					}
+					if !validLogicalID(sc.prefix + name) {
+						return nil, sc.errorf(tk, ErrInvalid, "%s makes the logical ID %q from %q, which is not alphanumeric; write &{%s} in the name to drop the other characters, as CloudFormation's Fn::ForEach does",
+							k.Value, sc.prefix+name, it.id, v.Content[0].Value)
+					}
 					nk := strNode(name)
 					nk.Line, nk.Column = tk.Line, tk.Column
 					out = append(out, nk, s.node(tv))
@@ -183,6 +187,26 @@ func (sc *scope) expandForEach(pairs []*yaml.Node, section string) ([]*yaml.Node
 		sc.groups[k.Value] = g
 	}
 	return out, nil
+}
+
+// alnum returns s with every character that is not an ASCII letter or
+// digit dropped: what &{Identifier} puts in a logical ID.
+func alnum(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// maxLogicalID is CloudFormation's limit on a logical ID's length.
+const maxLogicalID = 255
+
+// validLogicalID reports whether s can name a resource, condition, mapping
+// or output: 1 to 255 ASCII letters and digits.
+func validLogicalID(s string) bool {
+	return s != "" && len(s) <= maxLogicalID && alnum(s) == s
 }
 
 // bracket splits Name[sel] into Name and sel.
