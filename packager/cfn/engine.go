@@ -243,6 +243,15 @@ func (sc *scope) run() error {
 			sc.mappings[maps.Content[i].Value] = maps.Content[i+1]
 		}
 	}
+	if conds, _ := sc.section("Conditions"); conds != nil && !sc.top {
+		// Every condition that depends on deploy-time values is emitted
+		// into the parent, prefixed, whether or not anything uses it.
+		for i := 0; i+1 < len(conds.Content); i += 2 {
+			if _, _, err := sc.condName(conds.Content[i].Value, conds.Content[i]); err != nil {
+				return err
+			}
+		}
+	}
 	resources, err := sc.section("Resources")
 	if err != nil {
 		return err
