@@ -424,34 +424,11 @@ func (sc *scope) resource(key, def *yaml.Node) (*emitted, error) {
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap, Line: def.Line, Column: def.Column}
 	for i := 0; i+1 < len(def.Content); i += 2 {
 		k, v := def.Content[i], def.Content[i+1]
-		switch k.Value {
-		case "Type":
+		if k.Value == "Type" {
 			out.Content = append(out.Content, k, clone(v))
 			continue
-		case "Condition":
-			if sc.top {
-				out.Content = append(out.Content, k, clone(v))
-				continue
-			}
-			st, final, err := sc.condRef(v)
-			if err != nil {
-				return nil, err
-			}
-			if st == condUnknown {
-				out.Content = append(out.Content, k, strNode(final))
-			}
-			continue
-		case "DependsOn":
-			d, err := sc.dependsOn(v)
-			if err != nil {
-				return nil, err
-			}
-			if d != nil {
-				out.Content = append(out.Content, k, d)
-			}
-			continue
 		}
-		r, err := sc.resolve(v)
+		r, _, err := sc.attr(k, v)
 		if err != nil {
 			return nil, err
 		}
@@ -480,6 +457,79 @@ func (sc *scope) resource(key, def *yaml.Node) (*emitted, error) {
 		mapSet(md, "SourceMap", sm)
 	}
 	return &emitted{local: name, name: sc.prefix + name, node: out}, nil
+}
+
+// attr resolves one attribute of a resource written in this scope, its
+// own or an Override's: Condition names a condition of the scope (its
+// value at packaging time is returned; a nil node then drops the
+// attribute), DependsOn names its resources and modules, anything else is
+// resolved. At the top level Condition stays as written.
+func (sc *scope) attr(k, v *yaml.Node) (*yaml.Node, tri, error) {
+	switch k.Value {
+	case "Condition":
+		if sc.top {
+			return clone(v), condUnknown, nil
+		}
+		st, final, err := sc.condRef(v)
+		if err != nil || st != condUnknown {
+			return nil, st, err
+		}
+		c := strNode(final)
+		c.Line, c.Column = v.Line, v.Column
+		return c, st, nil
+	case "DependsOn":
+		d, err := sc.dependsOn(v)
+		return d, condUnknown, err
+	}
+	r, err := sc.resolve(v)
+	return r, condUnknown, err
+}
+
+// override resolves the Override ov of resource name of module m in this
+// scope, the scope that writes it: its references name this scope's
+// resources, modules, parameters and conditions. A Condition that is
+// false at packaging time removes the resource; one that is true makes it
+// unconditional.
+func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
+	child := m.child
+	target := child.byLocal[k.Value]
+	if target == nil {
+		if child.removed[k.Value] {
+			return nil
+		}
+		return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which the module (%s) does not define", m.name, k.Value, file)
+	}
+	if ov.Kind != yaml.MappingNode {
+		return sc.errorf(ov, ErrInvalid, "override of %s must be a mapping", k.Value)
+	}
+	r := &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap, Line: ov.Line, Column: ov.Column}
+	for i := 0; i+1 < len(ov.Content); i += 2 {
+		a, v := ov.Content[i], ov.Content[i+1]
+		x, st, err := sc.attr(a, v)
+		if err != nil {
+			return err
+		}
+		switch {
+		case a.Value == "Condition" && st == condFalse:
+			child.drop(target)
+			delete(sc.res, m.name+k.Value)
+			sc.removed[m.name+k.Value] = true
+			return nil
+		case a.Value == "Condition" && st == condTrue:
+			mapDelete(target.node, "Condition")
+		case x != nil:
+			r.Content = append(r.Content, a, x)
+		}
+	}
+	mergeOverride(target.node, r)
+	return nil
+}
+
+// drop removes an emitted resource from the scope.
+func (sc *scope) drop(r *emitted) {
+	sc.emitted = slices.DeleteFunc(sc.emitted, func(x *emitted) bool { return x == r })
+	delete(sc.byLocal, r.local)
+	sc.removed[r.local] = true
 }
 
 // insertAfter inserts key: v after the pair named after (or first).
@@ -605,23 +655,10 @@ func (sc *scope) expand(m *module) error {
 		if ov.Kind != yaml.MappingNode {
 			return sc.errorf(ov, ErrInvalid, "Overrides of module %s must be a mapping of resource names", m.name)
 		}
-		r, err := sc.resolve(ov)
-		if err != nil {
-			return err
-		}
-		for i := 0; r != nil && i+1 < len(r.Content); i += 2 {
-			k, v := r.Content[i], r.Content[i+1]
-			target := child.byLocal[k.Value]
-			if target == nil {
-				if child.removed[k.Value] {
-					continue
-				}
-				return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which the module (%s) does not define", m.name, k.Value, file)
+		for i := 0; i+1 < len(ov.Content); i += 2 {
+			if err := sc.override(m, ov.Content[i], ov.Content[i+1], file); err != nil {
+				return err
 			}
-			if v.Kind != yaml.MappingNode {
-				return sc.errorf(v, ErrInvalid, "override of %s must be a mapping", k.Value)
-			}
-			mergeOverride(target.node, v)
 		}
 	}
 	if d := mapGet(entry, "DependsOn"); d != nil {
