@@ -807,6 +807,12 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 			child.params[decl.Content[i].Value] = d
 		}
 	}
+	for i := 0; decl != nil && i+1 < len(decl.Content); i += 2 {
+		name := decl.Content[i].Value
+		if v, ok := child.params[name]; ok && isListType(mapGet(decl.Content[i+1], "Type")) {
+			child.params[name] = splitList(v)
+		}
+	}
 	if schema == nil {
 		return nil
 	}
@@ -832,6 +838,31 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 		}
 	}
 	return nil
+}
+
+// isListType reports whether a parameter Type is a list that CloudFormation
+// also accepts as a comma-separated string: CommaDelimitedList and
+// List<...>.
+func isListType(t *yaml.Node) bool {
+	return isStr(t) && (t.Value == "CommaDelimitedList" || strings.HasPrefix(t.Value, "List<"))
+}
+
+// splitList turns a comma-separated string into the list it stands for,
+// each item trimmed of spaces as CloudFormation does; any other value is
+// returned as it is.
+func splitList(v *yaml.Node) *yaml.Node {
+	if !isScalar(v) || v.Tag == tagNull {
+		return v
+	}
+	parts := strings.Split(v.Value, ",")
+	out := seqNode()
+	out.Line, out.Column = v.Line, v.Column
+	for _, p := range parts {
+		n := strNode(strings.TrimSpace(p))
+		n.Line, n.Column = v.Line, v.Column
+		out.Content = append(out.Content, n)
+	}
+	return out
 }
 
 // paramSchema compiles the ParameterSchema section of a module file, once.

@@ -268,7 +268,10 @@ func (sc *scope) selectAtt(base, sel, rest string, at *yaml.Node) (*yaml.Node, b
 	if err != nil {
 		return nil, true, err
 	}
-	if !ok || p.Kind != yaml.MappingNode {
+	if ok && p.Kind == yaml.SequenceNode {
+		return sc.selectItem(base, sel, rest, p, at)
+	}
+	if !ok || p.Kind != yaml.MappingNode || isIntrinsic(p) {
 		return nil, false, nil
 	}
 	if sel == "*" {
@@ -298,6 +301,34 @@ func (sc *scope) selectAtt(base, sel, rest string, at *yaml.Node) (*yaml.Node, b
 		v = x
 	}
 	return clone(v), true, nil
+}
+
+// selectItem resolves base[sel].rest on a list parameter: sel is an index
+// or * for every item.
+func (sc *scope) selectItem(base, sel, rest string, p, at *yaml.Node) (*yaml.Node, bool, error) {
+	items := p.Content
+	if sel != "*" {
+		i, err := strconv.Atoi(sel)
+		if err != nil || i < 0 || i >= len(p.Content) {
+			return nil, true, sc.errorf(at, ErrInvalid, "%s[%s]: parameter %s is a list of %d items; index it with 0 to %d or *", base, sel, base, len(p.Content), len(p.Content)-1)
+		}
+		items = p.Content[i : i+1]
+	}
+	var vals []*yaml.Node
+	for _, x := range items {
+		if rest != "" {
+			y, found := walkPath(x, rest)
+			if !found {
+				return nil, true, sc.errorf(at, ErrInvalid, "%s[%s].%s: an item of parameter %s has no field %s", base, sel, rest, base, rest)
+			}
+			x = y
+		}
+		vals = append(vals, clone(x))
+	}
+	if sel == "*" {
+		return seqNode(vals...), true, nil
+	}
+	return vals[0], true, nil
 }
 
 // topDefault returns the Default of the top template's parameter when n is

@@ -26,6 +26,8 @@ func init() {
 		"Fn::If":         (*scope).fnIf,
 		"Fn::Select":     (*scope).fnSelect,
 		"Fn::Join":       (*scope).fnJoin,
+		"Fn::Split":      (*scope).fnSplit,
+		"Fn::Length":     (*scope).fnLength,
 		"Fn::FindInMap":  (*scope).fnFindInMap,
 		merge.Name:       (*scope).fnMerge,
 		"Fn::InsertFile": (*scope).fnInsertFile,
@@ -202,7 +204,7 @@ func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
 	if !sc.top {
 		if v, ok, err := sc.param(name, at); err != nil {
 			return nil, err
-		} else if ok && v.Kind == yaml.MappingNode {
+		} else if ok && (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) && !isIntrinsic(v) {
 			x, found := walkPath(v, attr)
 			if !found {
 				return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: parameter %s has no field %s", name, attr, name, attr)
@@ -262,6 +264,45 @@ func (sc *scope) fnJoin(n, arg *yaml.Node) (*yaml.Node, error) {
 		return s, nil
 	}
 	return fn("Fn::Join", r, n), nil
+}
+
+// fnSplit collapses Fn::Split [delimiter, string] when both are known.
+func (sc *scope) fnSplit(n, arg *yaml.Node) (*yaml.Node, error) {
+	if arg.Kind != yaml.SequenceNode || len(arg.Content) != 2 {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Split needs [delimiter, string]")
+	}
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Content) != 2 || !isStr(r.Content[0]) || r.Content[0].Value == "" || !isScalar(r.Content[1]) || r.Content[1].Tag == tagNull {
+		return fn("Fn::Split", r, n), nil
+	}
+	out := seqNode()
+	out.Line, out.Column = n.Line, n.Column
+	for _, part := range strings.Split(r.Content[1].Value, r.Content[0].Value) {
+		p := strNode(part)
+		p.Line, p.Column = n.Line, n.Column
+		out.Content = append(out.Content, p)
+	}
+	return out, nil
+}
+
+// fnLength collapses Fn::Length of a list known at packaging time.
+func (sc *scope) fnLength(n, arg *yaml.Node) (*yaml.Node, error) {
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Length needs a list")
+	}
+	if r.Kind == yaml.SequenceNode {
+		c := intNode(len(r.Content))
+		c.Line, c.Column = n.Line, n.Column
+		return c, nil
+	}
+	return fn("Fn::Length", r, n), nil
 }
 
 func (sc *scope) fnFindInMap(n, arg *yaml.Node) (*yaml.Node, error) {
