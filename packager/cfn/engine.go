@@ -112,6 +112,7 @@ type engine struct {
 	mapSet     map[string]bool
 	transforms []*yaml.Node
 	instances  int
+	places     map[placeKey][]place // references left as written, by name
 }
 
 // emitted is a resource in its final form.
@@ -605,6 +606,7 @@ func (sc *scope) dependsOn(v *yaml.Node) (*yaml.Node, error) {
 		if sc.removed[n.Value] {
 			continue
 		}
+		sc.e.note(depName, n.Value, sc, n)
 		addName(n.Value, n)
 	}
 	if len(out) == 0 {

@@ -134,6 +134,7 @@ func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
 	if sc.removed[name] {
 		return nil, sc.errorf(at, ErrInvalid, "Ref %s: the resource is removed by its condition", name)
 	}
+	sc.e.note(refName, name, sc, at)
 	return fn("Ref", strNode(name), at), nil
 }
 
@@ -156,11 +157,19 @@ func (sc *scope) fnGetAtt(n, arg *yaml.Node) (*yaml.Node, error) {
 			return nil, sc.errorf(arg.Content[1], ErrInvalid, "Fn::GetAtt attribute resolves to AWS::NoValue")
 		}
 		attr = r
+	case arg.Kind == yaml.SequenceNode && len(arg.Content) == 2 && arg.Content[0].Kind == yaml.MappingNode:
+		// [!Sub "Name${Id}", Attr] inside CloudFormation's Fn::ForEach:
+		// the name is known at deploy time.
+		return sc.keep(n, "Fn::GetAtt", arg)
 	default:
 		return nil, sc.errorf(arg, ErrInvalid, "Fn::GetAtt needs [Resource, Attribute]")
 	}
 	if !isStr(attr) {
-		return fn("Fn::GetAtt", seqNode(strNode(sc.rename(target.Value)), attr), n), nil
+		name := sc.rename(target.Value)
+		if name == target.Value {
+			sc.e.note(attName, name, sc, n)
+		}
+		return fn("Fn::GetAtt", seqNode(strNode(name), attr), n), nil
 	}
 	return sc.getAtt(target.Value, attr.Value, n)
 }
@@ -212,6 +221,7 @@ func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
 			return clone(x), nil
 		}
 	}
+	sc.e.note(attName, name, sc, at)
 	return fn("Fn::GetAtt", seqNode(strNode(name), strNode(attr)), at), nil
 }
 
@@ -361,6 +371,7 @@ func (sc *scope) fnIf(n, arg *yaml.Node) (*yaml.Node, error) {
 			return nil, err
 		}
 		st, cond = s, strNode(final)
+		cond.Line, cond.Column = arg.Content[0].Line, arg.Content[0].Column
 	} else {
 		s, expr, err := sc.condExpr(arg.Content[0])
 		if err != nil {

@@ -205,6 +205,11 @@ func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
 	if sc.removed[base] {
 		return "", sc.errorf(at, ErrInvalid, "${%s}: the resource is removed by its condition", name)
 	}
+	if dotted {
+		sc.e.note(attName, base, sc, at)
+	} else {
+		sc.e.note(refName, name, sc, at)
+	}
 	return "${" + name + "}", nil
 }
 
