@@ -34,7 +34,8 @@
 //
 // Resolving a module Source (and an Fn::InsertFile path) goes through one
 // interface, Sources; NewSources backs it with package source (local files
-// bounded by the project folder, Packages zips, HTTPS with Hash pinning).
+// bounded by the project folder, Packages zips, HTTPS and S3, with Hash
+// pinning).
 // Intrinsic functions are dispatched from one table (intrinsics in
 // resolve.go): Ref, Fn::GetAtt, Fn::Sub, Fn::If, Fn::Select, Fn::Join,
 // Fn::FindInMap, Fn::Merge (package merge), Fn::Flatten (package flatten),
