@@ -113,6 +113,7 @@ type engine struct {
 	transforms []*yaml.Node
 	instances  int
 	places     map[placeKey][]place // references left as written, by name
+	combined   map[string]bool      // conditions addCondition made
 }
 
 // emitted is a resource in its final form.
@@ -897,13 +898,30 @@ func (sc *scope) addCondition(r *emitted, cond string, at *yaml.Node) error {
 		return nil
 	}
 	name := r.name + "Condition"
+	if own.Value == name && sc.e.combined[name] {
+		// The resource's condition is already one this function made (an
+		// inner module's condition): add this one to its Fn::And.
+		and := sc.e.condExprs[name].Content[1]
+		if len(and.Content) >= maxAnd {
+			and.Content = []*yaml.Node{fn("Fn::And", seqNode(and.Content...), nil)}
+		}
+		and.Content = append(and.Content, fn("Condition", strNode(cond), nil))
+		return nil
+	}
 	expr := fn("Fn::And", seqNode(fn("Condition", strNode(own.Value), nil), fn("Condition", strNode(cond), nil)), nil)
 	if err := sc.e.emitCondition(sc, name, expr, at); err != nil {
 		return err
 	}
+	if sc.e.combined == nil {
+		sc.e.combined = map[string]bool{}
+	}
+	sc.e.combined[name] = true
 	mapSet(r.node, "Condition", strNode(name))
 	return nil
 }
+
+// maxAnd is the most conditions CloudFormation's Fn::And takes.
+const maxAnd = 10
 
 func addDepends(res, deps *yaml.Node) {
 	cur := mapGet(res, "DependsOn")
