@@ -134,12 +134,13 @@ type module struct {
 
 // scope is one file being expanded: the top template or a module instance.
 type scope struct {
-	e      *engine
-	t      *Template
-	file   string
-	prefix string
-	top    bool
-	chain  []Frame
+	e       *engine
+	t       *Template
+	file    string
+	prefix  string
+	top     bool
+	invoked bool // an Fn::Invoke evaluation: its resources are not emitted
+	chain   []Frame
 
 	params    map[string]*yaml.Node // values in the top template's terms
 	consts    map[string]*yaml.Node
@@ -245,7 +246,7 @@ func (sc *scope) run() error {
 			sc.mappings[maps.Content[i].Value] = maps.Content[i+1]
 		}
 	}
-	if conds, _ := sc.section("Conditions"); conds != nil && !sc.top {
+	if conds, _ := sc.section("Conditions"); conds != nil && !sc.top && !sc.invoked {
 		// Every condition that depends on deploy-time values is emitted
 		// into the parent, prefixed, whether or not anything uses it.
 		for i := 0; i+1 < len(conds.Content); i += 2 {
@@ -644,7 +645,7 @@ func (sc *scope) expand(m *module) error {
 			m.cond = final
 		}
 	}
-	child, _, file, err := sc.instantiate(m, nil)
+	child, _, file, err := sc.instantiate(m, nil, false)
 	if err != nil {
 		return err
 	}
@@ -686,8 +687,9 @@ func (sc *scope) expand(m *module) error {
 }
 
 // instantiate loads module m and expands one instance of it, with extra
-// properties (already resolved) replacing those of the entry.
-func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, string, error) {
+// properties (already resolved) replacing those of the entry. An invoked
+// instance (Fn::Invoke) emits only what its outputs use.
+func (sc *scope) instantiate(m *module, extra *yaml.Node, invoked bool) (*scope, *Template, string, error) {
 	entry := m.entry
 	src := mapGet(entry, "Source")
 	if src == nil || !isStr(src) || src.Value == "" {
@@ -735,6 +737,7 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, st
 		e.cache[file] = t
 	}
 	child := e.newScope(t, sc.prefix+m.name, false, chain)
+	child.invoked = invoked || sc.invoked
 
 	// Properties are written in this scope's terms: resolve them here.
 	var props *yaml.Node

@@ -461,7 +461,7 @@ func (sc *scope) fnInvoke(n, arg *yaml.Node) (*yaml.Node, error) {
 	if props != nil && props.Kind != yaml.MappingNode {
 		return nil, sc.errorf(arg.Content[1], ErrInvalid, "Fn::Invoke: the properties must be a mapping")
 	}
-	child, _, _, err := sc.instantiate(m, props)
+	child, _, _, err := sc.instantiate(m, props, true)
 	if err != nil {
 		return nil, err
 	}
