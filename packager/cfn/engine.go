@@ -280,7 +280,7 @@ func (sc *scope) run() error {
 			}
 			sc.res[name] = sc.prefix + name
 		}
-		if !sc.top {
+		if !sc.top && !sc.invoked { // an Fn::Invoke evaluation resolves no resource
 			for i := 0; i+1 < len(pairs); i += 2 {
 				if c := mapGet(pairs[i+1], "Condition"); c != nil && pairs[i+1].Kind == yaml.MappingNode {
 					st, _, err := sc.condRef(c)
@@ -345,6 +345,12 @@ func (sc *scope) run() error {
 			if v != nil {
 				sc.add(&emitted{local: name, name: name, node: v})
 			}
+			continue
+		}
+		if sc.invoked {
+			// Fn::Invoke returns outputs only: the resources are named, for
+			// the outputs' references, but not resolved.
+			sc.add(&emitted{local: name, name: sc.prefix + name, node: mapNode()})
 			continue
 		}
 		r, err := sc.resource(pairs[i], pairs[i+1])
@@ -654,7 +660,9 @@ func (sc *scope) expand(m *module) error {
 	for _, c := range child.emitted {
 		sc.res[m.name+c.local] = c.name
 	}
-
+	if sc.invoked {
+		return nil // resources of an Fn::Invoke evaluation are not emitted
+	}
 	if ov := mapGet(entry, "Overrides"); ov != nil && !(isScalar(ov) && ov.Tag == tagNull) {
 		if ov.Kind != yaml.MappingNode {
 			return sc.errorf(ov, ErrInvalid, "Overrides of module %s must be a mapping of resource names", m.name)

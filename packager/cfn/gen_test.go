@@ -16,10 +16,11 @@ import (
 // Properties, parameter Defaults of every shape, ForEach on modules and
 // resources over lists, comma-separated strings, CommaDelimitedList
 // parameters and maps (inline, Default, Property), Fn::ForEach in Modules
-// with &{Id}, $Identifier, $Index and ${Value.Field}, Name[i] / Name[key] /
-// Name[*], conditions known at packaging time and not, Overrides at every
-// level, Constants, Mappings and Fn::FindInMap, module Outputs in GetAtt
-// and Sub. It also predicts how many resources the packaged template has.
+// with &{Id}, Fn::Flatten feeding ForEach, $Identifier, $Index and
+// ${Value.Field}, Name[i] / Name[key] / Name[*], conditions known at
+// packaging time and not, Overrides at every level, Constants, Mappings and
+// Fn::FindInMap, Fn::Select / Fn::Join of list parameters, Fn::Merge,
+// Fn::Invoke, module Outputs in GetAtt and Sub. It also predicts how many resources the packaged template has.
 
 // feKind is how a ForEach collection is written.
 type feKind int
@@ -32,6 +33,7 @@ const (
 	feMapParam         // !Ref Sizes (a map parameter's Default)
 	feListParam        // !Ref Zones (a CommaDelimitedList parameter)
 	feTopList          // !Ref List (the top template's parameter Default)
+	feFlatten          // Fn::Flatten to objects with an Identifier and a Size
 	nFeKinds
 )
 
@@ -112,6 +114,8 @@ func (g *generator) keys(kind feKind, fn bool) []string {
 		return listParamKeys
 	case feTopList:
 		return topListKeys
+	case feFlatten:
+		return []string{"app-x", "app-y", "web-x"}
 	}
 	n := 1 + g.r.IntN(3)
 	var out []string
@@ -129,7 +133,7 @@ func (g *generator) fe(top, module bool) feSpec {
 	if g.r.IntN(3) == 0 {
 		return feSpec{}
 	}
-	kinds := []feKind{feList, feComma, feMap}
+	kinds := []feKind{feList, feComma, feMap, feFlatten}
 	if top {
 		kinds = append(kinds, feTopList)
 	} else {
@@ -204,11 +208,14 @@ func collection(f feSpec) string {
 		return "!Ref Zones"
 	case feTopList:
 		return "!Ref List"
+	case feFlatten:
+		return "{\"Fn::Flatten\": {Source: [{name: app, envs: [x, y]}, {name: web, envs: [x]}], " +
+			"Transform: {Template: {Identifier: \"$item.name-$env\", Size: 5}, Variables: {env: \"$item.envs[*]\"}}}}"
 	}
 	return ""
 }
 
-func hasValue(k feKind) bool { return k == feMap || k == feMapParam }
+func hasValue(k feKind) bool { return k == feMap || k == feMapParam || k == feFlatten }
 
 // instance returns the names of entry e's instances in the file that
 // writes it, and the name of its group for Name[...] references.
@@ -245,6 +252,7 @@ func (g *generator) resources(b *strings.Builder, m *gmod) {
 		b.WriteString("      Region: !If [InEast, east, other]\n")
 		b.WriteString("      Second: !Select [1, !Ref Zones]\n")
 		b.WriteString("      Joined: !Join [\"-\", !Ref Zones]\n")
+		b.WriteString("      Tags: !Merge [{Module: " + strings.TrimSuffix(m.file, ".yaml") + "}, !Ref Tags]\n")
 	}
 	for _, r := range m.res {
 		fmt.Fprintf(b, "  %s:\n    Type: AWS::SQS::Queue\n", r.name)
@@ -276,6 +284,7 @@ func (g *generator) resources(b *strings.Builder, m *gmod) {
 		inst := e.instances()
 		if e.fe.kind == feNone {
 			fmt.Fprintf(b, "      %sArn: !GetAtt %s.Arn\n      %sText: !Sub \"arn=${%s.Arn}\"\n", e.name, e.name, e.name, e.name)
+			fmt.Fprintf(b, "      %sInvoked: !Invoke [%s, {Name: inv}, Label]\n", e.name, e.name)
 			continue
 		}
 		grp := e.group()
@@ -325,6 +334,7 @@ func (g *generator) modules(b *strings.Builder, m *gmod) {
 		}
 		if e.flag != "" {
 			fmt.Fprintf(b, "%s  Flag: \"%s\"\n", ind, e.flag)
+			fmt.Fprintf(b, "%s  Tags: {Flag: %s}\n", ind, e.flag)
 		}
 		// Overrides written here name this file's resources.
 		fmt.Fprintf(b, "%sOverrides:\n%s  Base:\n%s    DependsOn: [Base]\n%s    Metadata:\n%s      Parent: !Ref Base\n", ind, ind, ind, ind, ind)
@@ -347,6 +357,9 @@ func (g *generator) module(m *gmod) string {
   Zones:
     Type: CommaDelimitedList
     Default: "a, b"
+  Tags:
+    Type: Object
+    Default: {}
 Constants:
   Prefix: "p-${Name}"
 Mappings:
@@ -359,7 +372,7 @@ Conditions:
 `)
 	g.resources(&b, m)
 	g.modules(&b, m)
-	b.WriteString("Outputs:\n  Arn:\n    Value: !GetAtt Base.TopicArn\n")
+	b.WriteString("Outputs:\n  Arn:\n    Value: !GetAtt Base.TopicArn\n  Label:\n    Value: !Sub \"n-${Name}\"\n")
 	return b.String()
 }
 
