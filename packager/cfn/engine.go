@@ -374,7 +374,7 @@ func (sc *scope) run() error {
 // prefix, is a valid logical ID.
 func (sc *scope) checkLogicalID(what string, k *yaml.Node) error {
 	final := sc.prefix + k.Value
-	if validLogicalID(final) {
+	if validLogicalID(final) || sc.top && k.Value == "Fn::Transform" { // AWS::Include of resources
 		return nil
 	}
 	if len(final) > maxLogicalID {

@@ -82,6 +82,9 @@ func (e *engine) checkRefs(top *scope, out *yaml.Node) error {
 			return nil // a macro may define names we cannot know
 		}
 	}
+	if hasKey(mapGet(out, "Resources"), "Fn::Transform", 0) {
+		return nil // an inline macro (AWS::Include, ...) may define names too
+	}
 	for _, p := range pairs(mapGet(out, "Parameters")) {
 		ns.params[p[0].Value] = true
 	}
@@ -99,6 +102,22 @@ func (e *engine) checkRefs(top *scope, out *yaml.Node) error {
 	c.section(mapGet(out, "Resources"), c.resource, nil)
 	c.section(mapGet(out, "Outputs"), c.output, nil)
 	return c.err
+}
+
+// hasKey reports whether a mapping in n has key k.
+func hasKey(n *yaml.Node, k string, depth int) bool {
+	if n == nil || depth > 1000 {
+		return false
+	}
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 && c.Value == k {
+			return true
+		}
+		if hasKey(c, k, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 func transformNames(t *yaml.Node) []string {
