@@ -4,17 +4,30 @@
 // Reading an assembly establishes no trust: use package signing to verify a
 // signed assembly before loading any of its files.
 //
+// # The check
+//
+// Check decides whether an assembly is valid, and every command asks it:
+// build on what it writes, sign before signing, inspect, verify (on the
+// verified bytes) and extract. It takes manifest.json's bytes and the
+// archive's FileSet (Reader.Check reads both from an archive) and returns a
+// Report of Findings: each has a Severity, a stable Rule code (see Rules),
+// an Err matching the rule's sentinel (ErrMissingFile, ErrCycle, ...) and
+// ErrManifest, and the same text wherever it is printed. Any finding of
+// severity Error makes the error a *CheckError. What is an error and what a
+// warning follows the spec: its MUSTs, and what makes the archive unsafe or
+// not self-contained, are errors; what it leaves open when reading someone
+// else's assembly (unknown keys, the droplet property tables it gives "for
+// illustration purpose only", unknown protocols and kinds) are warnings,
+// which CheckOptions.Strict makes errors. CheckOptions.Writing holds an
+// assembly being built to the property tables and known keys.
+//
 // # Manifests
 //
-// ParseManifest reads manifest.json strictly (one object, no duplicate keys,
-// no unknown fields, schema cloud-assembly/1.0); Manifest.Marshal prints it
-// deterministically. Manifest.Validate checks logical IDs, type specifiers,
-// environments, metadata, missing entries, the properties and attributes of
-// the known droplet kinds (package droplets) and the references in every
-// property string, then builds the dependency graph and the deploy order.
-// Errors match ErrManifest and a class: ErrLogicalID, ErrEnvironment,
-// ErrReference, ErrCycle.
-//
+// ParseManifest reads manifest.json (one object, no duplicate keys, the
+// schema cloud-assembly/1.0, the keys the spec requires); Manifest.Marshal
+// prints it deterministically. Manifest.Validate runs the part of Check
+// that needs no archive, for a manifest being built.
+
 // # References
 //
 // A property string may hold ${LogicalId.attribute} tokens; `\\` writes a

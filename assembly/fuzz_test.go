@@ -37,8 +37,8 @@ func FuzzManifest(f *testing.F) {
 			t.Fatalf("print is not stable:\n%s\n---\n%s", out, out2)
 		}
 		// Validation gives the same verdict on the reprinted manifest.
-		_, e1 := m.Validate()
-		_, e2 := m2.Validate()
+		_, e1 := m.Validate(CheckOptions{})
+		_, e2 := m2.Validate(CheckOptions{})
 		if (e1 == nil) != (e2 == nil) {
 			t.Fatalf("validate differs: %v vs %v", e1, e2)
 		}

@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
-	"strings"
 
-	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/strictjson"
 )
 
@@ -58,19 +55,22 @@ func (e *SyntaxError) Error() string {
 }
 func (e *SyntaxError) Unwrap() error { return ErrManifest }
 
-// ParseManifest parses manifest.json strictly: one JSON object, no duplicate
-// keys at any depth, no unknown fields, the schema cloud-assembly/1.0, and
-// the right JSON types. It does not check references or the graph: call
-// Validate for that. Every error wraps ErrManifest.
+// ParseManifest parses manifest.json: one JSON object, no duplicate keys
+// at any depth, the schema cloud-assembly/1.0, the keys the spec requires
+// with the right JSON types. Keys the spec does not define are ignored
+// (Check reports them). It checks nothing else: use Check, or Validate.
+// Every error wraps ErrManifest (or ErrTooLarge).
 func ParseManifest(b []byte) (*Manifest, error) {
 	if len(b) > MaxManifestSize {
 		return nil, fmt.Errorf("%w: manifest.json of %d bytes, at most %d allowed", ErrTooLarge, len(b), MaxManifestSize)
 	}
-	v, err := decodeJSON(b)
-	if err != nil {
+	c := &checker{}
+	m := c.parse(b)
+	if m == nil {
+		_, err := c.finish(&Report{})
 		return nil, err
 	}
-	return manifestFrom(v)
+	return m, nil
 }
 
 // Marshal returns manifest.json: keys sorted, two-space indentation, no
@@ -111,31 +111,6 @@ func (m *Manifest) IDs() []string {
 	return ids
 }
 
-// Manifest reads manifest.json from the assembly and parses it. It
-// establishes no trust: a signed assembly must be verified first.
-func (r *Reader) Manifest() (*Manifest, error) {
-	f := r.File(ManifestName)
-	if f == nil {
-		return nil, fmt.Errorf("%w: no %s in the archive", ErrManifest, ManifestName)
-	}
-	if f.Size() > MaxManifestSize {
-		return nil, fmt.Errorf("%w: %s of %d bytes, at most %d allowed", ErrTooLarge, ManifestName, f.Size(), MaxManifestSize)
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, ManifestName, err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, MaxManifestSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, ManifestName, err)
-	}
-	if len(b) > MaxManifestSize {
-		return nil, fmt.Errorf("%w: %s larger than %d bytes", ErrTooLarge, ManifestName, MaxManifestSize)
-	}
-	return ParseManifest(b)
-}
-
 // decodeJSON decodes manifest.json strictly (see strictjson.Decode),
 // reporting syntax errors as a *SyntaxError.
 func decodeJSON(b []byte) (any, error) {
@@ -146,42 +121,60 @@ func decodeJSON(b []byte) (any, error) {
 	return v, err
 }
 
-// A FieldError is a JSON value of the wrong shape at a path in manifest.json.
-type FieldError struct {
-	Path string
-	Msg  string
+// parse decodes manifest.json and converts it, recording what it finds:
+// unknown keys as they are, and JSON or schema errors. It returns nil when
+// the JSON or its shape is wrong, so nothing else can be checked.
+func (c *checker) parse(b []byte) *Manifest {
+	v, err := decodeJSON(b)
+	if err != nil {
+		c.add(ruleSyntax, "", "", err, "%s", err.Error())
+		return nil
+	}
+	p := &parser{c: c}
+	m := p.manifest(v)
+	if p.bad {
+		return nil
+	}
+	return m
 }
 
-func (e *FieldError) Error() string { return "manifest.json: " + e.Path + ": " + e.Msg }
-func (e *FieldError) Unwrap() error { return ErrManifest }
+// parser converts the decoded JSON into a Manifest.
+type parser struct {
+	c   *checker
+	bad bool // a structural finding: the manifest cannot be checked further
+}
 
+func (p *parser) fail(r *Rule, droplet, field, format string, args ...any) {
+	p.bad = true
+	p.c.add(r, droplet, field, nil, format, args...)
+}
+
+// fields reads the keys of one JSON object of the manifest, at a field
+// path of a droplet (or of the manifest when droplet is empty).
 type fields struct {
-	path string
-	obj  map[string]any
-	seen map[string]bool
-	err  error
+	p       *parser
+	droplet string
+	path    string
+	obj     map[string]any
+	seen    map[string]bool
 }
 
-func object(path string, v any) (*fields, error) {
+func (p *parser) object(droplet, path string, v any) *fields {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, &FieldError{path, "want an object, got " + typeName(v)}
+		p.fail(ruleSchema, droplet, path, "want an object, got %s", typeName(v))
+		return nil
 	}
-	return &fields{path: path, obj: obj, seen: map[string]bool{}}, nil
+	return &fields{p: p, droplet: droplet, path: path, obj: obj, seen: map[string]bool{}}
 }
 
-func (f *fields) sub(key string) string {
-	if f.path == "" {
-		return key
-	}
-	return f.path + "." + key
-}
+func (f *fields) sub(key string) string { return joinField(f.path, key) }
 
 func (f *fields) value(key string, required bool) (any, bool) {
 	f.seen[key] = true
 	v, ok := f.obj[key]
-	if !ok && required && f.err == nil {
-		f.err = &FieldError{f.path, fmt.Sprintf("missing required key %q", key)}
+	if !ok && required {
+		f.p.fail(ruleSchema, f.droplet, f.path, "missing required key %q", key)
 	}
 	return v, ok
 }
@@ -192,27 +185,19 @@ func (f *fields) str(key string, required bool) string {
 		return ""
 	}
 	s, isStr := v.(string)
-	if !isStr && f.err == nil {
-		f.err = &FieldError{f.sub(key), "want a string, got " + typeName(v)}
+	if !isStr {
+		f.p.fail(ruleSchema, f.droplet, f.sub(key), "want a string, got %s", typeName(v))
 	}
 	return s
 }
 
-func (f *fields) done() error {
-	if f.err != nil {
-		return f.err
-	}
-	var unknown []string
-	for k := range f.obj {
+// done reports the keys nobody asked for: the spec defines no such field.
+func (f *fields) done() {
+	for _, k := range sortedKeys(f.obj) {
 		if !f.seen[k] {
-			unknown = append(unknown, k)
+			f.p.c.add(ruleUnknownKey, f.droplet, f.sub(k), nil, "unknown key: the spec defines no such field")
 		}
 	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return &FieldError{f.sub(unknown[0]), "unknown key (the spec defines no such field)"}
-	}
-	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -224,114 +209,118 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-func manifestFrom(v any) (*Manifest, error) {
-	top, err := object("", v)
-	if err != nil {
-		return nil, err
+func (p *parser) manifest(v any) *Manifest {
+	top := p.object("", "", v)
+	if top == nil {
+		return nil
 	}
 	m := &Manifest{Schema: top.str("schema", true)}
-	if top.err == nil && m.Schema != SchemaVersion {
-		return nil, &FieldError{"schema", fmt.Sprintf("unsupported schema %q, want %q", m.Schema, SchemaVersion)}
+	if _, ok := top.obj["schema"].(string); ok && m.Schema != SchemaVersion {
+		p.fail(ruleSchemaVersion, "", "schema", "unsupported schema %q, want %q", m.Schema, SchemaVersion)
 	}
-	dv, _ := top.value("droplets", true)
+	dv, hasDroplets := top.value("droplets", true)
 	mv, hasMissing := top.value("missing", false)
-	if err := top.done(); err != nil {
-		return nil, err
+	top.done()
+	if p.bad {
+		return nil
 	}
-	drops, err := object("droplets", dv)
-	if err != nil {
-		return nil, err
-	}
-	if len(drops.obj) > MaxDroplets {
-		return nil, fmt.Errorf("%w: %d droplets, at most %d allowed", ErrTooLarge, len(drops.obj), MaxDroplets)
-	}
-	m.Droplets = make(map[string]*Droplet, len(drops.obj))
-	for _, id := range sortedKeys(drops.obj) {
-		d, err := dropletFrom(drops.sub(id), drops.obj[id])
-		if err != nil {
-			return nil, err
-		}
-		m.Droplets[id] = d
+	if hasDroplets {
+		m.Droplets = p.droplets(dv)
 	}
 	if hasMissing {
-		mo, err := object("missing", mv)
-		if err != nil {
-			return nil, err
-		}
-		m.Missing = make(map[string]*Missing, len(mo.obj))
-		for _, key := range sortedKeys(mo.obj) {
-			e, err := object(mo.sub(key), mo.obj[key])
-			if err != nil {
-				return nil, err
-			}
-			ms := &Missing{Provider: e.str("provider", true)}
-			pv, ok := e.value("props", true)
-			if err := e.done(); err != nil {
-				return nil, err
-			}
-			if ok {
-				props, isObj := pv.(map[string]any)
-				if !isObj {
-					return nil, &FieldError{e.sub("props"), "want an object, got " + typeName(pv)}
-				}
-				ms.Props = props
-			}
-			m.Missing[key] = ms
-		}
+		m.Missing = p.missing(mv)
 	}
-	return m, nil
+	return m
 }
 
-func dropletFrom(path string, v any) (*Droplet, error) {
-	f, err := object(path, v)
-	if err != nil {
-		return nil, err
+func (p *parser) droplets(v any) map[string]*Droplet {
+	drops := p.object("", "droplets", v)
+	if drops == nil {
+		return nil
+	}
+	if len(drops.obj) > MaxDroplets {
+		p.fail(ruleTooLarge, "", "droplets", "%d droplets, at most %d allowed", len(drops.obj), MaxDroplets)
+		return nil
+	}
+	out := make(map[string]*Droplet, len(drops.obj))
+	for _, id := range sortedKeys(drops.obj) {
+		if d := p.droplet(id, drops.obj[id]); d != nil {
+			out[id] = d
+		}
+	}
+	return out
+}
+
+func (p *parser) missing(v any) map[string]*Missing {
+	mo := p.object("", "missing", v)
+	if mo == nil {
+		return nil
+	}
+	out := make(map[string]*Missing, len(mo.obj))
+	for _, key := range sortedKeys(mo.obj) {
+		e := p.object("", mo.sub(key), mo.obj[key])
+		if e == nil {
+			continue
+		}
+		ms := &Missing{Provider: e.str("provider", true)}
+		pv, ok := e.value("props", true)
+		e.done()
+		if ok {
+			props, isObj := pv.(map[string]any)
+			if !isObj {
+				p.fail(ruleSchema, "", e.sub("props"), "want an object, got %s", typeName(pv))
+			}
+			ms.Props = props
+		}
+		out[key] = ms
+	}
+	return out
+}
+
+func (p *parser) droplet(id string, v any) *Droplet {
+	f := p.object(id, "", v)
+	if f == nil {
+		return nil
 	}
 	d := &Droplet{Type: f.str("type", true), Environment: f.str("environment", true)}
 	if dv, ok := f.value("dependsOn", false); ok {
-		arr, isArr := dv.([]any)
-		if !isArr {
-			return nil, &FieldError{f.sub("dependsOn"), "want an array of logical IDs, got " + typeName(dv)}
-		}
-		d.DependsOn = make([]string, 0, len(arr))
-		for i, e := range arr {
-			s, isStr := e.(string)
-			if !isStr {
-				return nil, &FieldError{f.sub("dependsOn") + "[" + strconv.Itoa(i) + "]", "want a string, got " + typeName(e)}
+		if arr, isArr := dv.([]any); !isArr {
+			p.fail(ruleSchema, id, "dependsOn", "want an array of logical IDs, got %s", typeName(dv))
+		} else {
+			d.DependsOn = make([]string, 0, len(arr))
+			for i, e := range arr {
+				s, isStr := e.(string)
+				if !isStr {
+					p.fail(ruleSchema, id, "dependsOn["+strconv.Itoa(i)+"]", "want a string, got %s", typeName(e))
+				}
+				d.DependsOn = append(d.DependsOn, s)
 			}
-			d.DependsOn = append(d.DependsOn, s)
 		}
 	}
 	if mv, ok := f.value("metadata", false); ok {
-		mo, err := object(f.sub("metadata"), mv)
-		if err != nil {
-			return nil, err
-		}
-		d.Metadata = make(map[string]*Metadata, len(mo.obj))
-		for _, key := range sortedKeys(mo.obj) {
-			e, err := object(mo.sub(key), mo.obj[key])
-			if err != nil {
-				return nil, err
+		if mo := p.object(id, "metadata", mv); mo != nil {
+			d.Metadata = make(map[string]*Metadata, len(mo.obj))
+			for _, key := range sortedKeys(mo.obj) {
+				e := p.object(id, mo.sub(key), mo.obj[key])
+				if e == nil {
+					continue
+				}
+				md := &Metadata{Kind: e.str("kind", true)}
+				md.Value, _ = e.value("value", true)
+				e.done()
+				d.Metadata[key] = md
 			}
-			md := &Metadata{Kind: e.str("kind", true)}
-			md.Value, _ = e.value("value", true)
-			if err := e.done(); err != nil {
-				return nil, err
-			}
-			d.Metadata[key] = md
 		}
 	}
 	if pv, ok := f.value("properties", false); ok {
 		props, isObj := pv.(map[string]any)
 		if !isObj {
-			return nil, &FieldError{f.sub("properties"), "want an object, got " + typeName(pv)}
+			p.fail(ruleSchema, id, "properties", "want an object, got %s", typeName(pv))
 		}
 		d.Properties = props
 	}
-	if err := f.done(); err != nil {
-		return nil, err
-	}
-	return d, nil
+	f.done()
+	return d
 }
 
 func typeName(v any) string {
@@ -350,47 +339,4 @@ func typeName(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// CheckManifestFiles checks that every path property of a droplet of a
-// known kind names what the archive holds: a file for a file property, at
-// least one file under the folder for a directory property. Problems are
-// *ValidationError values, joined.
-func (r *Reader) CheckManifestFiles(m *Manifest) error {
-	var errs []error
-	for _, id := range m.IDs() {
-		d := m.Droplets[id]
-		sp, err := droplets.ParseSpecifier(d.Type)
-		if err != nil {
-			continue
-		}
-		kind, ok := droplets.Lookup(sp)
-		if !ok {
-			continue
-		}
-		for _, p := range kind.Properties {
-			v, ok := d.Properties[p.Name].(string)
-			if p.Path == 0 || !ok {
-				continue
-			}
-			switch p.Path {
-			case droplets.PathFile:
-				if r.File(v) == nil {
-					errs = append(errs, &ValidationError{Droplet: id, Field: "properties." + p.Name, Err: fmt.Errorf("names %q, which is not a file in the archive", v)})
-				}
-			case droplets.PathDirectory:
-				found := false
-				for _, f := range r.Files() {
-					if strings.HasPrefix(f.Name(), v+"/") {
-						found = true
-						break
-					}
-				}
-				if !found {
-					errs = append(errs, &ValidationError{Droplet: id, Field: "properties." + p.Name, Err: fmt.Errorf("names folder %q, which holds no file in the archive", v)})
-				}
-			}
-		}
-	}
-	return errors.Join(errs...)
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/cloud-assembly/assemble/droplets"
 )
 
 func readSeed(t testing.TB) []byte {
@@ -21,15 +23,15 @@ func TestParseManifestExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := m.Validate()
+	rep, err := m.Validate(CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(rep.Order, ","); got != "PipelineStack,DockerImage,StaticFiles,ServiceStack-beta" {
 		t.Errorf("order = %s", got)
 	}
-	if len(rep.Diagnostics) != 1 || rep.Diagnostics[0].String() != "droplet PipelineStack: metadata.note: pipeline is in preview" {
-		t.Errorf("diagnostics = %v", rep.Diagnostics)
+	if w := rep.Warnings(); len(w) != 1 || w[0].String() != "droplet PipelineStack: metadata.note: pipeline is in preview [metadata]" || w[0].Severity != Note {
+		t.Errorf("findings = %v", rep.Findings)
 	}
 	if got := strings.Join(rep.Graph.Dependencies("ServiceStack-beta"), ","); got != "DockerImage,PipelineStack,StaticFiles" {
 		t.Errorf("deps = %s", got)
@@ -60,12 +62,11 @@ func TestParseManifestRejects(t *testing.T) {
 		{"duplicate nested", "{\"schema\":\"cloud-assembly/1.0\",\"droplets\":{\"A\":{\"type\":\"x://y\",\"environment\":\"aws://123456789012/eu-west-1\",\n\"properties\":{\"a\":{\"k\":1,\"k\":2}}}}}", `manifest.json:2:26: duplicate key "k"`},
 		{"schema", `{"schema":"cloud-assembly/2.0","droplets":{}}`, `schema: unsupported schema "cloud-assembly/2.0"`},
 		{"no droplets", `{"schema":"cloud-assembly/1.0"}`, `missing required key "droplets"`},
-		{"unknown key", `{"schema":"cloud-assembly/1.0","droplets":{},"extra":1}`, `extra: unknown key`},
 		{"array", `[]`, `want an object, got an array`},
 		{"trailing", `{"schema":"cloud-assembly/1.0","droplets":{}} {}`, `data after the top-level value`},
-		{"type not string", `{"schema":"cloud-assembly/1.0","droplets":{"A":{"type":1,"environment":"x://y"}}}`, `droplets.A.type: want a string, got a number`},
-		{"dependsOn", `{"schema":"cloud-assembly/1.0","droplets":{"A":{"type":"x://y","environment":"x://y","dependsOn":[1]}}}`, `droplets.A.dependsOn[0]: want a string`},
-		{"metadata value", `{"schema":"cloud-assembly/1.0","droplets":{"A":{"type":"x://y","environment":"x://y","metadata":{"m":{"kind":"k"}}}}}`, `droplets.A.metadata.m: missing required key "value"`},
+		{"type not string", `{"schema":"cloud-assembly/1.0","droplets":{"A":{"type":1,"environment":"x://y"}}}`, `droplet A: type: want a string, got a number [schema]`},
+		{"dependsOn", `{"schema":"cloud-assembly/1.0","droplets":{"A":{"type":"x://y","environment":"x://y","dependsOn":[1]}}}`, `droplet A: dependsOn[0]: want a string`},
+		{"metadata value", `{"schema":"cloud-assembly/1.0","droplets":{"A":{"type":"x://y","environment":"x://y","metadata":{"m":{"kind":"k"}}}}}`, `droplet A: metadata.m: missing required key "value"`},
 		{"missing props", `{"schema":"cloud-assembly/1.0","droplets":{},"missing":{"k":{"provider":"p"}}}`, `missing.k: missing required key "props"`},
 		{"bad utf8", "{\"schema\":\"\xff\"}", "not valid UTF-8"},
 		{"deep", `{"schema":"cloud-assembly/1.0","droplets":{"A":{"type":"x://y","environment":"x://y","properties":{"a":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}}}}`, "nested deeper than"},
@@ -74,8 +75,8 @@ func TestParseManifestRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseManifest([]byte(tt.in))
-			if !errors.Is(err, ErrManifest) {
-				t.Fatalf("got %v, want ErrManifest", err)
+			if !errors.Is(err, ErrManifest) || !(errors.Is(err, ErrSyntax) || errors.Is(err, ErrSchema)) {
+				t.Fatalf("got %v, want ErrSyntax or ErrSchema", err)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %q, want it to contain %q", err, tt.want)
@@ -113,7 +114,8 @@ func TestValidateRejects(t *testing.T) {
 		{"bad env", `"A":{"type":"x://y","environment":"aws://1234/eu-west-1"}`, ErrEnvironment, `droplet A: environment: bad environment "aws://1234/eu-west-1": account "1234" is not 12 digits`},
 		{"empty env", `"A":{"type":"x://y","environment":""}`, ErrEnvironment, `droplet A: environment: missing environment`},
 		{"bad type", `"A":{"type":"npm://pkg",` + env + `}`, ErrManifest, `droplet A: type: droplets: malformed type specifier "npm://pkg": no class name`},
-		{"missing property", `"A":{"type":"npm://@aws-cdk/assets.FileDroplet",` + env + `,"properties":{"file":"f"}}`, ErrManifest, `droplet A: properties.bucketName: droplets: invalid property: FileDroplet needs "bucketName"`},
+		{"missing property", `"A":{"type":"npm://@aws-cdk/assets.FileDroplet",` + env + `,"properties":{"file":"f"}}`, droplets.ErrProperty, `droplet A: properties.bucketName: droplets: invalid property: FileDroplet needs "bucketName" [property-missing]`},
+		{"unknown property", `"A":{"type":"npm://@aws-cdk/assets.DirectoryDroplet",` + env + `,"properties":{"directory":"d","bucketName":"b","keyprefix":"k"}}`, droplets.ErrUnknownProperty, `droplet A: properties.keyprefix: droplets: unknown property "keyprefix": DirectoryDroplet documents directory, bucketName, keyPrefix (did you mean "keyPrefix"?) [unknown-property]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,7 +123,8 @@ func TestValidateRejects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = m.Validate()
+			// Property tables are warnings when reading, errors when writing.
+			_, err = m.Validate(CheckOptions{Writing: true})
 			if !errors.Is(err, tt.class) || !errors.Is(err, ErrManifest) {
 				t.Fatalf("got %v, want class %v", err, tt.class)
 			}
@@ -139,19 +142,19 @@ func TestValidateWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := m.Validate()
+	rep, err := m.Validate(CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, d := range rep.Diagnostics {
+	for _, d := range rep.Warnings() {
 		got = append(got, d.String())
 	}
 	want := []string{
-		`droplet A: type: unknown protocol "pypi": the droplet's kind is not checked`,
-		`droplet A: environment: unknown protocol "gcp" in environment gcp://project/zone`,
-		`droplet B: type: unknown droplet kind npm://@acme/things.Widget: its properties and attributes are not checked`,
-		`droplet B: metadata.e: error: broken`,
+		`droplet A: environment: unknown protocol "gcp" in environment gcp://project/zone [unknown-protocol]`,
+		`droplet A: type: unknown protocol "pypi": the droplet's kind is not checked [unknown-protocol]`,
+		`droplet B: metadata.e: error: broken [metadata]`,
+		`droplet B: type: unknown droplet kind npm://@acme/things.Widget: its properties and attributes are not checked [unknown-kind]`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -246,18 +249,18 @@ func TestParseString(t *testing.T) {
 	}
 }
 
-func TestReaderManifest(t *testing.T) {
+func TestReaderCheckManifest(t *testing.T) {
 	b := zipOf(t, "stacks/a.yaml")
 	r, err := NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Manifest(); !errors.Is(err, ErrManifest) || !strings.Contains(err.Error(), "no manifest.json") {
+	if _, err := r.Check(CheckOptions{}); !errors.Is(err, ErrNoManifest) || err.Error() != "no manifest.json in the archive [manifest-missing]" {
 		t.Fatalf("got %v", err)
 	}
 	b = zipOf(t, "manifest.json") // content "content of manifest.json": not JSON
 	r, _ = NewReader(bytes.NewReader(b), int64(len(b)))
-	if _, err := r.Manifest(); !errors.Is(err, ErrManifest) || !strings.Contains(err.Error(), "manifest.json:1:1:") {
+	if _, err := r.Check(CheckOptions{}); !errors.Is(err, ErrSyntax) || !strings.HasPrefix(err.Error(), "manifest.json:1:1:") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -7,262 +7,235 @@ import (
 	"strings"
 
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/suggest"
 )
 
-// A Diagnostic is a message about a valid manifest: a warning found while
-// validating it, or a "warning" or "error" metadata entry of a droplet.
-type Diagnostic struct {
-	Level   string // "warning" or "error"
-	Droplet string // logical ID; empty for the manifest as a whole
-	Field   string // dotted path inside the droplet, may be empty
-	Message string
-}
-
-func (d Diagnostic) String() string {
-	var b strings.Builder
-	if d.Droplet != "" {
-		fmt.Fprintf(&b, "droplet %s: ", d.Droplet)
-	}
-	if d.Field != "" {
-		b.WriteString(d.Field + ": ")
-	}
-	if d.Level == "error" {
-		b.WriteString("error: ")
-	}
-	b.WriteString(d.Message)
-	return b.String()
-}
-
-// A ValidationError is a problem with one droplet (or the manifest, when
-// Droplet is empty) at a field path such as "properties.parameters.Bucket".
-// It matches ErrManifest, its class (ErrLogicalID, ErrReference, ...) and
-// the underlying error.
-type ValidationError struct {
-	Droplet string
-	Field   string
-	Err     error
-}
-
-func (e *ValidationError) Error() string {
-	var b strings.Builder
-	if e.Droplet != "" {
-		fmt.Fprintf(&b, "droplet %s: ", e.Droplet)
-	}
-	if e.Field != "" {
-		b.WriteString(e.Field + ": ")
-	}
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-func (e *ValidationError) Unwrap() []error { return []error{e.Err, ErrManifest} }
-
-// classErr is an error message of a class (ErrCycle, ...) that prints
-// without the class's own text.
-type classErr struct {
-	class error
-	msg   string
-}
-
-func (e *classErr) Error() string { return e.msg }
-func (e *classErr) Unwrap() error { return e.class }
-
-func classf(class error, format string, args ...any) error {
-	return &classErr{class, fmt.Sprintf(format, args...)}
-}
-
-// A Report is what Validate learns about a valid manifest.
-type Report struct {
-	// Diagnostics: warnings and metadata messages, by droplet then field.
-	Diagnostics []Diagnostic
-	// Graph is the dependency graph from dependsOn and references.
-	Graph *Graph
-	// Order is the deploy order: dependencies first, ties by logical ID.
-	Order []string
-}
-
-// Validate checks the manifest against the spec and the known droplet
-// kinds: logical IDs, type specifiers, environments, metadata, missing
-// entries, property types, references (syntax, target, attribute) and the
-// dependency graph. Every problem found is returned, joined; each is a
-// *ValidationError. Unknown protocols and droplet kinds are warnings.
-func (m *Manifest) Validate() (*Report, error) {
-	rep := &Report{}
-	var errs []error
-	fail := func(id, field string, err error) {
-		errs = append(errs, &ValidationError{Droplet: id, Field: field, Err: err})
-	}
-	warn := func(id, field, format string, args ...any) {
-		rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Level: "warning", Droplet: id, Field: field, Message: fmt.Sprintf(format, args...)})
-	}
-	if m.Schema != SchemaVersion {
-		fail("", "schema", fmt.Errorf("unsupported schema %q, want %q", m.Schema, SchemaVersion))
-	}
+// validate checks a parsed manifest: logical IDs, type specifiers,
+// environments, metadata, missing entries, the properties of the known
+// droplet kinds, references and the dependency graph; then, when files is
+// not nil, every path property against the archive's files.
+func (c *checker) validate(m *Manifest, files *FileSet, rep *Report) {
 	if len(m.Droplets) > MaxDroplets {
-		return nil, &ValidationError{Field: "droplets", Err: fmt.Errorf("%w: %d droplets, at most %d allowed", ErrTooLarge, len(m.Droplets), MaxDroplets)}
+		c.add(ruleTooLarge, "", "droplets", nil, "%d droplets, at most %d allowed", len(m.Droplets), MaxDroplets)
+		return
 	}
 	g := &Graph{deps: map[string][]Edge{}}
 	ids := m.IDs()
 	for _, id := range ids {
 		d := m.Droplets[id]
 		if !ValidLogicalID(id) {
-			fail(id, "", classf(ErrLogicalID, "logical ID %q must match ^[A-Za-z0-9+/_-]{1,256}$ (no dots, spaces or other punctuation)", id))
+			c.add(ruleLogicalID, id, "", nil, "logical ID %q must match ^[A-Za-z0-9+/_-]{1,256}$ (no dots, spaces or other punctuation)", id)
 			continue
 		}
 		if d == nil {
-			fail(id, "", errors.New("droplet is null"))
+			c.add(ruleSchema, id, "", nil, "want an object, got null")
 			continue
 		}
 		g.IDs = append(g.IDs, id)
-		var kind *droplets.Kind
-		switch sp, err := droplets.ParseSpecifier(d.Type); {
-		case d.Type == "":
-			fail(id, "type", errors.New("missing type specifier"))
-		case err != nil:
-			fail(id, "type", err)
-		case !sp.Known():
-			warn(id, "type", "unknown protocol %q: the droplet's kind is not checked", sp.Protocol)
-		default:
-			k, ok := droplets.Lookup(sp)
-			if !ok {
-				warn(id, "type", "unknown droplet kind %s: its properties and attributes are not checked", d.Type)
-			}
-			kind = k
-		}
-		switch env, err := ParseEnvironment(d.Environment); {
-		case d.Environment == "":
-			fail(id, "environment", classf(ErrEnvironment, "missing environment (want e.g. aws://123456789012/eu-west-1)"))
-		case err != nil:
-			fail(id, "environment", err)
-		case !env.Known():
-			warn(id, "environment", "unknown protocol %q in environment %s", env.Protocol, d.Environment)
-		}
-		for _, key := range sortedKeys(d.Metadata) {
-			md := d.Metadata[key]
-			field := "metadata." + key
-			switch {
-			case md == nil:
-				fail(id, field, errors.New("metadata entry is null"))
-			case md.Kind == "":
-				fail(id, field+".kind", errors.New("empty metadata kind"))
-			case md.Kind == "warning" || md.Kind == "error":
-				msg, ok := md.Value.(string)
-				if !ok {
-					msg = fmt.Sprint(md.Value)
-				}
-				rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Level: md.Kind, Droplet: id, Field: field, Message: msg})
-			}
-		}
+		kind := c.dropletType(id, d)
+		c.environment(id, d)
+		c.metadata(id, d)
 		for i, dep := range d.DependsOn {
-			field := fmt.Sprintf("dependsOn[%d]", i)
 			if _, ok := m.Droplets[dep]; !ok {
-				fail(id, field, classf(ErrReference, "depends on %q, which is not a droplet of this assembly%s", dep, suggest(dep, ids)))
+				c.add(ruleRefDroplet, id, fmt.Sprintf("dependsOn[%d]", i), nil, "depends on %q, which is not a droplet of this assembly%s", dep, suggest.Hint(dep, ids))
 				continue
 			}
-			g.add(Edge{From: id, To: dep, Via: "dependsOn"})
+			g.add(Edge{From: id, To: dep, Via: "dependsOn", field: "dependsOn"})
 		}
 		if kind != nil {
-			if err := kind.CheckProperties(d.Properties); err != nil {
-				for _, e := range unjoin(err) {
-					var pe *droplets.PropertyError
-					if errors.As(e, &pe) {
-						fail(id, "properties."+pe.Property, pe.Err)
-					} else {
-						fail(id, "properties", e)
-					}
-				}
+			c.properties(id, d, kind)
+			if files != nil {
+				c.paths(id, d, kind, files)
 			}
 		}
-		refs, err := ScanProperties(d.Properties)
-		if err != nil {
-			var fe *FieldRefError
-			errors.As(err, &fe)
-			fail(id, "properties."+fe.Field, fe.Err)
-		}
-		for _, r := range refs {
-			field := "properties." + r.Field
-			target, ok := m.Droplets[r.Droplet]
-			if !ok {
-				fail(id, field, classf(ErrReference, "%s names droplet %q, which is not in this assembly%s", r.Reference, r.Droplet, suggest(r.Droplet, ids)))
-				continue
-			}
-			if target != nil {
-				if sp, err := droplets.ParseSpecifier(target.Type); err == nil {
-					if k, ok := droplets.Lookup(sp); ok {
-						if err := k.CheckAttribute(r.Attribute); err != nil {
-							fail(id, field, classf(ErrReference, "%s: %v", r.Reference, err))
-							continue
-						}
-					}
-				}
-			}
-			g.add(Edge{From: id, To: r.Droplet, Via: r.Reference.String()})
-		}
+		c.references(m, id, d, ids, g)
 	}
 	for _, key := range sortedKeys(m.Missing) {
-		ms := m.Missing[key]
+		ms, field := m.Missing[key], "missing."+key
 		switch {
 		case ms == nil:
-			fail("", "missing."+key, errors.New("entry is null"))
+			c.add(ruleSchema, "", field, nil, "want an object, got null")
 		case ms.Provider == "":
-			fail("", "missing."+key+".provider", errors.New("empty provider"))
+			c.add(ruleSchema, "", field+".provider", nil, "empty provider")
 		case ms.Props == nil:
-			fail("", "missing."+key+".props", errors.New("missing props"))
+			c.add(ruleSchema, "", field+".props", nil, "missing props")
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if cyc := g.Cycle(); cyc != nil {
+		c.add(ruleCycle, cyc[0], g.edgeField(cyc[0], cyc[1]), nil, "dependency cycle %s", strings.Join(cyc, " -> "))
+		return
 	}
-	order, err := g.Order()
+	rep.Graph, rep.Order = g, g.order()
+}
+
+// dropletType checks the type specifier and returns the droplet's kind
+// when it is a known one.
+func (c *checker) dropletType(id string, d *Droplet) *droplets.Kind {
+	sp, err := droplets.ParseSpecifier(d.Type)
+	switch {
+	case d.Type == "":
+		c.add(ruleTypeSpecifier, id, "type", nil, "missing type specifier (want protocol://path, e.g. %s)", droplets.StackType)
+	case err != nil:
+		c.add(ruleTypeSpecifier, id, "type", err, "%v", err)
+	case !sp.Known():
+		c.add(ruleUnknownProto, id, "type", nil, "unknown protocol %q: the droplet's kind is not checked", sp.Protocol)
+	default:
+		if k, ok := droplets.Lookup(sp); ok {
+			return k
+		}
+		c.add(ruleUnknownKind, id, "type", nil, "unknown droplet kind %s: its properties and attributes are not checked", d.Type)
+	}
+	return nil
+}
+
+func (c *checker) environment(id string, d *Droplet) {
+	switch env, err := ParseEnvironment(d.Environment); {
+	case d.Environment == "":
+		c.add(ruleEnvironment, id, "environment", nil, "missing environment (want e.g. aws://123456789012/eu-west-1)")
+	case err != nil:
+		c.add(ruleEnvironment, id, "environment", err, "%v", err)
+	case !env.Known():
+		c.add(ruleUnknownProto, id, "environment", nil, "unknown protocol %q in environment %s", env.Protocol, d.Environment)
+	}
+}
+
+// metadata checks the entries and turns warning and error messages into
+// notes.
+func (c *checker) metadata(id string, d *Droplet) {
+	for _, key := range sortedKeys(d.Metadata) {
+		md := d.Metadata[key]
+		field := "metadata." + key
+		switch {
+		case md == nil:
+			c.add(ruleSchema, id, field, nil, "want an object, got null")
+		case md.Kind == "":
+			c.add(ruleSchema, id, field+".kind", nil, "empty metadata kind")
+		case md.Kind == "warning" || md.Kind == "error":
+			msg, ok := md.Value.(string)
+			if !ok {
+				msg = fmt.Sprint(md.Value)
+			}
+			if md.Kind == "error" {
+				msg = "error: " + msg
+			}
+			c.add(ruleMetadata, id, field, nil, "%s", msg)
+		}
+	}
+}
+
+// properties checks a droplet of a known kind against the kind's table.
+func (c *checker) properties(id string, d *Droplet, kind *droplets.Kind) {
+	for _, e := range unjoin(kind.CheckProperties(d.Properties)) {
+		var pe *droplets.PropertyError
+		if !errors.As(e, &pe) {
+			c.add(rulePropertyType, id, "properties", e, "%v", e)
+			continue
+		}
+		r := rulePropertyType
+		if pe.Missing {
+			r = rulePropertyNeeded
+		}
+		c.add(r, id, "properties."+pe.Property, pe.Err, "%v", pe.Err)
+	}
+	for _, e := range kind.UnknownProperties(d.Properties) {
+		pe := e.(*droplets.PropertyError)
+		c.add(ruleUnknownProp, id, "properties."+pe.Property, pe.Err, "%v", pe.Err)
+	}
+}
+
+// paths checks that every path property of a droplet of a known kind
+// names a file (or a folder holding files) inside the archive.
+func (c *checker) paths(id string, d *Droplet, kind *droplets.Kind, files *FileSet) {
+	for _, p := range kind.Properties {
+		v, ok := d.Properties[p.Name].(string)
+		if p.Path == 0 || !ok {
+			continue
+		}
+		field := "properties." + p.Name
+		name := v
+		if p.Path == droplets.PathDirectory {
+			name = strings.TrimSuffix(v, "/")
+		}
+		if why := pathProblem(name); why != "" {
+			c.add(rulePathUnsafe, id, field, nil, "%q is %s: name a file inside the archive, relative to its root", v, why)
+			continue
+		}
+		switch {
+		case name == SignatureName:
+			c.add(ruleMissingFile, id, field, nil, "names %s, which holds the signature, not a file of the assembly", SignatureName)
+		case p.Path == droplets.PathFile && !files.Has(name):
+			if files.HasDir(name) {
+				c.add(ruleMissingFile, id, field, nil, "names %q, a folder in the archive, where a file is needed", v)
+			} else {
+				c.add(ruleMissingFile, id, field, nil, "names %q, which is not a file in the archive", v)
+			}
+		case p.Path == droplets.PathDirectory && !files.HasDir(name):
+			if files.Has(name) {
+				c.add(ruleMissingFile, id, field, nil, "names %q, a file in the archive, where a folder is needed", v)
+			} else {
+				c.add(ruleMissingFile, id, field, nil, "names folder %q, which holds no file in the archive", v)
+			}
+		}
+	}
+}
+
+// pathProblem says why name is not a plain path inside the archive, or "".
+func pathProblem(name string) string {
+	switch {
+	case name == "":
+		return "empty"
+	case strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || (len(name) >= 2 && name[1] == ':'):
+		return "an absolute path"
+	}
+	for _, seg := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return `outside the archive ("..")`
+		}
+	}
+	if CheckName(name) != nil {
+		return "not a plain archive path (no ./, //, backslash or control characters)"
+	}
+	return ""
+}
+
+// references checks every reference in a droplet's properties and adds
+// its edges to the graph.
+func (c *checker) references(m *Manifest, id string, d *Droplet, ids []string, g *Graph) {
+	refs, err := ScanProperties(d.Properties)
 	if err != nil {
-		return nil, err
+		var fe *FieldRefError
+		errors.As(err, &fe)
+		c.add(ruleRefSyntax, id, "properties."+fe.Field, fe.Err, "%v", fe.Err)
 	}
-	rep.Graph, rep.Order = g, order
-	return rep, nil
+	for _, r := range refs {
+		field := "properties." + r.Field
+		target, ok := m.Droplets[r.Droplet]
+		if !ok {
+			c.add(ruleRefDroplet, id, field, nil, "%s names droplet %q, which is not in this assembly%s", r.Reference, r.Droplet, suggest.Hint(r.Droplet, ids))
+			continue
+		}
+		if target != nil {
+			if sp, err := droplets.ParseSpecifier(target.Type); err == nil {
+				if k, ok := droplets.Lookup(sp); ok {
+					if err := k.CheckAttribute(r.Attribute); err != nil {
+						c.add(ruleRefAttribute, id, field, err, "%s: %v", r.Reference, err)
+						continue
+					}
+				}
+			}
+		}
+		g.add(Edge{From: id, To: r.Droplet, Via: r.Reference.String(), field: field})
+	}
 }
 
 func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-// suggest returns ` (did you mean "X"?)` for a close logical ID.
-func suggest(name string, ids []string) string {
-	best, bestD := "", 3
-	for _, id := range ids {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(id)); d < bestD {
-			best, bestD = id, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // An Edge says droplet From depends on droplet To, because of Via: the
@@ -270,6 +243,7 @@ func editDistance(a, b string) int {
 type Edge struct {
 	From, To string
 	Via      string
+	field    string // where From says so: "dependsOn", "properties.x"
 }
 
 // A Graph is the droplets' dependency graph.
@@ -281,11 +255,27 @@ type Graph struct {
 
 func (g *Graph) add(e Edge) {
 	for _, x := range g.deps[e.From] {
-		if x == e {
+		if x.To == e.To && x.Via == e.Via {
 			return
 		}
 	}
 	g.deps[e.From] = append(g.deps[e.From], e)
+}
+
+// edgeField is where from says it depends on to: "dependsOn" when it
+// does so there, else the first property (sorted) that references to.
+func (g *Graph) edgeField(from, to string) string {
+	field := ""
+	for _, e := range g.deps[from] {
+		switch {
+		case e.To != to:
+		case e.field == "dependsOn":
+			return e.field
+		case field == "" || e.field < field:
+			field = e.field
+		}
+	}
+	return field
 }
 
 // Edges lists every edge, sorted by From, To, Via.
@@ -326,8 +316,15 @@ func (g *Graph) Dependencies(id string) []string {
 // it: "Network -> Service -> Network".
 func (g *Graph) Order() ([]string, error) {
 	if c := g.Cycle(); c != nil {
-		return nil, &ValidationError{Droplet: c[0], Field: "dependsOn", Err: classf(ErrCycle, "dependency cycle %s", strings.Join(c, " -> "))}
+		f := Finding{Severity: Error, Rule: ruleCycle.Code, Droplet: c[0], Field: g.edgeField(c[0], c[1]), Message: "dependency cycle " + strings.Join(c, " -> ")}
+		f.Err = &ruleError{msg: f.Message, sentinel: ErrCycle}
+		return nil, &CheckError{Findings: []Finding{f}}
 	}
+	return g.order(), nil
+}
+
+// order is the deploy order of an acyclic graph.
+func (g *Graph) order() []string {
 	pending := map[string]int{}
 	users := map[string][]string{}
 	for _, id := range g.IDs {
@@ -359,7 +356,7 @@ func (g *Graph) Order() ([]string, error) {
 			}
 		}
 	}
-	return order, nil
+	return order
 }
 
 // Cycle returns a dependency cycle as a chain that starts and ends with the

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zip"
+
+	"github.com/cloud-assembly/assemble/internal/output"
 )
 
 // DeflateLevel is the one compression level every entry is written with.
@@ -36,9 +37,13 @@ const dictSize = 32 << 10
 // FileMode is the permission every entry is written with.
 const FileMode = 0o644
 
-// DefaultModTime is the time every entry carries when SOURCE_DATE_EPOCH is
-// not set.
-var DefaultModTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+// DefaultModTimeUnix is the time every entry carries when
+// SOURCE_DATE_EPOCH is not set: 1980-01-01 00:00:00 UTC, the first time
+// ZIP can store, in seconds since 1970.
+const DefaultModTimeUnix = 315532800
+
+// DefaultModTime returns DefaultModTimeUnix as a time.Time in UTC.
+func DefaultModTime() time.Time { return time.Unix(DefaultModTimeUnix, 0).UTC() }
 
 // SourceDateEpoch returns the time from the SOURCE_DATE_EPOCH environment
 // variable (reproducible-builds.org), or DefaultModTime when it is unset. A
@@ -46,14 +51,14 @@ var DefaultModTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 func SourceDateEpoch() (time.Time, error) {
 	v, ok := os.LookupEnv("SOURCE_DATE_EPOCH")
 	if !ok || v == "" {
-		return DefaultModTime, nil
+		return DefaultModTime(), nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want whole seconds since 1970-01-01 UTC", v)
 	}
 	t := time.Unix(n, 0).UTC()
-	if t.Before(DefaultModTime) || t.Year() > 2107 {
+	if t.Unix() < DefaultModTimeUnix || t.Year() > 2107 {
 		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q: a ZIP file time must lie between 1980 and 2107", v)
 	}
 	return t, nil
@@ -67,6 +72,10 @@ type WriterOptions struct {
 	// Workers is the number of compressing goroutines; 0 means GOMAXPROCS.
 	// It changes the speed, never the bytes.
 	Workers int
+	// Progress, if set, is called as the entries are read, with the bytes
+	// read so far and the total (-1 when an entry's size is not known in
+	// advance), from one goroutine, at most once per MiB and once at the end.
+	Progress func(done, total int64)
 }
 
 // A Writer builds a byte-reproducible assembly: entries sorted by name,
@@ -83,6 +92,7 @@ type Writer struct {
 
 type input struct {
 	name string
+	size int64                         // content length, -1 if unknown
 	path string                        // file to read, or
 	open func() (io.ReadCloser, error) // a source to stream, or
 	data []byte                        // content
@@ -123,17 +133,25 @@ func (w *Writer) add(e input) error {
 
 // AddFile adds the file at path (on disk) as the entry name. The file is
 // read when the archive is written.
-func (w *Writer) AddFile(name, path string) error { return w.add(input{name: name, path: path}) }
+func (w *Writer) AddFile(name, path string) error {
+	return w.add(input{name: name, size: -1, path: path})
+}
 
 // AddBytes adds data as the entry name.
 func (w *Writer) AddBytes(name string, data []byte) error {
-	return w.add(input{name: name, data: data})
+	return w.add(input{name: name, size: int64(len(data)), data: data})
 }
 
 // AddFunc adds an entry whose content open streams when the archive is
 // written (for example an entry of another assembly, via File.Open).
 func (w *Writer) AddFunc(name string, open func() (io.ReadCloser, error)) error {
-	return w.add(input{name: name, open: open})
+	return w.AddOpener(name, -1, open)
+}
+
+// AddOpener is AddFunc for a content whose size is known (-1 if not),
+// which WriterOptions.Progress then counts in its total.
+func (w *Writer) AddOpener(name string, size int64, open func() (io.ReadCloser, error)) error {
+	return w.add(input{name: name, size: size, open: open})
 }
 
 // Has reports whether an entry of that name was added.
@@ -142,49 +160,22 @@ func (w *Writer) Has(name string) bool { return w.names[name] }
 // Names lists the entries added so far, sorted.
 func (w *Writer) Names() []string { return sortedKeys(w.names) }
 
-// WriteFile writes the archive to a temporary file beside path and renames
-// it to path only when everything succeeded: a failed write leaves no
-// file behind and an existing file untouched.
-func (w *Writer) WriteFile(ctx context.Context, path string) (err error) {
-	// Renaming over a folder fails late and obscurely, and over a device
-	// or a pipe (-o /dev/stdout) it would replace the special file.
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		what := "a special file"
-		if st.IsDir() {
-			what = "a folder"
-		}
-		return fmt.Errorf("write %s: %s is %s: name the assembly file to write (e.g. %s)", path, path, what, filepath.Join(path, "app.cloud"))
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if base == "" {
-		return fmt.Errorf("write %s: name the assembly file to write, not a folder", path)
-	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+// WriteFile writes the archive to path through the project's one output
+// writer (see internal/output): to a temporary file renamed over path only
+// when everything succeeded, so a failed write leaves no file behind and
+// an existing file untouched; a symbolic link is followed and kept, a
+// pipe or device written directly, "-" is standard output, and another
+// writer of the same file is waited for.
+func (w *Writer) WriteFile(ctx context.Context, path string) error {
+	f, err := output.Create(ctx, path, output.Options{Sync: true})
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = w.WriteTo(ctx, f); err != nil {
 		return err
 	}
-	if err = f.Chmod(0o644); err != nil {
+	defer f.Close()
+	if _, err := w.WriteTo(ctx, f); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return f.Commit()
 }
 
 // A chunk is one piece of one entry on its way through the pipeline.
@@ -216,8 +207,8 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 		}
 	}
 	mod = mod.UTC().Truncate(2 * time.Second)
-	if mod.Before(DefaultModTime) {
-		mod = DefaultModTime
+	if mod.Unix() < DefaultModTimeUnix {
+		mod = DefaultModTime()
 	}
 	workers := w.opts.Workers
 	if workers <= 0 {
@@ -239,8 +230,9 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 		}()
 	}
 	readErr := make(chan error, 1)
+	progress := newProgress(w.opts.Progress, entries)
 	go func() {
-		err := readEntries(ctx, entries, jobs, ordered)
+		err := readEntries(ctx, entries, jobs, ordered, progress)
 		close(jobs)
 		close(ordered)
 		readErr <- err
@@ -266,7 +258,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 
 // readEntries reads every entry in order, cuts it into chunks, and hands
 // each chunk both to the workers and, in order, to the writer.
-func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chunk) error {
+func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chunk, progress func(int64)) error {
 	send := func(c *chunk) error {
 		select {
 		case ordered <- c:
@@ -281,14 +273,42 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 		}
 	}
 	for i, e := range entries {
-		if err := readEntry(i, e, send); err != nil {
+		if err := readEntry(i, e, send, progress); err != nil {
 			return err
 		}
 	}
+	progress(0)
 	return nil
 }
 
-func readEntry(i int, e input, send func(*chunk) error) error {
+// newProgress returns the function readEntries calls with the bytes of
+// each chunk it read: it keeps the count and passes it on to report.
+func newProgress(report func(done, total int64), entries []input) func(n int64) {
+	if report == nil {
+		return func(int64) {}
+	}
+	var total int64
+	for _, e := range entries {
+		size := e.size
+		if size < 0 && e.path != "" {
+			if st, err := os.Stat(e.path); err == nil {
+				size = st.Size()
+			}
+		}
+		if size < 0 || total < 0 {
+			total = -1
+			continue
+		}
+		total += size
+	}
+	var done int64
+	return func(n int64) {
+		done += n
+		report(done, total)
+	}
+}
+
+func readEntry(i int, e input, send func(*chunk) error, progress func(int64)) error {
 	r := io.Reader(bytes.NewReader(e.data))
 	switch {
 	case e.path != "":
@@ -322,6 +342,9 @@ func readEntry(i int, e input, send func(*chunk) error) error {
 		data := (*cur)[:n]
 		crc = crc32.Update(crc, crc32.IEEETable, data)
 		size += int64(n)
+		if n > 0 {
+			progress(int64(n))
+		}
 		if size > MaxFileSize {
 			return fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, e.name, int64(MaxFileSize))
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloud-assembly/assemble/internal/output"
 )
 
 // testTree writes files whose sizes straddle the chunk boundaries.
@@ -83,7 +85,7 @@ func TestWriterRoundTrip(t *testing.T) {
 		if h.Mode().Perm() != 0o644 || !h.Mode().IsRegular() {
 			t.Errorf("%s: mode %v", f.Name(), h.Mode())
 		}
-		if !h.Modified.Equal(DefaultModTime) {
+		if !h.Modified.Equal(DefaultModTime()) {
 			t.Errorf("%s: time %v", f.Name(), h.Modified)
 		}
 		rc, err := f.Open()
@@ -183,12 +185,50 @@ func TestWriteFileToFolder(t *testing.T) {
 	w.AddBytes("a.txt", []byte("a"))
 	for _, out := range []string{dir, dir + string(filepath.Separator)} {
 		err := w.WriteFile(context.Background(), out)
-		if err == nil || !strings.Contains(err.Error(), "name the assembly file to write") {
+		if !errors.Is(err, output.ErrFolder) {
 			t.Errorf("WriteFile(%q) = %v, want a folder error", out, err)
 		}
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("left behind: %v", ents)
+	}
+}
+
+// Progress counts every content byte once, ends at the total, and says -1
+// for a total it cannot know.
+func TestWriterProgress(t *testing.T) {
+	dir := t.TempDir()
+	big := bytes.Repeat([]byte("x"), 3<<20+17)
+	os.WriteFile(filepath.Join(dir, "big"), big, 0o644)
+	for _, known := range []bool{true, false} {
+		var calls, last, total int64
+		w := NewWriter(WriterOptions{Progress: func(done, tot int64) {
+			if done < last {
+				t.Errorf("progress went back: %d after %d", done, last)
+			}
+			calls++
+			last, total = done, tot
+		}})
+		w.AddBytes("a.txt", []byte("hello"))
+		w.AddFile("big.bin", filepath.Join(dir, "big"))
+		size := int64(-1)
+		if known {
+			size = 3
+		}
+		w.AddOpener("c.txt", size, func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("abc")), nil })
+		if _, err := w.WriteTo(context.Background(), io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		want := int64(len(big) + 5 + 3)
+		if last != want {
+			t.Errorf("done ends at %d, want %d", last, want)
+		}
+		if known && total != want || !known && total != -1 {
+			t.Errorf("known=%v: total %d", known, total)
+		}
+		if calls < 4 || calls > 10 {
+			t.Errorf("%d calls for 3 MiB", calls)
+		}
 	}
 }
 

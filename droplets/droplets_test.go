@@ -106,3 +106,22 @@ func TestCheckPropertiesNoQuoteHintForObjects(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestUnknownProperties(t *testing.T) {
+	dir, _ := LookupAlias("directory")
+	errs := dir.UnknownProperties(map[string]any{"directory": "d", "keyprefix": "k", "zzz": 1, "bucketName": "b"})
+	if len(errs) != 2 {
+		t.Fatalf("got %v", errs)
+	}
+	var pe *PropertyError
+	if !errors.As(errs[0], &pe) || pe.Property != "keyprefix" || !errors.Is(errs[0], ErrUnknownProperty) ||
+		!strings.HasSuffix(errs[0].Error(), `DirectoryDroplet documents directory, bucketName, keyPrefix (did you mean "keyPrefix"?)`) {
+		t.Errorf("keyprefix: %v", errs[0])
+	}
+	if strings.Contains(errs[1].Error(), "did you mean") {
+		t.Errorf("zzz: %v", errs[1])
+	}
+	if errs := dir.UnknownProperties(map[string]any{"directory": "d"}); errs != nil {
+		t.Errorf("known properties: %v", errs)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cloud-assembly/assemble/internal/suggest"
 )
 
 // Sentinel errors about droplet properties and attributes.
@@ -14,6 +16,8 @@ var (
 	ErrProperty = errors.New("droplets: invalid property")
 	// ErrAttribute: a reference names an attribute the kind does not output.
 	ErrAttribute = errors.New("droplets: unknown attribute")
+	// ErrUnknownProperty: a property the kind does not document.
+	ErrUnknownProperty = errors.New("droplets: unknown property")
 )
 
 // PathKind says what an assembly-relative path property names.
@@ -197,7 +201,7 @@ func (k *Kind) CheckProperties(props map[string]any) error {
 		v, ok := props[p.Name]
 		if !ok {
 			if p.Required {
-				errs = append(errs, &PropertyError{Property: p.Name, Err: fmt.Errorf("%w: %s needs %q", ErrProperty, k.Name(), p.Name)})
+				errs = append(errs, &PropertyError{Property: p.Name, Missing: true, Err: fmt.Errorf("%w: %s needs %q", ErrProperty, k.Name(), p.Name)})
 			}
 			continue
 		}
@@ -230,11 +234,35 @@ func (k *Kind) CheckProperties(props map[string]any) error {
 	return errors.Join(errs...)
 }
 
+// UnknownProperties returns an error for each property (sorted by name)
+// that the kind does not document, wrapping ErrUnknownProperty and naming
+// the closest documented property when one is near ("did you mean").
+func (k *Kind) UnknownProperties(props map[string]any) []error {
+	names := make([]string, 0, len(k.Properties))
+	for _, p := range k.Properties {
+		names = append(names, p.Name)
+	}
+	var unknown []string
+	for name := range props {
+		if k.Property(name) == nil {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	var errs []error
+	for _, name := range unknown {
+		errs = append(errs, &PropertyError{Property: name, Err: fmt.Errorf("%w %q: %s documents %s%s", ErrUnknownProperty, name, k.Name(), strings.Join(names, ", "), suggest.Hint(name, names))})
+	}
+	return errs
+}
+
 // A PropertyError is a problem with one property (a dotted path below
 // "properties").
 type PropertyError struct {
 	Property string
-	Err      error
+	// Missing is set when a required property is absent.
+	Missing bool
+	Err     error
 }
 
 func (e *PropertyError) Error() string { return e.Property + ": " + e.Err.Error() }

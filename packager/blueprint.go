@@ -31,7 +31,7 @@ func PackageBlueprint(file string, opts PackageOptions) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("%w: variables must be a mapping of variable names to values", droplets.ErrProperty)
 	}
-	p, err := blueprint.Package(file, blueprint.Options{Cwd: root, Root: root, Variables: vars})
+	p, err := blueprint.Package(file, blueprint.Options{Cwd: root, Root: root, Variables: vars, Read: opts.Read})
 	if err != nil {
 		return nil, err // an ErrorList: every entry names its file and place
 	}

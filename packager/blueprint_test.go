@@ -87,17 +87,11 @@ func TestBuildBlueprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	m, err := rc.Manifest()
+	rep, err := rc.Check(assembly.CheckOptions{Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := rc.CheckManifestFiles(m); err != nil {
-		t.Fatal(err)
-	}
-	d := m.Droplets["Orders"]
+	d := rep.Manifest.Droplets["Orders"]
 	if d.Type != droplets.BlueprintType || d.Properties["blueprint"] != "bp/app.yaml" {
 		t.Fatalf("droplet = %+v", d)
 	}

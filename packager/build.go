@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/packager/schema"
 )
 
@@ -29,9 +31,10 @@ type BuildOptions struct {
 	// none either. A single template with no Environment is built for
 	// aws://unknown-account/unknown-region (environment-agnostic).
 	Environment string
-	// ModTime and Workers are passed to assembly.WriterOptions.
-	ModTime time.Time
-	Workers int
+	// ModTime, Workers and Progress are passed to assembly.WriterOptions.
+	ModTime  time.Time
+	Workers  int
+	Progress func(done, total int64)
 	// Schemas, when set, checks every packaged template against these
 	// resource type schemas: findings fail the build, or with SchemasWarn
 	// become warnings.
@@ -48,12 +51,15 @@ type Plan struct {
 	Source string
 	// Manifest is the manifest.json to write; its paths are archive paths.
 	Manifest *assembly.Manifest
-	// Report is the validation report: deploy order, graph, diagnostics.
+	// Report is assembly.Check's report on what Write writes: deploy
+	// order, graph, findings.
 	Report *assembly.Report
-	// Warnings found while building (validation diagnostics included).
-	Warnings []assembly.Diagnostic
+	// Warnings found while building (the check's warnings and notes
+	// included).
+	Warnings []assembly.Finding
 
 	writer  *assembly.Writer
+	root    *os.Root          // the project's real folder: every file is read through it
 	sources map[string]string // archive name -> what it is, for conflicts
 	inputs  []string          // real paths of the project files read
 	dirs    []string          // real paths of the folders shipped
@@ -63,19 +69,46 @@ type Plan struct {
 // Files lists the archive's entries, sorted.
 func (p *Plan) Files() []string { return p.writer.Names() }
 
-// Write writes the assembly to output (a temporary file renamed into place
-// on success only).
-func (p *Plan) Write(ctx context.Context, output string) error {
-	if err := p.checkOutput(output); err != nil {
+// Inputs lists the files the build read: the project file, the files and
+// folders its droplets name, and every template, module and included file
+// their packaging read. No output may overwrite one of them.
+func (p *Plan) Inputs() []string { return append([]string(nil), p.inputs...) }
+
+// Write writes the assembly to output through the project's one output
+// writer (see internal/output: a temporary file renamed into place on
+// success only, a symbolic link kept, "-" for standard output), refusing
+// an output that is one of the project's files or lies in a folder the
+// assembly ships.
+func (p *Plan) Write(ctx context.Context, out string) error {
+	f, err := output.Create(ctx, out, output.Options{Inputs: p.inputs, Sync: true})
+	if err != nil {
 		return err
 	}
-	return p.writer.WriteFile(ctx, output)
+	defer f.Close()
+	if err := p.CheckOutput(f.Target()); err != nil {
+		return err
+	}
+	if _, err := p.WriteTo(ctx, f); err != nil {
+		return err
+	}
+	return f.Commit()
 }
 
-// checkOutput refuses an output that would overwrite a file of the project
-// or land inside a folder the assembly ships (the next build would then
-// ship the previous assembly).
-func (p *Plan) checkOutput(output string) error {
+// WriteTo streams the assembly to w. Every project file is opened through
+// the project folder's os.Root and must still be the file that was checked
+// (ErrChanged otherwise): a file swapped for a symbolic link since the
+// check is never followed.
+func (p *Plan) WriteTo(ctx context.Context, w io.Writer) (int64, error) {
+	return p.writer.WriteTo(ctx, w)
+}
+
+// CheckOutput refuses an output file that would land inside a folder the
+// assembly ships (the next build would then ship the previous assembly) or
+// be a file of the project. "" (standard output, a pipe) passes.
+func (p *Plan) CheckOutput(output string) error {
+	if output == "" {
+		return nil
+	}
 	abs, err := filepath.Abs(output)
 	if err != nil {
 		return err
@@ -187,9 +220,9 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 		// file, which would otherwise be packaged as a template.
 		return nil, fmt.Errorf("%w: %s is not read as the project file: name it %s (or give a template another name)", ErrProject, single, ProjectFile)
 	}
-	var warnings []assembly.Diagnostic
+	var warnings []assembly.Finding
 	if single != "" {
-		var w *assembly.Diagnostic
+		var w *assembly.Finding
 		spec, w = singleTemplate(single, opts.Environment)
 		if w != nil {
 			warnings = append(warnings, *w)
@@ -204,12 +237,17 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 		return nil, err
 	}
 	m := spec.manifest
-	rep, err := m.Validate()
-	if err != nil {
+	// What the project file says is checked first, where its lines are
+	// known; what is written is checked again below.
+	if _, err := m.Validate(writing); err != nil {
 		return nil, spec.locate(err)
 	}
-	p := &Plan{Dir: dir, Source: spec.file, Manifest: m, Report: rep,
-		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers}),
+	fsroot, err := os.OpenRoot(rootReal)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProject, err)
+	}
+	p := &Plan{Dir: dir, Source: spec.file, Manifest: m, root: fsroot,
+		writer:  assembly.NewWriter(assembly.WriterOptions{ModTime: opts.ModTime, Workers: opts.Workers, Progress: opts.Progress}),
 		sources: map[string]string{}, bodies: map[string][]byte{}}
 	if abs, err := filepath.Abs(spec.file); err == nil {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
@@ -225,6 +263,9 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	if err := b.schemaError(); err != nil {
 		return nil, err
 	}
+	if err := b.checkOutputs(); err != nil {
+		return nil, err
+	}
 	if len(b.missing) > 0 {
 		return nil, errors.Join(b.missing...)
 	}
@@ -235,9 +276,25 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	if err := p.writer.AddBytes(assembly.ManifestName, body); err != nil {
 		return nil, err
 	}
-	p.Warnings = append(append(warnings, rep.Diagnostics...), b.schemaWarnings...)
+	// The verdict every command gives, on exactly what Write writes: a
+	// build never writes an assembly that sign, verify or inspect refuses.
+	files := assembly.NewFileSet()
+	for _, name := range p.writer.Names() {
+		files.Add(name, -1)
+	}
+	files.Add(assembly.ManifestName, int64(len(body)))
+	rep, err := assembly.Check(body, files, writing)
+	if err != nil {
+		return nil, spec.locate(err)
+	}
+	p.Report = rep
+	p.Warnings = append(append(warnings, rep.Warnings()...), b.schemaWarnings...)
 	return p, nil
 }
+
+// writing is how a build checks what it writes: the property tables of the
+// known droplet kinds and unknown keys are errors (see assembly.Rules).
+var writing = assembly.CheckOptions{Writing: true}
 
 type builder struct {
 	plan           *Plan
@@ -246,7 +303,8 @@ type builder struct {
 	opts           BuildOptions
 	missing        []error // with Strict: what has no value
 	schemaFindings []schema.Finding
-	schemaWarnings []assembly.Diagnostic
+	schemaWarnings []assembly.Finding
+	outputs        map[string]templateOutputs // stack droplet -> its template's Outputs
 }
 
 func (b *builder) errAt(id, field string, err error) error {
@@ -294,7 +352,8 @@ func (b *builder) droplet(id string) error {
 			addFile := func(rel string, body []byte) error {
 				return b.add(path.Join(path.Dir(name), rel), "", body, "packaged "+real+" ("+rel+")")
 			}
-			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal), Properties: d.Properties, AddFile: addFile}); err != nil {
+			read := func(file string) { b.plan.inputs = append(b.plan.inputs, file) }
+			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal), Properties: d.Properties, AddFile: addFile, Read: read}); err != nil {
 				return b.errAt(id, field, err)
 			}
 		}
@@ -308,21 +367,14 @@ func (b *builder) droplet(id string) error {
 		}
 		if prop.Template {
 			if body == nil {
-				if body, err = os.ReadFile(real); err != nil {
+				if body, err = b.readFile(real); err != nil {
 					return b.errAt(id, field, err)
 				}
 			}
 			if err := b.checkSchemas(id, field, v, real, body); err != nil {
 				return b.errAt(id, field, err)
 			}
-		}
-		if prop.Template && kind.Property("parameters") != nil {
-			if body == nil {
-				if body, err = os.ReadFile(real); err != nil {
-					return b.errAt(id, field, err)
-				}
-			}
-			if err := b.parameters(id, d, name, body); err != nil {
+			if err := b.template(id, d, kind, name, body); err != nil {
 				return err
 			}
 		}
@@ -348,7 +400,69 @@ func (b *builder) add(name, file string, body []byte, what string) error {
 		b.plan.bodies[name] = body
 		return b.plan.writer.AddBytes(name, body)
 	}
-	return b.plan.writer.AddFile(name, file)
+	return b.addProjectFile(name, file)
+}
+
+// openChecked opens the project file real (a real path inside the
+// project's real folder) through the project's os.Root, so that no
+// symbolic link can lead the read outside the project, and checks on the
+// handle that it is a regular file.
+func (b *builder) openChecked(real string) (*os.File, os.FileInfo, error) {
+	rel, err := filepath.Rel(b.rootReal, real)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, nil, fmt.Errorf("%w: %s lies outside the project", ErrOutsideProject, real)
+	}
+	f, err := b.plan.root.Open(rel)
+	if err != nil {
+		if strings.Contains(err.Error(), "escapes") {
+			return nil, nil, fmt.Errorf("%w: %s now leads outside the project (a symlink?)", ErrOutsideProject, relWD(real))
+		}
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: %s is not a regular file", ErrProject, relWD(real))
+	}
+	return f, st, nil
+}
+
+// readFile reads a project file through the project's os.Root.
+func (b *builder) readFile(real string) ([]byte, error) {
+	f, _, err := b.openChecked(real)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// addProjectFile adds the project file real as the entry name. It is
+// checked now, on a handle; when the archive is written it is opened again
+// through the project's os.Root and must be the same file (ErrChanged
+// otherwise): what was checked is what is shipped.
+func (b *builder) addProjectFile(name, real string) error {
+	f, checked, err := b.openChecked(real)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	open := func() (io.ReadCloser, error) {
+		f, st, err := b.openChecked(real)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrChanged, name, err)
+		}
+		if !os.SameFile(st, checked) {
+			f.Close()
+			return nil, fmt.Errorf("%w: %s was replaced since it was checked: build again", ErrChanged, name)
+		}
+		return f, nil
+	}
+	return b.plan.writer.AddOpener(name, checked.Size(), open)
 }
 
 // resolve checks a project path and returns its archive name (the cleaned
@@ -381,7 +495,7 @@ func (b *builder) resolve(v string, kind droplets.PathKind) (name, real string, 
 	real, err = filepath.EvalSymlinks(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", "", fmt.Errorf("%w: no such %s in the project: %s", fs.ErrNotExist, kindWord(kind), name)
+			return "", "", also(fmt.Errorf("%w: no such %s in the project: %s", fs.ErrNotExist, kindWord(kind), name), assembly.ErrMissingFile)
 		}
 		return "", "", fmt.Errorf("%w: %s: can not follow its symlinks (%v): point them at a file inside the project", ErrProject, name, linkErr(err))
 	}
@@ -525,7 +639,7 @@ var badIDChars = regexp.MustCompile(`[^A-Za-z0-9-]+`)
 
 // singleTemplate makes the project of one template: one stack droplet
 // named after the file.
-func singleTemplate(file, env string) (*projectSpec, *assembly.Diagnostic) {
+func singleTemplate(file, env string) (*projectSpec, *assembly.Finding) {
 	base := filepath.Base(file)
 	id := badIDChars.ReplaceAllString(strings.TrimSuffix(base, filepath.Ext(base)), "-")
 	id = strings.Trim(id, "-")
@@ -536,10 +650,10 @@ func singleTemplate(file, env string) (*projectSpec, *assembly.Diagnostic) {
 	if c := stackName[0]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
 		stackName = "stack-" + stackName
 	}
-	var warn *assembly.Diagnostic
+	var warn *assembly.Finding
 	if env == "" {
 		env = "aws://" + assembly.UnknownAccount + "/" + assembly.UnknownRegion
-		warn = &assembly.Diagnostic{Level: "warning", Droplet: id, Field: "environment", Message: "no environment given: built for " + env + " (pass --environment to choose one)"}
+		warn = &assembly.Finding{Severity: assembly.Warning, Droplet: id, Field: "environment", Message: "no environment given: built for " + env + " (pass --environment to choose one)"}
 	}
 	m := &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{
 		id: {Type: droplets.StackType, Environment: env, Properties: map[string]any{"stackName": stackName, "template": base}},

@@ -18,15 +18,20 @@ import (
 )
 
 var classes = map[string]error{
-	"assembly.ErrCycle":          assembly.ErrCycle,
-	"assembly.ErrLogicalID":      assembly.ErrLogicalID,
-	"assembly.ErrReference":      assembly.ErrReference,
-	"assembly.ErrEnvironment":    assembly.ErrEnvironment,
-	"droplets.ErrProperty":       droplets.ErrProperty,
-	"fs.ErrNotExist":             fs.ErrNotExist,
-	"packager.ErrOutsideProject": ErrOutsideProject,
-	"packager.ErrProject":        ErrProject,
-	"packager.ErrMissing":        ErrMissing,
+	"assembly.ErrCycle":           assembly.ErrCycle,
+	"assembly.ErrLogicalID":       assembly.ErrLogicalID,
+	"assembly.ErrReference":       assembly.ErrReference,
+	"assembly.ErrEnvironment":     assembly.ErrEnvironment,
+	"assembly.ErrUnknownKey":      assembly.ErrUnknownKey,
+	"assembly.ErrSchema":          assembly.ErrSchema,
+	"assembly.ErrMissingFile":     assembly.ErrMissingFile,
+	"assembly.ErrInsecurePath":    assembly.ErrInsecurePath,
+	"droplets.ErrProperty":        droplets.ErrProperty,
+	"droplets.ErrUnknownProperty": droplets.ErrUnknownProperty,
+	"fs.ErrNotExist":              fs.ErrNotExist,
+	"packager.ErrOutsideProject":  ErrOutsideProject,
+	"packager.ErrProject":         ErrProject,
+	"packager.ErrMissing":         ErrMissing,
 }
 
 // TestBuildErrors builds each bad project in testdata/projects: the build
@@ -120,17 +125,11 @@ func TestBuildExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	m, err := rc.Manifest()
+	rep, err := rc.Check(assembly.CheckOptions{Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := m.Validate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rc.CheckManifestFiles(m); err != nil {
-		t.Fatal(err)
-	}
+	m := rep.Manifest
 	// The Network stack's local module is expanded into the template.
 	tpl, err := fs.ReadFile(rc, "stacks/network.yaml")
 	if err != nil {
@@ -273,4 +272,86 @@ func TestBuildSingleTemplate(t *testing.T) {
 	if _, err := Load(dir, BuildOptions{}); !errors.Is(err, ErrProject) || !strings.Contains(err.Error(), "2 templates (my-stack.yaml, other.json)") {
 		t.Errorf("two templates: got %v", err)
 	}
+}
+
+// An output reference is checked only when the template's Outputs are
+// known at build time: a transform other than AWS::LanguageExtensions, or
+// a Fn::ForEach among the Outputs, may add Outputs at deploy time.
+func TestBuildOutputsKnownOnlyWithoutTransforms(t *testing.T) {
+	project := func(template string) *txtar.Archive {
+		return txtar.Parse([]byte(`-- assembly.yaml --
+environment: aws://123456789012/eu-west-1
+droplets:
+  Net:
+    type: stack
+    properties: {stackName: s, template: t.yaml}
+  Upload:
+    type: file
+    properties: {file: f.txt, bucketName: "${Net.output.Bucket}", objectKey: k}
+-- f.txt --
+x
+-- t.yaml --
+` + template))
+	}
+	for _, tt := range []struct {
+		name, template string
+		ok             bool
+	}{
+		{"declared", "Resources: {}\nOutputs:\n  Bucket: {Value: b}\n", true},
+		{"undeclared", "Resources: {}\nOutputs:\n  Other: {Value: b}\n", false},
+		{"macro", "Transform: MyMacro\nResources: {}\n", true},
+		{"macro list", "Transform: [AWS::LanguageExtensions, MyMacro]\nResources: {}\n", true},
+		{"language extensions only", "Transform: AWS::LanguageExtensions\nResources: {}\n", false},
+		{"foreach", "Transform: AWS::LanguageExtensions\nResources: {}\nOutputs:\n  Fn::ForEach::Buckets:\n    - X\n    - [A]\n    - ${X}Bucket: {Value: b}\n", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeArchive(t, dir, project(tt.template))
+			_, err := Load(dir, BuildOptions{})
+			if tt.ok && err != nil {
+				t.Fatal(err)
+			}
+			if !tt.ok && (!errors.Is(err, assembly.ErrReference) || !strings.Contains(err.Error(), `declares no Output "Bucket"`)) {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+}
+
+// What a build would write passes the check every command runs, with the
+// property tables held strictly: a build never writes what inspect, sign
+// or verify refuse, nor an unknown property.
+func TestBuildChecksWhatItWrites(t *testing.T) {
+	dir := copyExample(t)
+	p, err := Load(dir, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Report == nil || p.Report.Order == nil || len(p.Report.Errors()) != 0 {
+		t.Fatalf("report %+v", p.Report)
+	}
+	out := filepath.Join(t.TempDir(), "app.cloud")
+	if err := p.Write(context.Background(), out); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := assembly.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	rep, err := rc.Check(assembly.CheckOptions{Writing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if texts(rep.Findings) != texts(p.Report.Findings) {
+		t.Errorf("the written assembly checks differently:\n%s\nbuild:\n%s", texts(rep.Findings), texts(p.Report.Findings))
+	}
+}
+
+func texts(fs []assembly.Finding) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.String())
+	}
+	return strings.Join(out, "\n")
 }

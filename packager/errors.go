@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cloud-assembly/assemble/assembly"
 )
 
 // Sentinel errors of the build.
@@ -11,11 +13,35 @@ var (
 	// ErrProject: assembly.yaml (or the project folder) is invalid.
 	ErrProject = errors.New("packager: invalid project")
 	// ErrOutsideProject: a path leaves the project folder ("..", an
-	// absolute path, or a symlink pointing outside).
-	ErrOutsideProject = errors.New("packager: path outside the project")
+	// absolute path, or a symlink pointing outside). It matches
+	// assembly.ErrInsecurePath too: such a path could not name a file
+	// inside the assembly either.
+	ErrOutsideProject error = &classError{"packager: path outside the project", assembly.ErrInsecurePath}
 	// ErrMissing: with Strict, something the assembly needs has no value.
 	ErrMissing = errors.New("packager: missing information")
+	// ErrChanged: a project file was replaced (for instance by a symbolic
+	// link) between the check and the write; nothing was written.
+	ErrChanged = errors.New("packager: project file changed during the build")
 )
+
+// classError is a sentinel that also matches a sentinel of package assembly.
+type classError struct {
+	msg    string
+	parent error
+}
+
+func (e *classError) Error() string { return e.msg }
+func (e *classError) Unwrap() error { return e.parent }
+
+// also returns err, matching sentinel too (a class of package assembly that
+// names the same problem as the project error: a missing file, an unknown
+// key).
+func also(err, sentinel error) error { return &alsoError{err, sentinel} }
+
+type alsoError struct{ err, also error }
+
+func (e *alsoError) Error() string   { return e.err.Error() }
+func (e *alsoError) Unwrap() []error { return []error{e.err, e.also} }
 
 // A ProjectError is a problem at a place in a project file: the file, the
 // line and column when known, the droplet and the field. It wraps the cause

@@ -62,7 +62,7 @@ func FuzzProjectFile(f *testing.F) {
 		if err != nil {
 			t.Fatalf("built manifest does not parse: %v\n%s", err, out)
 		}
-		if _, err := m.Validate(); err != nil {
+		if _, err := m.Validate(assembly.CheckOptions{Writing: true}); err != nil {
 			t.Fatalf("built manifest does not validate: %v\n%s", err, out)
 		}
 	})

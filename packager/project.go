@@ -16,6 +16,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/yamlpos"
 )
 
 // ProjectFile is the name of the project description in a project folder.
@@ -70,12 +71,12 @@ func readYAML(file string) (*yaml.Node, error) {
 		if err == io.EOF {
 			return nil, &ProjectError{File: file, Err: fmt.Errorf("%w: the file is empty", ErrProject)}
 		}
-		return nil, yamlError(file, err)
+		return nil, yamlError(file, b, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
 		if err != nil {
-			return nil, yamlError(file, err)
+			return nil, yamlError(file, b, err)
 		}
 		return nil, &ProjectError{File: file, Line: extra.Line, Column: extra.Column, Err: fmt.Errorf("%w: a second YAML document; keep one document per file", ErrProject)}
 	}
@@ -85,20 +86,10 @@ func readYAML(file string) (*yaml.Node, error) {
 	return &doc, nil
 }
 
-// yamlError turns a go-yaml error ("yaml: line 3: ...") into file:line.
-func yamlError(file string, err error) error {
-	msg := err.Error()
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
-		if num, after, ok := strings.Cut(rest, ": "); ok {
-			if n, e := strconv.Atoi(num); e == nil {
-				line, msg = n, after
-			}
-		}
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-	}
-	return &ProjectError{File: file, Line: line, Column: 1, Err: fmt.Errorf("%w: malformed YAML: %s", ErrProject, msg)}
+// yamlError places a go-yaml syntax error at file:line:column.
+func yamlError(file string, data []byte, err error) error {
+	pos, msg := yamlpos.Locate(data, err)
+	return &ProjectError{File: file, Line: pos.Line, Column: pos.Column, Err: fmt.Errorf("%w: malformed YAML: %s", ErrProject, msg)}
 }
 
 // projectSpec is assembly.yaml, converted.
@@ -109,7 +100,7 @@ type projectSpec struct {
 	budget   int // values left to convert, aliases expanded (maxYAMLNodes in all)
 }
 
-func (s *projectSpec) errAt(n *yaml.Node, droplet, field string, format string, args ...any) error {
+func (s *projectSpec) errAt(n *yaml.Node, droplet, field string, format string, args ...any) *ProjectError {
 	return &ProjectError{File: s.file, Line: n.Line, Column: n.Column, Droplet: droplet, Field: field, Err: fmt.Errorf("%w: "+format, append([]any{ErrProject}, args...)...)}
 }
 
@@ -188,7 +179,9 @@ func (s *projectSpec) mapping(n *yaml.Node, droplet, field string, allowed []str
 			known = known || a == k.Value
 		}
 		if !known {
-			return nil, s.errAt(k, droplet, field, "unknown key %q (allowed: %s)", k.Value, strings.Join(allowed, ", "))
+			err := s.errAt(k, droplet, field, "unknown key %q (allowed: %s%s)", k.Value, strings.Join(allowed, ", "), didYouMean(k.Value, allowed))
+			err.Err = also(err.Err, assembly.ErrUnknownKey)
+			return nil, err
 		}
 		out[k.Value] = n.Content[i+1]
 		s.pos.set(droplet, joinField(field, k.Value), n.Content[i+1])
@@ -231,7 +224,9 @@ func (s *projectSpec) droplet(id string, n *yaml.Node, env string, envNode *yaml
 		}
 	}
 	if d.Environment == "" {
-		return nil, s.errAt(n, id, "environment", "no environment: set environment: on the droplet or at the top of %s (e.g. aws://123456789012/eu-west-1)", filepath.Base(s.file))
+		err := s.errAt(n, id, "environment", "no environment: set environment: on the droplet or at the top of %s (e.g. aws://123456789012/eu-west-1)", filepath.Base(s.file))
+		err.Err = also(err.Err, assembly.ErrSchema) // the key the spec requires
+		return nil, err
 	}
 	if dn := f["dependsOn"]; dn != nil {
 		if dn.Kind != yaml.SequenceNode {
@@ -364,20 +359,24 @@ func joinField(parent, key string) string {
 	return parent + "." + key
 }
 
-// locate turns a validation error into a ProjectError at its place in
-// assembly.yaml; other errors pass through.
-// Joined errors are located one by one.
+// locate turns the findings of an *assembly.CheckError into ProjectErrors
+// at their places in assembly.yaml, one per finding (joined).
 func (s *projectSpec) locate(err error) error {
-	if ve, ok := err.(*assembly.ValidationError); ok {
-		line, col := s.pos.find(ve.Droplet, ve.Field)
-		return &ProjectError{File: s.file, Line: line, Column: col, Droplet: ve.Droplet, Field: ve.Field, Err: ve.Err}
+	var ce *assembly.CheckError
+	if !errors.As(err, &ce) {
+		return &ProjectError{File: s.file, Err: err}
 	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var errs []error
-		for _, e := range j.Unwrap() {
-			errs = append(errs, s.locate(e))
-		}
-		return errors.Join(errs...)
+	var errs []error
+	for _, f := range ce.Findings {
+		line, col := s.pos.find(f.Droplet, f.Field)
+		errs = append(errs, &ProjectError{File: s.file, Line: line, Column: col, Droplet: f.Droplet, Field: f.Field, Err: findingError{f}})
 	}
-	return &ProjectError{File: s.file, Err: err}
+	return errors.Join(errs...)
 }
+
+// findingError is a finding placed by a ProjectError: its text leaves out
+// the droplet and field, which the ProjectError names.
+type findingError struct{ f assembly.Finding }
+
+func (e findingError) Error() string { return e.f.Detail() }
+func (e findingError) Unwrap() error { return e.f }

@@ -22,7 +22,11 @@ type SchemaCheckError struct {
 
 func (e *SchemaCheckError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d template problem(s) against the resource type schemas:", len(e.Findings))
+	noun := "problems"
+	if len(e.Findings) == 1 {
+		noun = "problem"
+	}
+	fmt.Fprintf(&b, "%d template %s against the resource type schemas:", len(e.Findings), noun)
 	for _, f := range e.Findings {
 		b.WriteString("\n  ")
 		b.WriteString(f.String())
@@ -46,7 +50,7 @@ func (b *builder) checkSchemas(id, field, file, real string, body []byte) error 
 	}
 	for _, f := range b.opts.Schemas.CheckPackaged(file, source, body) {
 		if b.opts.SchemasWarn {
-			b.schemaWarnings = append(b.schemaWarnings, assembly.Diagnostic{Level: "warning", Droplet: id, Field: field, Message: f.String()})
+			b.schemaWarnings = append(b.schemaWarnings, assembly.Finding{Severity: assembly.Warning, Droplet: id, Field: field, Message: f.String()})
 			continue
 		}
 		b.schemaFindings = append(b.schemaFindings, f)

@@ -2,6 +2,7 @@ package packager
 
 import (
 	"errors"
+	"github.com/cloud-assembly/assemble/assembly"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func TestBuildSchemaCheck(t *testing.T) {
 	}
 	found := false
 	for _, w := range p.Warnings {
-		if w.Level == "warning" && strings.Contains(w.Message, "Count must be an integer") {
+		if w.Severity == assembly.Warning && strings.Contains(w.Message, "Count must be an integer") {
 			found = true
 		}
 	}

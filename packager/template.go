@@ -24,6 +24,11 @@ type PackageOptions struct {
 	// AddFile, set by the build, adds another file to the archive, named
 	// relative to the packaged file's folder (a blueprint's children).
 	AddFile func(rel string, body []byte) error
+	// Read, if set, is called with the path of every local file the
+	// packaging reads (the template, its modules, inserted files, package
+	// zips, included blueprints), so the caller can keep its output off
+	// them.
+	Read func(path string)
 }
 
 // PackageTemplate reads the CloudFormation template at path, expands its
@@ -36,7 +41,7 @@ func PackageTemplate(path string, opts PackageOptions) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("package %s: unknown format %q (use yaml or json)", path, opts.Format)
 	}
-	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Sources: opts.Sources, NoSourceMap: opts.NoSourceMap})
+	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Sources: opts.Sources, NoSourceMap: opts.NoSourceMap, Read: opts.Read})
 	if err != nil {
 		return nil, err
 	}

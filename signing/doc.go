@@ -7,7 +7,9 @@
 // attestation as JSON with sorted keys, clear-signs it (RFC 4880 §7) with a
 // key chosen by SelectSigner, and stores it as signature.asc; every other
 // entry keeps its exact stored bytes. The signature's armor carries the
-// CRC-24 line that GnuPG 2.2 needs. Expired and revoked keys are refused.
+// CRC-24 line that GnuPG 2.2 needs. Expired and revoked keys are refused,
+// and so is an assembly that assembly.Check finds invalid, before anything
+// is written: what Sign seals, Verify accepts.
 //
 // # Verification
 //
@@ -23,7 +25,9 @@
 //     its timestamp is within MaxClockSkew of the signature's time;
 //   - the archive holds exactly the attested files (plus signature.asc),
 //     and each one's size and salted hash matched when it was read;
-//   - manifest.json was then parsed and validated from those bytes.
+//   - assembly.Check then found the verified manifest.json and the attested
+//     files valid (the verdict inspect gives on the same archive); its
+//     warnings are in Report, or errors under VerifyOptions.Check.Strict.
 //
 // File content is only reachable through the *Verified (Open, ReadFile),
 // which checks every file again as it is read, so an archive changed after

@@ -80,6 +80,10 @@ var (
 	ErrWrongPassphrase = errors.New("signing: wrong passphrase")
 	// ErrKeyFormat: the key file cannot be read as OpenPGP keys.
 	ErrKeyFormat = errors.New("signing: unreadable key")
+	// ErrInputChanged: the assembly being signed was written to or
+	// replaced while it was read, so the signed copy matches neither
+	// version; nothing was written.
+	ErrInputChanged = errors.New("signing: assembly changed while it was signed")
 )
 
 // A DigestError reports a file whose salted hash differs from the attested

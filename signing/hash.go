@@ -47,7 +47,7 @@ func openContent(f *assembly.File) (io.ReadCloser, error) {
 // hashEntry streams the entry once, reading at most limit bytes, into
 // H(content || nonce). Reading and hashing overlap: one goroutine reads
 // (and inflates) the next chunk while this one hashes the last.
-func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byte, limit int64) (digest, error) {
+func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byte, limit int64, m *meter) (digest, error) {
 	rc, err := openContent(f)
 	if err != nil {
 		return digest{}, err
@@ -84,6 +84,7 @@ func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byt
 	for c := range full {
 		hw.Write((*c.buf)[:c.n])
 		size += int64(c.n)
+		m.add(int64(c.n))
 		chunkPool.Put(c.buf)
 		if c.err == io.EOF {
 			break
@@ -101,10 +102,13 @@ func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byt
 
 // hashAll hashes files in parallel (largest first, GOMAXPROCS at a time);
 // limit(f) bounds the bytes read from f. check, if not nil, is called for
-// each result as it arrives and stops everything on the first error. The
-// returned digests are in the order of files.
+// each result as it arrives and stops everything on the first error.
+// progress, if not nil, is told the bytes hashed so far (see
+// SignOptions.Progress). The returned digests are in the order of files.
 func hashAll(ctx context.Context, files []*assembly.File, h crypto.Hash, nonce []byte,
-	limit func(*assembly.File) int64, check func(*assembly.File, digest) error) ([]digest, error) {
+	limit func(*assembly.File) int64, check func(*assembly.File, digest) error, progress func(done, total int64)) ([]digest, error) {
+	m := newMeter(files, progress)
+	defer m.end()
 	out := make([]digest, len(files))
 	order := make([]int, len(files))
 	for i := range order {
@@ -116,7 +120,7 @@ func hashAll(ctx context.Context, files []*assembly.File, h crypto.Hash, nonce [
 	for _, i := range order {
 		f := files[i]
 		g.Go(func() error {
-			d, err := hashEntry(ctx, f, h, nonce, limit(f))
+			d, err := hashEntry(ctx, f, h, nonce, limit(f), m)
 			if err != nil {
 				return err
 			}
@@ -146,4 +150,47 @@ func fill(src io.Reader, buf []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// A meter counts the bytes hashed by every worker for a progress callback,
+// which it calls with a running total, one call at a time, in order.
+type meter struct {
+	mu     sync.Mutex
+	done   int64
+	total  int64
+	report func(done, total int64)
+}
+
+// newMeter returns a meter for files (nil, which counts nothing, when
+// report is nil). The total is the files' sizes as their headers state.
+func newMeter(files []*assembly.File, report func(done, total int64)) *meter {
+	if report == nil {
+		return nil
+	}
+	m := &meter{report: report}
+	for _, f := range files {
+		m.total += f.Size()
+	}
+	return m
+}
+
+func (m *meter) add(n int64) {
+	if m == nil || n == 0 {
+		return
+	}
+	m.mu.Lock()
+	m.done += n
+	m.report(m.done, m.total)
+	m.mu.Unlock()
+}
+
+// end reports the final count once more (also for an assembly of empty
+// files, which never called add).
+func (m *meter) end() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.report(m.done, m.total)
+	m.mu.Unlock()
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
@@ -17,6 +16,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/klauspost/compress/zip"
 	"golang.org/x/sync/errgroup"
 )
@@ -33,6 +33,31 @@ type SignOptions struct {
 	// Rand is the source of the nonce and of signature randomness (default
 	// crypto/rand). Never reuse a deterministic source outside tests.
 	Rand io.Reader
+	// Warn, when set, is given every warning and note of the assembly
+	// check that precedes signing (errors refuse the signing instead).
+	Warn func(assembly.Finding)
+	// Progress, if set, is called as the files are hashed, with the bytes
+	// hashed so far and the total, one call at a time.
+	Progress func(done, total int64)
+}
+
+// check runs assembly.Check on r, the verdict verify will give: an
+// invalid assembly is not signed.
+func (o *SignOptions) check(r *assembly.Reader) error {
+	rep, err := r.Check(assembly.CheckOptions{})
+	if rep != nil && o != nil && o.Warn != nil {
+		for _, f := range rep.Warnings() {
+			o.Warn(f)
+		}
+	}
+	return err
+}
+
+func (o *SignOptions) progress() func(done, total int64) {
+	if o == nil {
+		return nil
+	}
+	return o.Progress
 }
 
 func (o *SignOptions) now() time.Time {
@@ -79,7 +104,7 @@ func Attest(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attest
 				return fmt.Errorf("%w: %q: header says %d bytes, content has %d or more", assembly.ErrFormat, f.Name(), f.Size(), d.size)
 			}
 			return nil
-		})
+		}, opts.progress())
 	if err != nil {
 		return nil, err
 	}
@@ -170,8 +195,10 @@ func addArmorChecksum(msg []byte) ([]byte, error) {
 // Sign writes to dst a copy of the assembly r sealed by signer: every entry
 // but signature.asc is copied with its exact stored bytes, then a new
 // signature.asc holding the clear-signed attestation is appended. It refuses
-// an expired or revoked key and a key without secret signing material. On
-// error dst may hold an incomplete archive: SignFile discards it.
+// an expired or revoked key and a key without secret signing material, and
+// an assembly that assembly.Check finds invalid (an *assembly.CheckError,
+// before anything is written): what it signs, Verify accepts. On error dst
+// may hold an incomplete archive: SignFile discards it.
 func Sign(dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
 	return SignContext(context.Background(), dst, r, signer, opts)
 }
@@ -188,12 +215,26 @@ func SignContext(ctx context.Context, dst io.Writer, r *assembly.Reader, signer 
 // keeps its exact bytes, local and central headers included. Otherwise the
 // entries are copied raw through a zip writer.
 func sign(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions, copyPrefix func(dst io.Writer, n int64) error) (*Attestation, error) {
-	if signer == nil {
-		return nil, ErrNoKey
-	}
-	if _, err := signingKey(signer, opts.now()); err != nil {
+	if err := checkSignable(r, signer, opts); err != nil {
 		return nil, err
 	}
+	return signChecked(ctx, dst, r, signer, opts, copyPrefix)
+}
+
+// checkSignable refuses a missing, expired or revoked key, then an
+// assembly that assembly.Check finds invalid.
+func checkSignable(r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) error {
+	if signer == nil {
+		return ErrNoKey
+	}
+	if _, err := signingKey(signer, opts.now()); err != nil {
+		return err
+	}
+	return opts.check(r)
+}
+
+// signChecked is sign after checkSignable.
+func signChecked(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions, copyPrefix func(dst io.Writer, n int64) error) (*Attestation, error) {
 	prefix, err := appendPrefix(r)
 	if errors.Is(err, errNotAppendable) {
 		return signRewrite(ctx, dst, r, signer, opts)
@@ -298,12 +339,38 @@ func stripZip64(extra []byte) []byte {
 }
 
 // SignFile signs the assembly file in and writes the result to out (which
-// may be in). It writes a temporary file in out's folder and renames it into
-// place, so a failed sign leaves out untouched and out is never seen
-// half-written. Like the project's other writers it does not fsync: the
-// rename is atomic, durability across a power loss is the file system's
-// (fsync made signing a 750 MiB assembly about 1.5 times slower).
+// may be in) through the project's one output writer (see
+// internal/output): a temporary file beside out renamed into place, so a
+// failed sign leaves out untouched and out is never seen half-written; a
+// symbolic link is followed and kept (its target is signed); "-" is
+// standard output. The lock on out is taken before in is opened, so a
+// second writer of the same file (another sign, a build) waits, and signs
+// or replaces what the first one wrote, never what it replaced. Like the
+// project's other writers it does not fsync: the rename is atomic,
+// durability across a power loss is the file system's (fsync made signing
+// a 750 MiB assembly about 1.5 times slower).
 func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
+	dst, err := output.Create(ctx, out, output.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Close()
+	a, err := SignFileTo(ctx, in, dst, signer, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := dst.Commit(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// SignFileTo signs the assembly file in and writes the signed copy to dst.
+// It fails with ErrInputChanged when in changed while it was read (another
+// program wrote it, or renamed another file over it): what it wrote would
+// then be a copy of neither version. Callers that write in itself take
+// the output's lock before calling it, as SignFile does.
+func SignFileTo(ctx context.Context, in string, dst io.Writer, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
 	// One descriptor serves the checks, the hashing and the prefix copy,
 	// so all of them see the same file.
 	src, err := os.Open(in)
@@ -315,43 +382,47 @@ func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts 
 	if err != nil {
 		return nil, err
 	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w: not a regular file", in, assembly.ErrFormat)
+	}
 	r, err := assembly.NewReader(src, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in, err)
 	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(out); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
 	// Copying the kept prefix file to file lets the kernel do it
-	// (copy_file_range, which needs *os.File or *io.LimitedReader of one;
+	// (copy_file_range, when dst is an *os.File or forwards ReadFrom to one;
 	// src's offset is still 0: the reader only uses ReadAt).
-	a, err := sign(ctx, tmp, r, signer, opts, func(dst io.Writer, n int64) error {
+	a, err := sign(ctx, dst, r, signer, opts, func(dst io.Writer, n int64) error {
 		if _, err := src.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
 		m, err := io.Copy(dst, io.LimitReader(src, n))
 		if err == nil && m != n {
-			err = fmt.Errorf("%s: %w: file shrank while signing", in, assembly.ErrFormat)
+			err = fmt.Errorf("%w: %s shrank while it was signed", ErrInputChanged, in)
 		}
 		return err
 	})
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
+	if err := unchanged(src, st, in); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// unchanged checks that the open file f (stat st when it was opened) was
+// not written meanwhile, and that name still names it.
+func unchanged(f *os.File, st os.FileInfo, name string) error {
+	now, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if now.Size() != st.Size() || !now.ModTime().Equal(st.ModTime()) {
+		return fmt.Errorf("%w: %s was written to while it was signed: sign it again", ErrInputChanged, name)
+	}
+	if cur, err := os.Stat(name); err != nil || !os.SameFile(cur, st) {
+		return fmt.Errorf("%w: %s was replaced while it was signed: sign it again", ErrInputChanged, name)
+	}
+	return nil
 }

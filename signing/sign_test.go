@@ -2,9 +2,12 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -248,25 +251,63 @@ func rawClearSign(t testing.TB, a *Attestation, k *packet.PrivateKey, now time.T
 	return buf.Bytes()
 }
 
-// Step 5: a validly signed assembly with a bad or no manifest.json fails
-// with assembly.ErrManifest, after the signature checks.
-func TestVerifyManifest(t *testing.T) {
+// Step 5: a validly signed assembly that assembly.Check finds invalid
+// fails after the signature checks, with the verdict and the text the
+// check gives on the unsigned archive; Sign and SignFile refuse to sign it
+// in the first place, leaving the file as it was.
+func TestVerifyAndSignShareTheCheck(t *testing.T) {
 	trusted := readKeys(t, "trusted.asc")
 	e := signer(t, "ed25519.sec.asc")
-	for name, files := range map[string][]string{
-		"invalid manifest": {"manifest.json", `{"schema":"cloud-assembly/1.0","droplets":{"a.b":{}}}`},
-		"no manifest":      {"other.json", `{}`},
+	stack := `"type":"npm://@aws-cdk/aws-cloudformation.StackDroplet","environment":"aws://123456789012/eu-west-1"`
+	for _, tt := range []struct {
+		name  string
+		files []string // name, content pairs
+		want  error
+	}{
+		{"invalid manifest", []string{"manifest.json", `{"schema":"cloud-assembly/1.0","droplets":{"a.b":{}}}`}, assembly.ErrSchema},
+		{"no manifest", []string{"other.json", `{}`}, assembly.ErrNoManifest},
+		{"missing template", []string{"manifest.json", `{"schema":"cloud-assembly/1.0","droplets":{"A":{` + stack + `,"properties":{"stackName":"a","template":"nope.yml"}}}}`}, assembly.ErrMissingFile},
+		{"outside", []string{"manifest.json", `{"schema":"cloud-assembly/1.0","droplets":{"A":{` + stack + `,"properties":{"stackName":"a","template":"../t.yml"}}}}`, "t.yml", "x"}, assembly.ErrInsecurePath},
+		{"cycle", []string{"manifest.json", `{"schema":"cloud-assembly/1.0","droplets":{"A":{"type":"x://y","environment":"x://y","dependsOn":["A"]}}}`}, assembly.ErrCycle},
 	} {
-		t.Run(name, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			zw := zip.NewWriter(&buf)
-			w, _ := zw.Create(files[0])
-			w.Write([]byte(files[1]))
+			for i := 0; i < len(tt.files); i += 2 {
+				w, _ := zw.Create(tt.files[i])
+				w.Write([]byte(tt.files[i+1]))
+			}
 			zw.Close()
-			signed := signZip(t, buf.Bytes(), e, time.Now(), crypto.SHA256)
-			_, err := Verify(reader(t, signed), trusted, nil)
-			if !errors.Is(err, assembly.ErrManifest) {
-				t.Fatalf("got %v, want assembly.ErrManifest", err)
+			_, want := reader(t, buf.Bytes()).Check(assembly.CheckOptions{})
+			if !errors.Is(want, tt.want) {
+				t.Fatalf("Check: got %v, want %v", want, tt.want)
+			}
+			_, err := Sign(io.Discard, reader(t, buf.Bytes()), e, nil)
+			if !errors.Is(err, tt.want) || err.Error() != want.Error() {
+				t.Errorf("Sign: got %v, want %v", err, want)
+			}
+			dir := t.TempDir()
+			in := filepath.Join(dir, "app.cloud")
+			os.WriteFile(in, buf.Bytes(), 0o644)
+			if _, err := SignFile(context.Background(), in, in, e, nil); !errors.Is(err, tt.want) || err.Error() != want.Error() {
+				t.Errorf("SignFile: got %v, want %v", err, want)
+			}
+			if b, _ := os.ReadFile(in); !bytes.Equal(b, buf.Bytes()) {
+				t.Error("SignFile changed the file it refused to sign")
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Errorf("SignFile left %d files behind", len(ents)-1)
+			}
+			// Signed anyway (by a signer that skips the check), verify gives the
+			// same verdict, word for word.
+			var out bytes.Buffer
+			now := time.Now()
+			if _, err := signChecked(context.Background(), &out, reader(t, buf.Bytes()), e, &SignOptions{Now: func() time.Time { return now }}, nil); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Verify(reader(t, out.Bytes()), trusted, nil)
+			if !errors.Is(err, tt.want) || !errors.Is(err, assembly.ErrManifest) || err.Error() != want.Error() {
+				t.Fatalf("Verify: got %v, want %v", err, want)
 			}
 		})
 	}
@@ -274,6 +315,35 @@ func TestVerifyManifest(t *testing.T) {
 	v, err := Verify(reader(t, signed), trusted, nil)
 	if err != nil || v.Manifest() == nil || v.Manifest().Schema != "cloud-assembly/1.0" {
 		t.Fatalf("Manifest() after Verify: %v", err)
+	}
+}
+
+// Warnings do not stop signing; they reach SignOptions.Warn, and Verify
+// reports them too, unless VerifyOptions.Check.Strict makes them errors.
+func TestSignWarnsVerifyStrict(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("manifest.json")
+	w.Write([]byte(`{"schema":"cloud-assembly/1.0","x-vendor":1,"droplets":{}}`))
+	zw.Close()
+	var warned []string
+	var out bytes.Buffer
+	opts := &SignOptions{Warn: func(f assembly.Finding) { warned = append(warned, f.String()) }}
+	if _, err := Sign(&out, reader(t, buf.Bytes()), signer(t, "ed25519.sec.asc"), opts); err != nil {
+		t.Fatal(err)
+	}
+	const want = "x-vendor: unknown key: the spec defines no such field [unknown-key]"
+	if strings.Join(warned, "\n") != want {
+		t.Errorf("warned %q", warned)
+	}
+	trusted := readKeys(t, "trusted.asc")
+	v, err := Verify(reader(t, out.Bytes()), trusted, nil)
+	if err != nil || len(v.Report().Warnings()) != 1 || v.Report().Warnings()[0].String() != want {
+		t.Fatalf("Verify: %v", err)
+	}
+	_, err = Verify(reader(t, out.Bytes()), trusted, &VerifyOptions{Check: assembly.CheckOptions{Strict: true}})
+	if !errors.Is(err, assembly.ErrUnknownKey) || err.Error() != want {
+		t.Fatalf("Verify strict: %v", err)
 	}
 }
 

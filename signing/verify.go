@@ -25,6 +25,26 @@ type VerifyOptions struct {
 	// Now is the time revocation and "signature from the future" are judged
 	// at (default time.Now). Key expiry is judged at the signature's time.
 	Now func() time.Time
+	// Check tunes step 5, assembly.Check (Strict turns its warnings into
+	// errors).
+	Check assembly.CheckOptions
+	// Progress, if set, is called as the files are hashed, with the bytes
+	// hashed so far and the total, one call at a time.
+	Progress func(done, total int64)
+}
+
+func (o *VerifyOptions) check() assembly.CheckOptions {
+	if o == nil {
+		return assembly.CheckOptions{}
+	}
+	return o.Check
+}
+
+func (o *VerifyOptions) progress() func(done, total int64) {
+	if o == nil {
+		return nil
+	}
+	return o.Progress
 }
 
 func (o *VerifyOptions) now() time.Time {
@@ -45,7 +65,6 @@ type Verified struct {
 	sigTime     time.Time
 	bytes       int64
 	fingerprint string
-	manifest    *assembly.Manifest
 	report      *assembly.Report
 }
 
@@ -160,11 +179,12 @@ func (c *checkedReader) Close() error { return c.rc.Close() }
 //     lists exactly the archive's files other than signature.asc;
 //  4. streams every file once, in parallel, reading no more than its attested
 //     size plus one byte, and compares its size and salted hash;
-//  5. only then parses and validates manifest.json (assembly.ParseManifest,
-//     Manifest.Validate), from the verified bytes.
+//  5. only then runs assembly.Check on the verified manifest.json and the
+//     attested files: the verdict every command gives on the same bytes.
 //
 // Every error of steps 1 to 4 wraps ErrVerification and one more specific
-// sentinel; manifest errors of step 5 wrap assembly.ErrManifest.
+// sentinel; step 5 fails with an *assembly.CheckError (its findings match
+// assembly.ErrManifest and their rules' sentinels).
 func Verify(r *assembly.Reader, trusted openpgp.EntityList, opts *VerifyOptions) (*Verified, error) {
 	return VerifyContext(context.Background(), r, trusted, opts)
 }
@@ -195,43 +215,37 @@ func VerifyContext(ctx context.Context, r *assembly.Reader, trusted openpgp.Enti
 		return nil, err
 	}
 	v.r = r
-	if err := v.checkFiles(ctx); err != nil {
+	if err := v.checkFiles(ctx, opts.progress()); err != nil {
 		return nil, err
 	}
-	// Step 5: only now is manifest.json parsed and validated, from
-	// verified bytes.
-	if v.manifest, v.report, err = v.loadManifest(); err != nil {
+	// Step 5: only now is the assembly checked, from verified bytes.
+	if v.report, err = v.check(opts.check()); err != nil {
 		return nil, err
 	}
 	return v, nil
 }
 
-func (v *Verified) loadManifest() (*assembly.Manifest, *assembly.Report, error) {
-	if _, ok := v.att.Items[assembly.ManifestName]; !ok {
-		return nil, nil, fmt.Errorf("%w: no %s in the archive", assembly.ErrManifest, assembly.ManifestName)
+// check runs assembly.Check on the verified manifest.json and the attested
+// files (their sizes are the attested ones).
+func (v *Verified) check(opts assembly.CheckOptions) (*assembly.Report, error) {
+	files := assembly.NewFileSet()
+	for name, it := range v.att.Items {
+		files.Add(name, it.Size)
 	}
-	if v.att.Items[assembly.ManifestName].Size > assembly.MaxManifestSize {
-		return nil, nil, fmt.Errorf("%w: %s of %d bytes, at most %d allowed", assembly.ErrTooLarge, assembly.ManifestName, v.att.Items[assembly.ManifestName].Size, assembly.MaxManifestSize)
+	var b []byte
+	if it, ok := v.att.Items[assembly.ManifestName]; ok && it.Size <= assembly.MaxManifestSize {
+		var err error
+		if b, err = v.ReadFile(assembly.ManifestName); err != nil {
+			return nil, err
+		}
 	}
-	b, err := v.ReadFile(assembly.ManifestName)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := assembly.ParseManifest(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, err := m.Validate()
-	if err != nil {
-		return nil, nil, err
-	}
-	return m, rep, nil
+	return assembly.Check(b, files, opts)
 }
 
-// Manifest is the verified assembly's parsed and validated manifest.json.
-func (v *Verified) Manifest() *assembly.Manifest { return v.manifest }
+// Manifest is the verified assembly's parsed and checked manifest.json.
+func (v *Verified) Manifest() *assembly.Manifest { return v.report.Manifest }
 
-// Report is the manifest validation's report (warnings, deploy order).
+// Report is the check's report: warnings and notes, graph, deploy order.
 func (v *Verified) Report() *assembly.Report { return v.report }
 
 // VerifyCleartext checks a signature.asc on its own (steps 1 to 3 of Verify
@@ -403,7 +417,7 @@ func mapPGPError(err error) error {
 
 // checkFiles compares the archive's files with the attestation, then
 // streams each one once, in parallel.
-func (v *Verified) checkFiles(ctx context.Context) error {
+func (v *Verified) checkFiles(ctx context.Context, progress func(done, total int64)) error {
 	files := contentFiles(v.r)
 	inArchive := make(map[string]bool, len(files))
 	for _, f := range files {
@@ -434,7 +448,7 @@ func (v *Verified) checkFiles(ctx context.Context) error {
 				return &DigestError{Name: f.Name(), Want: it.Hash, Got: d.sum}
 			}
 			return nil
-		})
+		}, progress)
 	if err != nil {
 		if !errors.Is(err, ErrVerification) {
 			// A corrupt deflate stream or I/O error: the content cannot

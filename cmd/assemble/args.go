@@ -20,6 +20,9 @@ func reorderArgs(app *cli.App, args []string) []string {
 	}
 	out := []string{args[0]}
 	rest := args[1:]
+	if rest[0] == "help" || rest[0] == "h" {
+		return args // assemble help build: urfave/cli's help command
+	}
 	flags := app.Flags
 	cmds := app.Commands
 	// Global flags come before the command name; pass them through.

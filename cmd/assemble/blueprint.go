@@ -32,6 +32,11 @@ appear, references, core function calls, reference cycles, each, and the
 local blueprints it includes (include cycles, depth beyond 5, the variables
 passed to them).
 
+Everything known before deploy time (literals, --var values and defaults,
+values, core function calls on them) is evaluated as assemble build would,
+so a failing call, an object interpolated into a string, each over an
+object or an export of the wrong type is reported here, at its place.
+
 ${cwd()} in include paths stands for --cwd, which defaults to the current
 working directory. Relative include paths resolve from the including file's
 folder. Includes whose path is known only at deploy time, or whose metadata

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/packager"
 )
 
@@ -20,8 +22,9 @@ func buildCmd() *cli.Command {
 		ArgsUsage: "[PROJECT]",
 		Description: `PROJECT is a folder holding assembly.yaml, a folder holding one template, or a
    template file (default: the current folder). The output defaults to
-   <folder name>.cloud in the current folder. Entries carry the time in
-   SOURCE_DATE_EPOCH when it is set, else 1980-01-01, so rebuilds are identical.
+   <folder name>.cloud in the current folder; -o - writes it to standard
+   output. Entries carry the time in SOURCE_DATE_EPOCH when it is set, else
+   1980-01-01, so rebuilds are identical.
 
    Example: assemble build -o webapp.cloud fixtures/examples/webapp`,
 		Flags: []cli.Flag{
@@ -31,6 +34,8 @@ func buildCmd() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 			&cli.StringFlag{Name: "schemas", Usage: "check every packaged template against the resource type schemas (*.json) in `DIR`"},
 			&cli.BoolFlag{Name: "schemas-warn", Usage: "report --schemas findings as warnings instead of failing the build"},
+			quietFlag,
+			progressFlag,
 		},
 		Action: runBuild,
 	}
@@ -69,15 +74,22 @@ func runBuild(c *cli.Context) error {
 	if err := buildSchemas(c, &opts); err != nil {
 		return err
 	}
-	plan, err := packager.Build(c.Context, project, output, opts)
+	prog := newProgress(c, "building "+output)
+	opts.Progress = prog.Func()
+	plan, err := packager.Load(project, opts)
+	if err != nil {
+		return fmt.Errorf("build %s: %w", project, err)
+	}
+	f, err := writeBuild(c, plan, output, prog)
 	if err != nil {
 		return fmt.Errorf("build %s: %w", project, err)
 	}
 	for _, w := range plan.Warnings {
 		warnf(c, "%s", w)
 	}
+	out := summaryWriter(c, f)
 	if c.Bool("json") {
-		return writeJSON(c, buildResult{
+		return encodeJSON(out, buildResult{
 			Output:   output,
 			Droplets: plan.Report.Order,
 			Files:    plan.Files(),
@@ -85,11 +97,31 @@ func runBuild(c *cli.Context) error {
 			Warnings: diagnosticsJSON(plan.Warnings),
 		})
 	}
-	fmt.Fprintf(c.App.Writer, "built %s: %s, %s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"))
+	printf(c, out, "built %s: %s, %s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"))
 	for _, k := range sortedMissing(plan.Manifest) {
-		fmt.Fprintf(c.App.Writer, "missing: %s\n", k)
+		printf(c, out, "missing: %s\n", k)
 	}
 	return nil
+}
+
+// writeBuild writes the planned assembly to the output through the one
+// output writer, never over a file the build read nor into a folder it
+// ships, with progress on standard error.
+func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress) (*output.File, error) {
+	f, err := createOutput(c, name, plan.Inputs(), true)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := plan.CheckOutput(f.Target()); err != nil {
+		return nil, err
+	}
+	_, err = plan.WriteTo(c.Context, f)
+	prog.Done()
+	if err != nil {
+		return nil, err
+	}
+	return f, f.Commit()
 }
 
 type buildResult struct {
@@ -102,15 +134,16 @@ type buildResult struct {
 
 type diagnosticJSON struct {
 	Level   string `json:"level"`
+	Rule    string `json:"rule,omitempty"`
 	Droplet string `json:"droplet,omitempty"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
 }
 
-func diagnosticsJSON(ds []assembly.Diagnostic) []diagnosticJSON {
+func diagnosticsJSON(fs []assembly.Finding) []diagnosticJSON {
 	out := []diagnosticJSON{}
-	for _, d := range ds {
-		out = append(out, diagnosticJSON{d.Level, d.Droplet, d.Field, d.Message})
+	for _, f := range fs {
+		out = append(out, diagnosticJSON{f.Severity.String(), f.Rule, f.Droplet, f.Field, f.Message})
 	}
 	return out
 }
@@ -125,8 +158,11 @@ func sortedMissing(m *assembly.Manifest) []string {
 }
 
 // writeJSON prints v as indented JSON with a final newline.
-func writeJSON(c *cli.Context, v any) error {
-	enc := json.NewEncoder(c.App.Writer)
+func writeJSON(c *cli.Context, v any) error { return encodeJSON(c.App.Writer, v) }
+
+// encodeJSON writes v to w as indented JSON with a final newline.
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,18 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
-	"github.com/cloud-assembly/assemble/signing"
+	"github.com/cloud-assembly/assemble/internal/output"
 )
-
-// readSignature reads signature.asc (already verified), bounded.
-func readSignature(f *assembly.File) ([]byte, error) {
-	rc, err := f.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(io.LimitReader(rc, assembly.MaxSignatureSize))
-}
 
 func extractCmd() *cli.Command {
 	return &cli.Command{
@@ -34,13 +22,22 @@ func extractCmd() *cli.Command {
 a trusted key (--keyring, repeatable) is written. The files go to a temporary
 folder beside DIR, each checked again against its signed hash as it is
 written, and the folder is renamed to DIR at the end: on any failure nothing
-is written. DIR must not exist or be empty. signature.asc is written too.
+is written. DIR must not exist or be empty; every folder written gets the
+same mode (0755 less the umask), every file 0644 less the umask.
+signature.asc is written too.
+
+--allow-unsigned extracts an unsigned assembly after checking its structure
+and manifest, as verify does, and warns that nothing was authenticated.
 
 Example:
    assemble extract --keyring release.pub.asc -d out app.cloud`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keyring", Usage: "trusted public keys `FILE` (repeatable)"},
 			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Usage: "write the files under `DIR`"},
+			&cli.BoolFlag{Name: "allow-unsigned", Usage: "extract an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			strictFlag,
+			quietFlag,
+			progressFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -50,101 +47,107 @@ Example:
 			if dir == "" {
 				return usagef("extract needs -d DIR")
 			}
-			if len(c.StringSlice("keyring")) == 0 {
+			if len(c.StringSlice("keyring")) == 0 && !c.Bool("allow-unsigned") {
 				return usagef("extract needs at least one --keyring FILE of trusted public keys")
 			}
-			if err := checkEmptyDir(dir); err != nil {
-				return err
+			// Refuse a full folder before verifying anything.
+			out, err := output.CreateDir(dir)
+			if err != nil {
+				return withHint(err, "extract into a new or empty folder")
 			}
+			defer out.Close()
 			name := c.Args().First()
-			res, rc, err := verifyAssembly(c, name, false)
+			res, rc, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
 			if rc != nil {
 				defer rc.Close()
 			}
 			if err != nil {
 				return err
 			}
-			sig, err := readSignature(rc.File(assembly.SignatureName))
+			open := func(f *assembly.File) (io.ReadCloser, error) {
+				if res.verified == nil || f.Name() == assembly.SignatureName {
+					// Unsigned (--allow-unsigned), or the signature that
+					// verify just checked.
+					return f.Open()
+				}
+				// Each byte checked again against its signed hash.
+				return res.verified.Open(f.Name())
+			}
+			prog := newProgress(c, "extracting "+name)
+			err = extractAll(out, rc.Files(), open, prog.Func())
+			prog.Done()
+			if err == nil {
+				err = out.Commit()
+			}
 			if err != nil {
 				return fmt.Errorf("extract %s: %w", name, err)
 			}
-			if err := extractAll(res.verified, sig, dir); err != nil {
-				return fmt.Errorf("extract %s: %w", name, err)
+			if res.Signer == nil {
+				printf(c, c.App.Writer, "extracted %s (%s) from %s to %s: UNSIGNED, not authenticated\n",
+					count(res.Files, "file"), count(int(res.Bytes), "byte"), name, dir)
+				return nil
 			}
-			fmt.Fprintf(c.App.Writer, "extracted %d files (%d bytes) from %s to %s, signed by %q (%s)\n",
-				res.Files, res.Bytes, name, dir, res.Signer.UserID, res.Signer.Fingerprint)
+			printf(c, c.App.Writer, "extracted %s (%s) from %s to %s, signed by %q (%s)\n",
+				count(res.Files, "file"), count(int(res.Bytes), "byte"), name, dir, res.Signer.UserID, res.Signer.Fingerprint)
 			return nil
 		},
 	}
 }
 
-// checkEmptyDir fails unless dir is absent or an empty folder.
-func checkEmptyDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return err
-	case len(entries) > 0:
-		return withHint(fmt.Errorf("%s is not empty", dir), "extract into a new or empty folder")
+// extractAll writes every file of the assembly (signature.asc included)
+// into the output folder through its os.Root (no escape by symlink or
+// ".."), telling progress the bytes written.
+func extractAll(out *output.Dir, files []*assembly.File, open func(*assembly.File) (io.ReadCloser, error), progress func(done, total int64)) error {
+	var total, done int64
+	for _, f := range files {
+		total += f.Size()
 	}
-	return nil
-}
-
-// extractAll writes every verified file under a temporary folder beside
-// dir through os.Root (no escape by symlink or "..") and renames it to dir.
-func extractAll(v *signing.Verified, sig []byte, dir string) (err error) {
-	parent := filepath.Dir(filepath.Clean(dir))
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".extract-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	root, err := os.OpenRoot(tmp)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	write := func(name string, src io.Reader) error {
+	for _, f := range files {
+		name := f.Name()
 		if d := path.Dir(name); d != "." {
-			if err := root.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
-				return err
+			if err := out.MkdirAll(d); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		f, err := root.OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		r, err := open(f)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		if _, err := io.Copy(f, src); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}
-	for _, name := range v.Files() {
-		rc, err := v.Open(name)
+		dst, err := out.Root().OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
-			return err
+			r.Close()
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		err = write(name, rc)
-		rc.Close()
+		n, err := io.Copy(dst, &countingReader{r: r, add: func(n int64) {
+			done += n
+			if progress != nil {
+				progress(done, total)
+			}
+		}})
+		r.Close()
+		if cerr := dst.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && n != f.Size() {
+			err = fmt.Errorf("%w: %d bytes, the header says %d", assembly.ErrFormat, n, f.Size())
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	if err := write(assembly.SignatureName, bytes.NewReader(sig)); err != nil {
-		return err
+	return nil
+}
+
+// countingReader tells add how many bytes each Read returned.
+type countingReader struct {
+	r   io.Reader
+	add func(int64)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.add(int64(n))
 	}
-	// An empty dir may exist: replace it.
-	if _, err := os.Stat(dir); err == nil {
-		if err := os.Remove(dir); err != nil {
-			return err
-		}
-	}
-	return os.Rename(tmp, dir)
+	return n, err
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -42,7 +41,7 @@ func runGraph(c *cli.Context) error {
 		return usagef("unknown format %q: use dot or mermaid", format)
 	}
 	target := c.Args().First()
-	m, rep, err := loadGraph(c, target)
+	m, rep, inputs, err := loadGraph(c, target)
 	if err != nil {
 		return err
 	}
@@ -52,53 +51,36 @@ func runGraph(c *cli.Context) error {
 	} else {
 		writeMermaid(&buf, m, rep.Graph)
 	}
-	if out := c.String("output"); out != "" {
-		// -o assembly.yaml or -o app.cloud would replace what was drawn.
-		if ost, err := os.Stat(out); err == nil {
-			for _, in := range []string{target, filepath.Join(target, packager.ProjectFile)} {
-				if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
-					return fmt.Errorf("graph: output %s would overwrite %s, the input: write the graph elsewhere (-o graph.dot)", out, in)
-				}
-			}
-		}
-		return writeFileAtomic(out, buf.Bytes())
-	}
-	_, err = c.App.Writer.Write(buf.Bytes())
-	return err
+	return writeOutput(c, c.String("output"), buf.Bytes(), inputs)
 }
 
-// loadGraph reads an assembly (a ZIP file) or loads a project.
-func loadGraph(c *cli.Context, target string) (*assembly.Manifest, *assembly.Report, error) {
+// loadGraph reads an assembly (a ZIP file) or loads a project. It returns
+// the files it read.
+func loadGraph(c *cli.Context, target string) (*assembly.Manifest, *assembly.Report, []string, error) {
 	if isZip(target) {
 		rc, err := assembly.Open(target)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		defer rc.Close()
 		if rc.Signed() {
 			warnUnverified(c, target)
 		}
-		m, err := rc.Manifest()
+		rep, err := rc.Check(assembly.CheckOptions{})
+		showFindings(c, target, rep)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", target, err)
+			return nil, nil, nil, checkHint(fmt.Errorf("%s: %w", target, err), "the assembly is invalid; 'assemble inspect' lists every finding")
 		}
-		rep, err := m.Validate()
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", target, err)
-		}
-		for _, d := range rep.Diagnostics {
-			warnf(c, "%s: %s", target, d)
-		}
-		return m, rep, nil
+		return rep.Manifest, rep, []string{target}, nil
 	}
 	plan, err := packager.Load(target, packager.BuildOptions{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("graph %s: %w", target, err)
+		return nil, nil, nil, fmt.Errorf("graph %s: %w", target, err)
 	}
 	for _, d := range plan.Warnings {
 		warnf(c, "%s", d)
 	}
-	return plan.Manifest, plan.Report, nil
+	return plan.Manifest, plan.Report, plan.Inputs(), nil
 }
 
 func isZip(name string) bool {

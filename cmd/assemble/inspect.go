@@ -22,11 +22,16 @@ func inspectCmd() *cli.Command {
 		Description: `inspect reads an assembly without verifying it: a signed assembly is
    reported as signed but unverified (use 'assemble verify' to check it).
    --query takes a gjson path over manifest.json (https://github.com/tidwall/gjson).
+   The assembly is checked as every command checks it (the table below):
+   errors fail, warnings are shown, and --strict makes them errors.
 
-   Example: assemble inspect webapp.cloud --query 'droplets.Service.properties.parameters'`,
+   Example: assemble inspect webapp.cloud --query 'droplets.Service.properties.parameters'
+
+` + findingsHelp(),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 			&cli.StringFlag{Name: "query", Usage: "print the part of manifest.json the gjson `PATH` selects"},
+			strictFlag,
 		},
 		Action: runInspect,
 	}
@@ -45,7 +50,7 @@ func runInspect(c *cli.Context) error {
 		if errors.Is(err, assembly.ErrFormat) {
 			return withHint(err, "the file is not a Cloud Assembly (.cloud); make one with 'assemble build'")
 		}
-		return err
+		return openError(file, err)
 	}
 	defer rc.Close()
 	r := &rc.Reader
@@ -53,20 +58,12 @@ func runInspect(c *cli.Context) error {
 	if signed {
 		warnUnverified(c, file)
 	}
-	m, err := r.Manifest()
+	rep, err := r.Check(checkOptions(c))
+	showFindings(c, file, rep)
 	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+		return checkHint(fmt.Errorf("%s: %w", file, err), "the assembly is invalid: every command refuses it (see FINDINGS in 'assemble inspect --help')")
 	}
-	rep, err := m.Validate()
-	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	if err := r.CheckManifestFiles(m); err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	for _, d := range rep.Diagnostics {
-		warnf(c, "%s: %s", file, d)
-	}
+	m := rep.Manifest
 	if q := c.String("query"); q != "" {
 		body, err := fs.ReadFile(r, assembly.ManifestName)
 		if err != nil {
@@ -91,7 +88,7 @@ func runInspect(c *cli.Context) error {
 	if signed {
 		state = "signed (signature not verified)"
 	}
-	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, count(len(m.Droplets), "droplet"), count(len(r.Files()), "file"), state)
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, count(len(m.Droplets), "droplet"), count(fileCount(r), "file"), state)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DROPLET\tTYPE\tENVIRONMENT\tDEPENDS ON")
 	for _, id := range m.IDs() {
@@ -137,7 +134,7 @@ type inspectResult struct {
 
 func inspectJSON(file string, r *assembly.Reader, m *assembly.Manifest, rep *assembly.Report) inspectResult {
 	out := inspectResult{File: file, Schema: m.Schema, Signed: r.Signed(), Order: rep.Order,
-		Missing: sortedMissing(m), Warnings: diagnosticsJSON(rep.Diagnostics), Droplets: []inspectDroplet{}, Files: []inspectFile{}}
+		Missing: sortedMissing(m), Warnings: diagnosticsJSON(rep.Warnings()), Droplets: []inspectDroplet{}, Files: []inspectFile{}}
 	for _, id := range m.IDs() {
 		d := m.Droplets[id]
 		deps := rep.Graph.Dependencies(id)

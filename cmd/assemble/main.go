@@ -33,7 +33,11 @@ func main() {
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
-	err := app.RunContext(ctx, reorderArgs(app, args))
+	if len(args) == 0 || args[len(args)-1] != completionFlag {
+		// The completion protocol needs its flag last, as typed.
+		args = reorderArgs(app, args)
+	}
+	err := app.RunContext(ctx, args)
 	if err == nil {
 		return exitOK
 	}
@@ -53,6 +57,9 @@ func commands() []*cli.Command {
 		schemaCmd(),
 		moduleCmd(),
 		blueprintCmd(),
+		versionCmd(),
+		completionCmd(),
+		manCmd(),
 	}
 }
 
@@ -69,11 +76,15 @@ EXIT CODES:
    0  success (for verify: the assembly is valid and its signature trusted)
    1  failure (invalid input, failed verification, untrusted signer, I/O error)
    2  usage error (unknown command or flag, missing argument)`,
-		Commands:        commands(),
-		Reader:          stdin,
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideHelpCommand: true,
+		Version:              versionString(),
+		Commands:             commands(),
+		Reader:               stdin,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		EnableBashCompletion: true,
+		// A flag's value is never split: --var 'env=a,b' is one value,
+		// --keyring 'release,2026.asc' one file.
+		DisableSliceFlagSeparator: true,
 		// Errors are printed once, by report, never by urfave/cli itself.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
@@ -83,7 +94,11 @@ EXIT CODES:
 			if c.NArg() > 0 {
 				return withHint(usagef("unknown command %q", c.Args().First()), "run 'assemble --help' to list the commands")
 			}
-			return cli.ShowAppHelp(c)
+			// No command is a usage error: the help goes to standard
+			// error, and the exit code is 2.
+			c.App.Writer = c.App.ErrWriter
+			cli.ShowAppHelp(c)
+			return usageError{errSilent}
 		},
 	}
 	for _, c := range app.Commands {

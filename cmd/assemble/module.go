@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -55,7 +54,7 @@ func loadModule(c *cli.Context, verb string) (*registry.Module, error) {
 	if c.NArg() != 1 {
 		return nil, usagef("module %s: want one FRAGMENT or MODULE_DIR, got %d arguments", verb, c.NArg())
 	}
-	m, err := registry.Load(c.Args().First(), registry.DefaultLimits)
+	m, err := registry.Load(c.Args().First(), registry.DefaultLimits())
 	if err != nil {
 		return nil, moduleError(c, err)
 	}
@@ -82,7 +81,7 @@ func moduleError(c *cli.Context, err error) error {
 			fmt.Fprintf(c.App.Writer, "%s: %s\n", ve.File, p.Message)
 		}
 	}
-	return withHint(fmt.Errorf("%s: %d problem(s): %w", ve.File, len(ve.Problems), registry.ErrInvalidFragment),
+	return withHint(fmt.Errorf("%s: %s: %w", ve.File, count(len(ve.Problems), "problem"), registry.ErrInvalidFragment),
 		"fix the problems listed above; modules cannot import values, nest stacks or use transforms or macros")
 }
 
@@ -91,7 +90,7 @@ func moduleValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := m.Validate(registry.DefaultLimits); err != nil {
+	if err := m.Validate(registry.DefaultLimits()); err != nil {
 		return moduleError(c, err)
 	}
 	if m.TypeName != "" {
@@ -111,26 +110,9 @@ func moduleSchema(c *cli.Context) error {
 		return withHint(usagef("module schema: no type name for %s", c.Args().First()),
 			"pass --type-name Org::Service::Name::MODULE, or run it on a module project with a .rpdk-config")
 	}
-	b, err := m.Fragment.Schema(m.TypeName, registry.DefaultLimits)
+	b, err := m.Fragment.Schema(m.TypeName, registry.DefaultLimits())
 	if err != nil {
 		return moduleError(c, err)
 	}
-	out := c.String("output")
-	if out == "" {
-		_, err := c.App.Writer.Write(b)
-		return err
-	}
-	return writeModuleSchema(out, b, m.Fragment.File)
-}
-
-// writeModuleSchema writes data through writeFileAtomic (temporary file
-// and rename; a folder or special file is refused), never over the
-// fragment it was generated from.
-func writeModuleSchema(path string, data []byte, fragment string) error {
-	if ost, err := os.Stat(path); err == nil {
-		if fst, err := os.Stat(fragment); err == nil && os.SameFile(ost, fst) {
-			return fmt.Errorf("module schema: output %s would overwrite the fragment %s: write the schema elsewhere (-o schema.json)", path, fragment)
-		}
-	}
-	return writeFileAtomic(path, data)
+	return writeOutput(c, c.String("output"), b, []string{c.Args().First(), m.Fragment.File})
 }

@@ -74,7 +74,7 @@ func schemaValidate(c *cli.Context) error {
 		for _, r := range results {
 			if r.Valid {
 				if n := len(r.Warnings); n > 0 {
-					fmt.Fprintf(w, "%s: valid (%d warnings)\n", r.File, n)
+					fmt.Fprintf(w, "%s: valid (%s)\n", r.File, count(n, "warning"))
 				} else {
 					fmt.Fprintf(w, "%s: valid\n", r.File)
 				}

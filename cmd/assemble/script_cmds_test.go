@@ -11,5 +11,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"mkcloud":  mkcloud,
 		"tamper":   tamper,
 		"envfile":  envfile,
+		"islink":   isLink,
+		"samemode": sameMode,
 	}
 }

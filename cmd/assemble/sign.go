@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -30,8 +32,13 @@ func signCmd() *cli.Command {
 		Description: `Hashes every file of the assembly (salted with a fresh nonce), writes the
 attestation as JSON, clear-signs it with the key and stores it as
 signature.asc, replacing any earlier one. Every other entry keeps its exact
-bytes. The assembly is rewritten in place (or to --output) through a
-temporary file, so a failed sign leaves it untouched.
+bytes. The assembly is rewritten in place (or to --output; - for standard
+output) through a temporary file, so a failed sign leaves it untouched; a
+symbolic link is followed (its target is signed) and kept. Another assemble
+writing the same file is waited for, and an assembly changed by another
+program while it is signed fails the sign. An assembly that the check every
+command runs finds invalid is not signed (see FINDINGS in 'assemble verify
+--help'); its warnings are shown.
 
 The key is an armored or binary OpenPGP secret key (RSA or Ed25519; a
 primary key or a signing-subkey-only export): --key FILE, --key - for
@@ -49,7 +56,9 @@ Example:
 			&cli.StringFlag{Name: "key", Aliases: []string{"k"}, Usage: "secret key `FILE` (- for standard input; default $" + envSigningKey + ")"},
 			&cli.StringFlag{Name: "passphrase-file", Usage: "read the key's passphrase from `FILE` (default $" + envPassphrase + ")"},
 			&cli.StringFlag{Name: "algorithm", Value: "SHA256", Usage: "hash `ALGORITHM`: SHA256, SHA384 or SHA512"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the signed assembly to `FILE` instead of in place"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the signed assembly to `FILE` instead of in place (- for standard output)"},
+			quietFlag,
+			progressFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -96,18 +105,46 @@ Example:
 			if out == "" {
 				out = in
 			}
-			a, err := signing.SignFile(c.Context, in, out, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }})
+			// The output is locked before the assembly is read: a second
+			// sign or a build of the same file waits for this one.
+			dst, err := createOutput(c, out, []string{c.String("key"), c.String("passphrase-file")}, false)
 			if err != nil {
 				return fmt.Errorf("sign %s: %w", in, err)
+			}
+			defer dst.Close()
+			warn := func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }
+			prog := newProgress(c, "signing "+in)
+			a, err := signing.SignFileTo(c.Context, in, dst, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Warn: warn, Progress: prog.Func()})
+			prog.Done()
+			if err == nil {
+				err = dst.Commit()
+			}
+			if err != nil {
+				return signError(in, err)
 			}
 			var total int64
 			for _, it := range a.Items {
 				total += it.Size
 			}
-			fmt.Fprintf(c.App.Writer, "signed %s: %d files (%d bytes) by %q (%X)\n", out, len(a.Items), total, signing.UserID(signer), signer.PrimaryKey.Fingerprint)
+			printf(c, summaryWriter(c, dst), "signed %s: %s (%s) by %q (%X)\n", out, count(len(a.Items), "file"), count(int(total), "byte"), signing.UserID(signer), signer.PrimaryKey.Fingerprint)
 			return nil
 		},
 	}
+}
+
+// signError adds context and the hint for a failed sign.
+func signError(in string, err error) error {
+	err = fmt.Errorf("sign %s: %w", in, err)
+	var ce *assembly.CheckError
+	switch {
+	case errors.As(err, &ce):
+		return withHint(err, "nothing was signed and the file is unchanged: fix the assembly and build it again ('assemble inspect' lists every finding)")
+	case errors.Is(err, signing.ErrInputChanged):
+		return withHint(err, "another program wrote the assembly meanwhile; sign it again once it is done")
+	case errors.Is(err, fs.ErrNotExist):
+		return withHint(err, "check the assembly's path; make one with 'assemble build'")
+	}
+	return err
 }
 
 // passphraseHint is the hint when a protected key gets no passphrase.
@@ -189,7 +226,7 @@ func loadSigningKeys(c *cli.Context) (openpgp.EntityList, string, error) {
 	case name != "":
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, "", err
+			return nil, "", flagFileError("--key", err)
 		}
 		defer f.Close()
 		r = f
@@ -210,10 +247,20 @@ func loadPassphrase(c *cli.Context) ([]byte, error) {
 	if p := c.String("passphrase-file"); p != "" {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return nil, err
+			return nil, flagFileError("--passphrase-file", err)
 		}
 		line, _, _ := bytes.Cut(b, []byte("\n"))
 		return bytes.TrimSuffix(line, []byte("\r")), nil
 	}
 	return []byte(os.Getenv(envPassphrase)), nil
+}
+
+// flagFileError names the flag whose file could not be read:
+// "--key release.asc: no such file or directory".
+func flagFileError(flag string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s %s: %w", flag, pe.Path, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", flag, err)
 }

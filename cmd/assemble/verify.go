@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -25,6 +26,9 @@ by a trusted key (--keyring, repeatable; armored or binary keyrings) that was
 not expired when it signed and is not revoked; the signed attestation; every
 file's size and salted hash. Only then is manifest.json parsed and validated.
 
+The assembly is then checked as every command checks it (the table below):
+errors fail, warnings are shown, and --strict makes them errors.
+
 Unsigned assemblies fail unless --allow-unsigned is given, which checks the
 structure and manifest only and warns that nothing was authenticated.
 
@@ -34,11 +38,16 @@ EXIT CODES:
    2  usage error
 
 Example:
-   assemble verify --keyring release.pub.asc app.cloud`,
+   assemble verify --keyring release.pub.asc app.cloud
+
+` + findingsHelp(),
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keyring", Usage: "trusted public keys `FILE` (repeatable)"},
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object"},
+			strictFlag,
+			quietFlag,
+			progressFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -61,16 +70,17 @@ Example:
 
 // verifyResult is what verify reports, in text or as JSON.
 type verifyResult struct {
-	File      string        `json:"file"`
-	Valid     bool          `json:"valid"`
-	Signed    bool          `json:"signed"`
-	Signer    *signerResult `json:"signer,omitempty"`
-	Timestamp string        `json:"timestamp,omitempty"`
-	Algorithm string        `json:"algorithm,omitempty"`
-	Files     int           `json:"files"`
-	Bytes     int64         `json:"bytes"`
-	Droplets  int           `json:"droplets"`
-	Error     string        `json:"error,omitempty"`
+	File      string           `json:"file"`
+	Valid     bool             `json:"valid"`
+	Signed    bool             `json:"signed"`
+	Signer    *signerResult    `json:"signer,omitempty"`
+	Timestamp string           `json:"timestamp,omitempty"`
+	Algorithm string           `json:"algorithm,omitempty"`
+	Files     int              `json:"files"`
+	Bytes     int64            `json:"bytes"`
+	Droplets  int              `json:"droplets"`
+	Warnings  []diagnosticJSON `json:"warnings"`
+	Error     string           `json:"error,omitempty"`
 	verified  *signing.Verified
 }
 
@@ -83,28 +93,27 @@ type signerResult struct {
 // verifyAssembly opens the assembly and runs the checks. The caller closes
 // the returned ReadCloser when it is not nil (res.verified reads from it).
 func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyResult, *assembly.ReadCloser, error) {
-	res := &verifyResult{File: name}
+	res := &verifyResult{File: name, Warnings: []diagnosticJSON{}}
 	rc, err := assembly.Open(name)
 	if err != nil {
-		return res, nil, withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
+		return res, nil, openError(name, err)
 	}
 	if !rc.Signed() {
 		if !allowUnsigned {
 			return res, rc, withHint(fmt.Errorf("verify %s: %w", name, signing.ErrUnsigned),
 				"sign it with 'assemble sign --key FILE', or pass --allow-unsigned to check only its structure and manifest")
 		}
-		m, err := rc.Manifest()
+		rep, err := rc.Check(checkOptions(c))
+		showFindings(c, name, rep)
 		if err != nil {
-			return res, rc, fmt.Errorf("verify %s: %w", name, err)
-		}
-		if _, err := m.Validate(); err != nil {
-			return res, rc, fmt.Errorf("verify %s: %w", name, err)
+			return res, rc, checkHint(fmt.Errorf("verify %s: %w", name, err), checkFailedHint)
 		}
 		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", name)
 		res.Valid = true
-		res.Droplets = len(m.Droplets)
+		res.Droplets = len(rep.Manifest.Droplets)
+		res.Warnings = diagnosticsJSON(rep.Warnings())
+		res.Files = fileCount(&rc.Reader) // unsigned: every file
 		for _, f := range rc.Files() {
-			res.Files++
 			res.Bytes += f.Size()
 		}
 		return res, rc, nil
@@ -114,10 +123,14 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 	if err != nil {
 		return res, rc, err
 	}
-	v, err := signing.VerifyContext(c.Context, &rc.Reader, trusted, nil)
+	prog := newProgress(c, "verifying "+name)
+	v, err := signing.VerifyContext(c.Context, &rc.Reader, trusted, &signing.VerifyOptions{Check: checkOptions(c), Progress: prog.Func()})
+	prog.Done()
 	if err != nil {
 		return res, rc, verifyHint(fmt.Errorf("verify %s: %w", name, err))
 	}
+	showFindings(c, name, v.Report())
+	res.Warnings = diagnosticsJSON(v.Report().Warnings())
 	res.Valid = true
 	res.verified = v
 	res.Signer = &signerResult{Fingerprint: v.Fingerprint(), SigningKey: v.SigningKeyFingerprint(), UserID: v.UserID()}
@@ -139,7 +152,7 @@ func loadKeyrings(c *cli.Context) (openpgp.EntityList, error) {
 	for _, p := range files {
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, err
+			return nil, flagFileError("--keyring", err)
 		}
 		keys, err := signing.ReadKeys(f)
 		f.Close()
@@ -166,16 +179,41 @@ func verifyHint(err error) error {
 	case errors.Is(err, signing.ErrUnsignedContent), errors.Is(err, signing.ErrMalformedSignature):
 		return withHint(err, "signature.asc must hold exactly one cleartext-signed message; sign again with 'assemble sign'")
 	}
-	return err
+	return checkHint(err, checkFailedHint)
 }
 
+// checkFailedHint is the hint when the signature is fine but the assembly
+// check fails.
+const checkFailedHint = "the assembly is invalid: every command refuses it (see FINDINGS in 'assemble verify --help'); fix it and build it again"
+
 func printVerified(c *cli.Context, name string, res *verifyResult) {
+	what := fmt.Sprintf("%s (%s, %s)", count(res.Files, "file"), count(int(res.Bytes), "byte"), count(res.Droplets, "droplet"))
 	if !res.Signed {
-		fmt.Fprintf(c.App.Writer, "checked %d files (%d bytes, %d droplets) in %s: UNSIGNED, not authenticated\n", res.Files, res.Bytes, res.Droplets, name)
+		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\n", what, name)
 		return
 	}
-	fmt.Fprintf(c.App.Writer, "verified %d files (%d bytes, %d droplets) in %s\nsigned by %q (%s) at %s\n",
-		res.Files, res.Bytes, res.Droplets, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
+	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
+}
+
+// fileCount is the number of an assembly's files but signature.asc: what
+// verify authenticates, and what every command counts as its files.
+func fileCount(r *assembly.Reader) int {
+	if r.Signed() {
+		return len(r.Files()) - 1
+	}
+	return len(r.Files())
+}
+
+// openError explains why an assembly could not be opened: a missing file
+// is not a broken assembly.
+func openError(name string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return withHint(err, "check the path; make an assembly with 'assemble build'")
+	case errors.Is(err, assembly.ErrFormat):
+		return withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
+	}
+	return err
 }
 
 func printJSON(c *cli.Context, name string, res *verifyResult, err error) {

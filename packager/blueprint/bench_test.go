@@ -1,7 +1,11 @@
 package blueprint
 
 import (
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
@@ -34,6 +38,36 @@ func BenchmarkParseString(b *testing.B) {
 	for b.Loop() {
 		if _, err := subst.ParseString(s); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// chainBlueprint writes a blueprint whose n values each double the one
+// before: v{i} = list(values.v{i-1}, values.v{i-1}). n = 4096 gives the
+// 279 KB blueprint of issue 15, whose packaging took 181 s.
+func chainBlueprint(tb testing.TB, n int) string {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString("version: 2023-04-20\nvalues:\n  v0: {type: array, value: '${list(1, 2)}'}\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "  v%d: {type: array, value: '${list(values.v%d, values.v%d)}'}\n", i, i-1, i-1)
+	}
+	fmt.Fprintf(&b, "resources:\n  r: {type: aws/sns/topic, spec: {a: '${values.v%d}'}}\n", n)
+	path := filepath.Join(tb.TempDir(), "chain.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkPathologicalChain packages the doubling chain of 4,096 values:
+// 181 s (it packaged, leaving the huge values for deploy time) before issue
+// 15; now it fails with ErrEvalLimit at v19.
+func BenchmarkPathologicalChain(b *testing.B) {
+	path := chainBlueprint(b, 4096)
+	for b.Loop() {
+		if _, err := Package(path, Options{Cwd: filepath.Dir(path)}); !errors.Is(err, ErrEvalLimit) {
+			b.Fatalf("got %v, want ErrEvalLimit", err)
 		}
 	}
 }

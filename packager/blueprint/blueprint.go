@@ -27,6 +27,8 @@ type Options struct {
 	// int, int64, float64 or bool). Variables without a value keep their
 	// default, or stay unknown until deploy time.
 	Variables map[string]any
+	// Read, if set, is told the path of every blueprint file read.
+	Read func(path string)
 }
 
 // Blueprint is a loaded and validated blueprint file.
@@ -82,7 +84,7 @@ func Load(path string, opts Options) (*Blueprint, error) {
 		cwd = abs
 	}
 	var errs ErrorList
-	l := &loader{cwd: cwd, errs: &errs}
+	l := &loader{cwd: cwd, errs: &errs, read: opts.Read}
 	if opts.Root != "" {
 		root, err := filepath.Abs(opts.Root)
 		if err != nil {
@@ -92,6 +94,12 @@ func Load(path string, opts Options) (*Blueprint, error) {
 			root = real
 		}
 		l.root = root
+		// Files are read through the root: a link swapped in after the
+		// include was checked cannot lead outside it.
+		if l.fsroot, err = os.OpenRoot(root); err != nil {
+			return nil, fmt.Errorf("blueprint: root: %w", err)
+		}
+		defer l.fsroot.Close()
 	}
 	bp := l.load(path, opts.Variables, nil, nil, 1)
 	if len(errs) > 0 {
@@ -101,10 +109,50 @@ func Load(path string, opts Options) (*Blueprint, error) {
 }
 
 type loader struct {
+	work   workBudget // shared by every blueprint the load evaluates
 	loaded int
 	cwd    string
-	root   string // "" for no restriction
+	root   string   // "" for no restriction
+	fsroot *os.Root // root, opened; nil for no restriction
+	read   func(path string)
 	errs   *ErrorList
+}
+
+// readFile reads a blueprint file, through the root when there is one,
+// and reports it to Options.Read.
+func (l *loader) readFile(path string) ([]byte, error) {
+	var src []byte
+	var err error
+	if l.fsroot == nil {
+		src, err = readFile(path)
+	} else {
+		src, err = l.readInRoot(path)
+	}
+	if err == nil && l.read != nil {
+		l.read(path)
+	}
+	return src, err
+}
+
+// readInRoot reads path, which must lie in the root, through it.
+func (l *loader) readInRoot(path string) ([]byte, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	rel, err := filepath.Rel(l.root, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%s lies outside the project folder %s", path, l.root)
+	}
+	f, err := l.fsroot.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(path, f)
 }
 
 // load loads one blueprint. stack holds the absolute paths of the
@@ -118,7 +166,7 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 		}
 		return nil
 	}
-	src, err := readFile(path)
+	src, err := l.readFile(path)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -149,6 +197,8 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 	c.checkEachDeps()
 	bp.Known = c.knownVariables(vars, at)
 	bp.c = c
+	c.ev = newEvaluator(c, bp.Known, &l.work)
+	c.checkEvaluation()
 
 	abs, _ := filepath.Abs(path)
 	stack = append(stack, abs)
@@ -408,20 +458,11 @@ func (l *loader) include(c *checker, parent *Blueprint, in *Include, stack []str
 	vars := map[string]any{}
 	for _, kv := range pairs(in.Variables) {
 		if isStr(kv.val) && strings.Contains(kv.val.Value, "${") {
-			if v, ok := evalString(kv.val.Value, known, l.cwd); ok {
-				vars[kv.key.Value] = v
-			} else {
-				vars[kv.key.Value] = nil // known at deploy time
-			}
+			vars[kv.key.Value] = c.knownAt(kv.val, known, l.cwd) // nil: known at deploy time
 			continue
 		}
 		if isScalar(kv.val) {
 			vars[kv.key.Value] = literalValue(kv.val)
-		}
-	}
-	if single := singleVariable(in.Variables, known); single != nil {
-		for k, v := range single {
-			vars[k] = v
 		}
 	}
 	child := l.load(p, vars, stack, at, depth+1)
@@ -430,25 +471,27 @@ func (l *loader) include(c *checker, parent *Blueprint, in *Include, stack []str
 	}
 }
 
-// singleVariable keeps the type of variables passed as one ${variables.x}:
-// evalString renders them as strings, so they are decoded again here.
-func singleVariable(vars *yaml.Node, known map[string]any) map[string]any {
-	out := map[string]any{}
-	for _, kv := range pairs(vars) {
-		if !isStr(kv.val) {
-			continue
+// knownAt evaluates a string holding substitutions as the evaluator does
+// (a sole substitution keeps its type), with ${cwd()} standing for the
+// folder include paths resolve from. It returns nil when the string is
+// known only at deploy time.
+func (c *checker) knownAt(n *yaml.Node, known map[string]any, cwd string) any {
+	if s, ok := c.siteOf[n]; ok {
+		var v any
+		var err error
+		if one := s.str.Single(); one != nil {
+			v, err = c.ev.eval(one)
+		} else {
+			v, err = c.ev.interpolate(s.str)
 		}
-		in, err := subst.ParseString(kv.val.Value)
-		if err != nil {
-			continue
-		}
-		if v, ok := in.Single().(*subst.Variable); ok {
-			if val, ok := known[v.Name]; ok {
-				out[kv.key.Value] = val
-			}
+		if err == nil {
+			return v
 		}
 	}
-	return out
+	if v, ok := evalString(n.Value, known, cwd); ok {
+		return v
+	}
+	return nil
 }
 
 func indexOf(xs []string, x string) int {

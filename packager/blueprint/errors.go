@@ -30,9 +30,14 @@ var (
 	ErrReference = errors.New("blueprint: unresolved reference")
 	// ErrElemOutsideEach: elem or i outside a resource with each.
 	ErrElemOutsideEach = errors.New("blueprint: elem or i outside an each resource")
-	// ErrFunction: unknown function, wrong argument count or type.
+	// ErrFunction: unknown function, wrong argument count or type, or a
+	// call whose arguments are known before deploy time fails (substr past
+	// the end, jsondecode of text that is not JSON, fromjson of a missing
+	// key), or a field or index a known value does not have.
 	ErrFunction = errors.New("blueprint: invalid function call")
-	// ErrType: a substitution yields a type its place does not accept.
+	// ErrType: a substitution yields a type its place does not accept, an
+	// array or object is interpolated into a string, or an export's type
+	// differs from the field it names.
 	ErrType = errors.New("blueprint: type mismatch")
 	// ErrReferenceCycle: values, resources, data sources or children depend
 	// on themselves through references, dependsOn or links.
@@ -49,6 +54,9 @@ var (
 	ErrIncludeCycle = errors.New("blueprint: include cycle")
 	// ErrIncludeDepth: includes nest deeper than MaxDepth blueprints.
 	ErrIncludeDepth = errors.New("blueprint: include depth exceeded")
+	// ErrEvalLimit: evaluating what is known before deploy time yields a
+	// result above MaxEvalSize or takes more than MaxEvalWork steps.
+	ErrEvalLimit = errors.New("blueprint: evaluation limit exceeded")
 	// ErrRead: the blueprint file given can not be read.
 	ErrRead = errors.New("blueprint: can not read file")
 	// ErrTooLarge: a file exceeds MaxFileSize.
@@ -143,6 +151,7 @@ var codes = []struct {
 	{ErrIncludeCycle, "include_cycle"},
 	{ErrIncludeDepth, "include_depth"},
 	{ErrTooLarge, "too_large"},
+	{ErrEvalLimit, "eval_limit"},
 	{ErrRead, "read"},
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ func evalExpr(t *testing.T, expr string) (any, error) {
 		t.Fatalf("Parse(%q): %v", expr, err)
 	}
 	c := &checker{vars: map[string]*Variable{}, values: map[string]*Value{}, res: map[string]*resource{}}
-	return newEvaluator(c, nil).eval(n)
+	return newEvaluator(c, nil, nil).eval(n)
 }
 
 func TestEvalCoreFunctions(t *testing.T) {
@@ -97,7 +98,7 @@ func TestEvalNotKnown(t *testing.T) {
 func TestEvalErrors(t *testing.T) {
 	for expr, msg := range map[string]string{
 		`fromjson("[1]", "/0")`:                  "root must be an object",
-		`fromjson("{}", "a")`:                    `must start with "/"`,
+		`fromjson("{\"b\":1}", "a")`:             `no key "a"; the keys there are "b"`,
 		`fromjson("{\"a\":1}", "/b")`:            `no key "b"`,
 		`jsondecode("{")`:                        "invalid JSON",
 		`substr("ab", 3)`:                        "out of range",
@@ -108,32 +109,51 @@ func TestEvalErrors(t *testing.T) {
 		`flatmap(list("a"), to_upper)`:           "must return an array",
 	} {
 		_, err := evalExpr(t, expr)
-		var ce *callErr
-		if !errors.As(err, &ce) || !errors.Is(err, errCall) || !strings.Contains(err.Error(), msg) {
+		var ee *evalErr
+		if !errors.As(err, &ee) || !errors.Is(err, errCall) || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: got %v, want a call error containing %q", expr, err, msg)
 		}
 	}
 }
 
+// Each value doubles the previous one: v19 is 2^21 items, above
+// MaxEvalSize. Validation fails there, once, naming the place; the values
+// built on it are not reported again.
 func TestEvalSizeBound(t *testing.T) {
-	// Each value doubles the previous one: 2^24 items unbounded, more than MaxEvalSize.
 	src := "version: 2023-04-20\nvalues:\n  v0: {type: array, value: '${list(1, 2)}'}\n"
 	for i := 1; i <= 24; i++ {
 		src += "  v" + itoa(i) + ": {type: array, value: '${list(values.v" + itoa(i-1) + ", values.v" + itoa(i-1) + ")}'}\n"
 	}
 	src += "resources:\n  r: {type: aws/sns/topic, spec: {a: '${values.v24}', b: '${values.v3}'}}\n"
-	dir := t.TempDir()
-	path := dir + "/bp.yaml"
+	path := writeBlueprint(t, src)
+	_, err := Load(path, Options{})
+	wantOneError(t, err, ErrEvalLimit, 22, "list(): evaluates to more than")
+	if _, perr := Package(path, Options{}); perr == nil || perr.Error() != err.Error() {
+		t.Fatalf("Package: %v, want the error Load gave", perr)
+	}
+}
+
+// writeBlueprint writes src as bp.yaml in a new folder.
+func writeBlueprint(t *testing.T, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "bp.yaml")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Package(path, Options{Cwd: dir})
-	if err != nil {
-		t.Fatal(err)
+	return path
+}
+
+// wantOneError checks that err is an ErrorList of one error of class at
+// line whose message contains msg.
+func wantOneError(t *testing.T, err error, class error, line int, msg string) {
+	t.Helper()
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != 1 {
+		t.Fatalf("want one error, got:\n%v", err)
 	}
-	out := string(p.Files["bp.yaml"])
-	if !strings.Contains(out, "a: '${values.v24}'") || strings.Contains(out, "b: '${values.v3}'") {
-		t.Fatalf("want the huge value left and the small one inlined:\n%s", out[len(out)-600:])
+	e := list[0]
+	if !errors.Is(e, class) || e.Line != line || !strings.Contains(e.Msg, msg) {
+		t.Fatalf("got %v (line %d, %s), want %v at line %d containing %q", e, e.Line, Code(e), class, line, msg)
 	}
 }
 
@@ -159,40 +179,21 @@ func TestInlineBudget(t *testing.T) {
 }
 
 // QA: strings that double with each value are bounded like lists: past
-// MaxEvalSize the reference is left for deploy time (a 60-level chain used to
-// grow without bound, 10 GB before it was killed).
+// MaxEvalSize the evaluation fails, at the value's definition (a 60-level
+// chain used to grow without bound, 10 GB before it was killed).
 func TestEvalStringDoubling(t *testing.T) {
 	src := "version: 2023-04-20\nvalues:\n  v0: {type: string, value: xxxxxxxxxxxxxxxx}\n"
-	for i := 1; i <= 17; i++ { // v17 is 2 MiB: above MaxEvalSize, below MaxInlineSize
+	for i := 1; i <= 60; i++ { // v17 is 2 MiB: above MaxEvalSize
 		src += "  v" + itoa(i) + ": {type: string, value: '${values.v" + itoa(i-1) + "}${values.v" + itoa(i-1) + "}'}\n"
 	}
-	src += "resources:\n  r: {type: aws/sns/topic, spec: {a: '${values.v17}', b: '${values.v2}'}}\n"
-	dir := t.TempDir()
-	path := dir + "/bp.yaml"
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Package(path, Options{Cwd: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The evaluator itself refuses to build the 2 MiB string.
-	bp, err := Load(path, Options{Cwd: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v, err := newEvaluator(bp.c, bp.Known).value("v17"); !errors.Is(err, notKnown) {
-		t.Fatalf("v17 evaluated to %d bytes, want notKnown (err %v)", len(fmt.Sprint(v)), err)
-	}
-	out := string(p.Files["bp.yaml"])
-	if !strings.Contains(out, "a: '${values.v17}'") || !strings.Contains(out, "b: "+strings.Repeat("x", 64)) {
-		t.Fatalf("want the huge value left and the small one inlined (%d bytes):\n%.600s", len(out), out)
-	}
+	src += "resources:\n  r: {type: aws/sns/topic, spec: {a: '${values.v60}', b: '${values.v2}'}}\n"
+	_, err := Load(writeBlueprint(t, src), Options{})
+	wantOneError(t, err, ErrEvalLimit, 20, "${values.v16}: the string interpolated up to here evaluates to more than")
 }
 
 // QA: functions that can grow a value check the size before building it
 // (replace in a 512 KiB value with a 512 KiB value used to allocate 256 GiB
-// and kill the process); too large is left for deploy time.
+// and kill the process); too large is an error.
 func TestEvalGrowthBound(t *testing.T) {
 	big := strings.Repeat("x", 1<<19)
 	chars := make([]any, 0, 1<<11)
@@ -214,8 +215,8 @@ func TestEvalGrowthBound(t *testing.T) {
 		{"map", []any{chars, repl}},
 		{"flatmap", []any{chars, fnVal(func(...any) (any, error) { return []any{big}, nil })}},
 	} {
-		if v, err := callCore(tc.name, tc.args); !errors.Is(err, notKnown) {
-			t.Errorf("%s: got %d bytes (err %v), want notKnown", tc.name, sizeOf(v), err)
+		if v, err := callCore(tc.name, tc.args); !errors.Is(err, errTooLarge) {
+			t.Errorf("%s: got %d bytes (err %v), want errTooLarge", tc.name, sizeOf(v, MaxEvalSize), err)
 		}
 	}
 	// Below the bound the functions still work.

@@ -98,11 +98,12 @@ func fn(name string, ret Type, ps ...Param) *Function {
 	return &Function{Name: name, Params: ps, Return: ret}
 }
 
-// DateTimeFormats are the formats the datetime function accepts.
-var DateTimeFormats = []string{"unix", "rfc3339", "tag", "tagcompact"}
+// DateTimeFormats returns the formats the datetime function accepts (a
+// new slice each call: callers may keep or change it).
+func DateTimeFormats() []string { return []string{"unix", "rfc3339", "tag", "tagcompact"} }
 
 // coreFunctions are the 50 core function definitions of the specification
-// (v2023-04-20), keyed by name.
+// (v2023-04-20) and normalize, which its examples use, keyed by name.
 var coreFunctions = func() map[string]*Function {
 	str, in := TString, TString
 	list := []*Function{
@@ -155,7 +156,12 @@ var coreFunctions = func() map[string]*Function {
 		fn("lt", TBool, p("a", TNumber), p("b", TNumber)),
 		fn("le", TBool, p("a", TNumber), p("b", TNumber)),
 		fn("cwd", TString),
-		{Name: "datetime", Params: []Param{{Label: "format", Type: TString, Choices: DateTimeFormats}}, Return: TString},
+		// normalize is named in the specification's value examples
+		// (${normalize(values.s3BucketNames)}) but not defined there: it
+		// returns its argument with every string in Unicode Normalization
+		// Form C, through arrays and objects.
+		fn("normalize", TAny&^TFunc, p("value", TAny&^TFunc)),
+		{Name: "datetime", Params: []Param{{Label: "format", Type: TString, Choices: DateTimeFormats()}}, Return: TString},
 	}
 	m := make(map[string]*Function, len(list))
 	for _, f := range list {

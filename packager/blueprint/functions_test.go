@@ -25,12 +25,14 @@ var specArity = map[string][2]int{
 	"getattr": {1, 1}, "getelem": {1, 1}, "link": {2, 2}, "and": {2, 2}, "or": {2, 2},
 	"not": {1, 1}, "eq": {2, 2}, "gt": {2, 2}, "ge": {2, 2}, "lt": {2, 2}, "le": {2, 2},
 	"cwd": {0, 0}, "datetime": {1, 1},
+	// Not defined by the specification, but used in its value examples.
+	"normalize": {1, 1},
 }
 
 func TestCoreFunctionSet(t *testing.T) {
 	names := CoreFunctions()
-	if len(names) != 50 {
-		t.Fatalf("%d core functions, want 50", len(names))
+	if len(names) != 51 {
+		t.Fatalf("%d core functions, want 51 (the 50 of the specification and normalize)", len(names))
 	}
 	for _, n := range names {
 		want, ok := specArity[n]
@@ -50,19 +52,20 @@ func TestCoreFunctionSet(t *testing.T) {
 }
 
 // argFor writes an argument expression of a type, using the test
-// blueprint's definitions.
+// blueprint's definitions: data source fields, known only at deploy time,
+// so that the calls are checked, not evaluated.
 func argFor(t Type) string {
 	switch {
 	case t&TString != 0:
-		return `"s"`
+		return "datasources.d.s"
 	case t&TInt != 0:
-		return "1"
+		return "datasources.d.n"
 	case t&TFloat != 0:
-		return "1.5"
+		return "datasources.d.f"
 	case t&TBool != 0:
-		return "true"
+		return "datasources.d.b"
 	case t&TArray != 0:
-		return "values.arr"
+		return "datasources.d.arr"
 	case t&TObject != 0:
 		return "values.obj"
 	}
@@ -84,6 +87,11 @@ func wrongFor(t Type) string {
 }
 
 const funcBlueprint = `version: 2023-04-20
+datasources:
+  d:
+    type: aws/vpc
+    filter: {field: tags, operator: has key, search: x}
+    exports: {s: {type: string}, n: {type: integer}, f: {type: float}, b: {type: boolean}, arr: {type: array}}
 values:
   arr:
     type: array
@@ -191,7 +199,7 @@ func TestFunctionSpecifics(t *testing.T) {
 		{`map(values.arr, nosuchfunc)`, ErrReference, `resource "nosuchfunc" is not defined`},
 		{`len(to_upper)`, ErrFunction, "argument 1 (value) of len() must be"},
 		{`eq(len("a"), 1)`, nil, ""},
-		{`map(values.arr, compose(to_upper, getattr("id")))[0]`, nil, ""},
+		{`map(datasources.d.arr, compose(to_upper, getattr("id")))[0]`, nil, ""},
 		{`substr("abc", 0)`, nil, ""},
 		{`cwd()`, nil, ""},
 	}
@@ -208,5 +216,15 @@ func TestFunctionSpecifics(t *testing.T) {
 				t.Fatalf("got %v, want %v containing %q", err, tt.class, tt.msg)
 			}
 		})
+	}
+}
+
+// DateTimeFormats hands out a copy: a caller changing it changes nothing
+// for the next.
+func TestDateTimeFormatsCopy(t *testing.T) {
+	f := DateTimeFormats()
+	f[0] = "changed"
+	if got := DateTimeFormats()[0]; got != "unix" {
+		t.Errorf("DateTimeFormats()[0] = %q after a caller changed its copy", got)
 	}
 }

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
-	"strings"
+	"os"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/yamlpos"
 )
 
 // Version is the only specification version this package accepts.
@@ -30,15 +29,23 @@ const MaxBlueprints = 256
 
 // readFile reads a file of at most MaxFileSize bytes.
 func readFile(path string) ([]byte, error) {
-	b, err := limitio.ReadFile(path, MaxFileSize)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(path, f)
+}
+
+// readLimited reads the file path from r, at most MaxFileSize bytes.
+func readLimited(path string, r io.Reader) ([]byte, error) {
+	b, err := limitio.ReadAll(r, MaxFileSize)
 	var tl *limitio.TooLargeError
 	if errors.As(err, &tl) {
 		return nil, &Error{File: path, Err: ErrTooLarge, Msg: fmt.Sprintf("file is larger than %d bytes; split it into included blueprints", MaxFileSize)}
 	}
 	return b, err
 }
-
-var yamlLine = regexp.MustCompile(`(?:yaml: )?line (\d+)(?:, column (\d+))?: (.*)`)
 
 // parseDocument parses YAML or JSON source into its top-level mapping node.
 func parseDocument(file string, src []byte, requireMapping bool) (*yaml.Node, *Error) {
@@ -48,17 +55,8 @@ func parseDocument(file string, src []byte, requireMapping bool) (*yaml.Node, *E
 		if errors.Is(err, io.EOF) {
 			return nil, &Error{File: file, Err: ErrSyntax, Msg: "empty file: a blueprint needs at least version and resources"}
 		}
-		e := &Error{File: file, Err: ErrSyntax, Msg: "not valid YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")}
-		// yaml omits "line 1" from its messages.
-		e.Line, e.Column = 1, 1
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Column = 1
-			if m[2] != "" {
-				e.Column, _ = strconv.Atoi(m[2])
-			}
-			e.Msg = "not valid YAML or JSON: " + m[3]
-		}
+		pos, msg := yamlpos.Locate(src, err)
+		e := &Error{File: file, Line: max(pos.Line, 1), Column: max(pos.Column, 1), Err: ErrSyntax, Msg: "not valid YAML or JSON: " + msg}
 		return nil, e
 	}
 	var extra yaml.Node

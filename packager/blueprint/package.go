@@ -29,8 +29,8 @@ type Packaged struct {
 }
 
 // Package loads and validates the blueprint at path and its includes (as
-// Load does), then evaluates what is known at packaging time and returns the
-// rewritten files:
+// Load does; it fails exactly when Load does, with the same errors), then
+// inlines what Load evaluated and returns the rewritten files:
 //
 //   - references to variables with a value (opts.Variables) or a default,
 //     except secret variables, are replaced by the value; a variable given a
@@ -64,7 +64,7 @@ func Package(file string, opts Options) (*Packaged, error) {
 
 func (p *Packaged) add(bp *Blueprint, name string, passed map[string]any, errs *ErrorList) {
 	c := bp.c
-	ev := newEvaluator(c, bp.Known)
+	ev := c.ev // the evaluation Load checked
 	includePaths := map[*yaml.Node]string{}
 	stem := strings.TrimSuffix(path.Base(name), path.Ext(name))
 	for _, inName := range sortedKeys(bp.Children) {
@@ -84,12 +84,10 @@ func (p *Packaged) add(bp *Blueprint, name string, passed map[string]any, errs *
 			continue
 		}
 		if err := ev.rewrite(s); err != nil {
+			// Load evaluated every site with this evaluator and reported
+			// its failures, so this is a bug; fail rather than ship.
 			line, col := c.posOf(s.node, 0)
-			var ce *callErr
-			if errors.As(err, &ce) {
-				line, col = c.posOf(s.node, ce.call.Pos())
-			}
-			*errs = append(*errs, &Error{File: c.file, Line: line, Column: col, Err: ErrFunction, Msg: fmt.Sprintf("evaluating at packaging time: %v", err)})
+			*errs = append(*errs, &Error{File: c.file, Line: line, Column: col, Err: ErrFunction, Msg: fmt.Sprintf("evaluating at packaging time (validation passed; please report this): %v", err)})
 		}
 	}
 	for _, v := range bp.Variables {
@@ -170,38 +168,22 @@ func setDefault(c *checker, v *Variable, val any) {
 	}
 }
 
-// rewrite evaluates one site in place.
+// rewrite evaluates one site in place: what is known is inlined, within
+// MaxInlineSize, and the known arguments of what is not are folded to
+// literals.
 func (e *evaluator) rewrite(s *site) error {
 	if one := s.str.Single(); one != nil {
 		v, err := e.eval(one)
-		var ce *callErr
-		if errors.As(err, &ce) {
+		if failed(err) {
 			return err
 		}
-		if err == nil && !e.spend(v) {
-			err = notKnown
+		if err == nil && e.inline(s, v) {
+			return nil
 		}
-		if err == nil {
-			if _, isFn := v.(fnVal); !isFn {
-				switch s.field {
-				case "value", "description":
-					if str, ok := scalarString(v); ok {
-						setScalar(s.node, str)
-						return nil
-					}
-				case "condition", "each":
-					if lit := literalOf(v); lit != nil {
-						setScalar(s.node, "${"+lit.String()+"}")
-						return nil
-					}
-				default:
-					if n := toNode(v); n != nil {
-						*s.node = *n
-						return nil
-					}
-				}
-			}
+		if folded := e.fold(one); folded.String() != one.String() {
+			setScalar(s.node, "${"+folded.String()+"}")
 		}
+		return nil
 	}
 	var b strings.Builder
 	changed := false
@@ -210,16 +192,15 @@ func (e *evaluator) rewrite(s *site) error {
 			b.WriteString(part.Text)
 			continue
 		}
-		if v, err := e.eval(part.Sub); err == nil && e.spend(v) {
-			if str, ok := scalarString(v); ok && s.str.Single() == nil {
+		v, err := e.eval(part.Sub)
+		if failed(err) {
+			return err
+		}
+		if err == nil {
+			if str, ok := scalarString(v); ok && e.spend(v) {
 				b.WriteString(str)
 				changed = true
 				continue
-			}
-		} else {
-			var ce *callErr
-			if errors.As(err, &ce) {
-				return err
 			}
 		}
 		folded := e.fold(part.Sub)
@@ -234,10 +215,46 @@ func (e *evaluator) rewrite(s *site) error {
 	return nil
 }
 
+// failed reports an evaluation failure (not "known only at deploy time").
+func failed(err error) bool { return err != nil && !errors.Is(err, notKnown) }
+
+// inline replaces a site holding one substitution by its known value v, as
+// its place allows: value and description fields take a scalar's text,
+// condition and each a literal substitution, other places any value.
+func (e *evaluator) inline(s *site, v any) bool {
+	if _, isFn := v.(fnVal); isFn {
+		return false
+	}
+	switch s.field {
+	case "value", "description":
+		if str, ok := scalarString(v); ok && e.spend(v) {
+			setScalar(s.node, str)
+			return true
+		}
+	case "condition", "each":
+		if lit := literalOf(v); lit != nil && e.spend(v) {
+			setScalar(s.node, "${"+lit.String()+"}")
+			return true
+		}
+	default:
+		if e.spend(v) {
+			if n := toNode(v); n != nil {
+				*s.node = *n
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // spend takes v's size from the inlining budget, reporting whether it fit.
 func (e *evaluator) spend(v any) bool {
-	n := sizeOf(v)
-	if e.inlined+n > MaxInlineSize {
+	room := MaxInlineSize - e.inlined
+	if room <= 0 {
+		return false
+	}
+	n := sizeOf(v, room)
+	if n > room {
 		return false
 	}
 	e.inlined += n
@@ -249,8 +266,8 @@ func (e *evaluator) fold(n subst.Node) subst.Node {
 	if _, isLit := n.(*subst.Literal); isLit {
 		return n
 	}
-	if v, err := e.eval(n); err == nil && e.spend(v) {
-		if lit := literalOf(v); lit != nil {
+	if v, err := e.eval(n); err == nil {
+		if lit := literalOf(v); lit != nil && e.spend(v) {
 			return lit
 		}
 	}

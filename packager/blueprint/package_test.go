@@ -164,11 +164,18 @@ func TestPackageJSON(t *testing.T) {
 	}
 }
 
-func TestPackageCallError(t *testing.T) {
+// Issue 15: a call on literal arguments that fails is reported by
+// validation, at its place, and packaging fails with the same error.
+func TestValidateCallError(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"bp.yaml": "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${substr(\"abc\", 2, 9)}'}}\n"})
-	_, err := Package(filepath.Join(dir, "bp.yaml"), Options{Cwd: dir})
-	if err == nil || !strings.Contains(err.Error(), "bp.yaml:3:41: evaluating at packaging time: substr(): indexes 2..9 out of range") {
-		t.Fatalf("got %v, want a packaging-time call error", err)
+	path := filepath.Join(dir, "bp.yaml")
+	_, err := Load(path, Options{Cwd: dir})
+	wantOneError(t, err, ErrFunction, 3, "substr(): end 9 is out of range for a string of 3 characters")
+	if !strings.Contains(err.Error(), "bp.yaml:3:41: ") {
+		t.Fatalf("got %v, want the place of the call (3:41)", err)
+	}
+	if _, perr := Package(path, Options{Cwd: dir}); perr == nil || perr.Error() != err.Error() {
+		t.Fatalf("Package: %v, want the error Load gave", perr)
 	}
 }
 

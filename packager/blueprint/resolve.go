@@ -13,25 +13,34 @@ import (
 // and places get the types they need. It records the dependency edges.
 func (c *checker) resolve() {
 	for _, s := range c.sites {
-		for _, part := range s.str.Parts {
-			if part.Sub == nil {
-				continue
-			}
-			c.resolveNode(s, part.Sub)
-			t := c.typeOf(part.Sub)
-			if s.str.Single() == nil && t&^(TArray|TObject|TFunc) == 0 {
-				c.errAtOffset(s.node, part.Sub.Pos(), ErrType, "${%s} yields %s, which can not be interpolated into a string", part.Sub, t)
-			}
+		before := len(*c.errs)
+		c.resolveSite(s)
+		s.bad = len(*c.errs) > before
+	}
+}
+
+// resolveSite resolves one site and checks the types it yields.
+func (c *checker) resolveSite(s *site) {
+	for _, part := range s.str.Parts {
+		if part.Sub == nil {
+			continue
 		}
-		if one := s.str.Single(); one != nil && s.want != 0 {
-			t := c.typeOf(one)
-			if t&s.want == 0 {
-				class := ErrType
-				if s.field == "each" {
-					class = ErrEachType
-				}
-				c.errAtOffset(s.node, one.Pos(), class, "%s must yield %s, %s found", s.what, s.want, t)
-			}
+		c.resolveNode(s, part.Sub)
+		t := c.typeOf(part.Sub)
+		if s.str.Single() == nil && t&^(TArray|TObject|TFunc) == 0 {
+			c.errAtOffset(s.node, part.Sub.Pos(), ErrType, "${%s} yields %s, which can not be interpolated into a string", part.Sub, t)
+		}
+	}
+	if one := s.str.Single(); one != nil && s.want != 0 {
+		t := c.typeOf(one)
+		switch {
+		case t&s.want != 0:
+		case s.field == "each" && t == TObject:
+			c.errAtOffset(s.node, one.Pos(), ErrEachType, "%s must yield array, object found: each does not support substitutions that resolve to objects or mappings; to iterate over an object's values, use ${vals(%s)}", s.what, one)
+		case s.field == "each":
+			c.errAtOffset(s.node, one.Pos(), ErrEachType, "%s must yield %s, %s found", s.what, s.want, t)
+		default:
+			c.errAtOffset(s.node, one.Pos(), ErrType, "%s must yield %s, %s found", s.what, s.want, t)
 		}
 	}
 }
@@ -191,6 +200,9 @@ func (c *checker) typeOf(n subst.Node) Type {
 		}
 		return TAny &^ TFunc
 	case *subst.Call:
+		if n.Name == "normalize" && len(n.Args) == 1 && len(n.Path) == 0 {
+			return c.typeOf(n.Args[0].Value) // the argument's type, normalized
+		}
 		if f, ok := coreFunctions[n.Name]; ok && len(n.Path) == 0 {
 			return f.Return
 		}

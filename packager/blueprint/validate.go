@@ -76,6 +76,7 @@ type dataSource struct {
 type resource struct {
 	name      string
 	key       *yaml.Node
+	def       *yaml.Node // the definition mapping
 	typ       string
 	hasEach   bool
 	labels    map[string]string
@@ -102,6 +103,7 @@ type site struct {
 	want   Type   // the type a sole substitution must yield (0: any)
 	what   string // names the place in type messages
 	refs   []string
+	bad    bool // resolving it found errors: it is not evaluated
 }
 
 type checker struct {
@@ -122,6 +124,10 @@ type checker struct {
 	edges   map[string][]edge
 	order   []string // graph nodes in source order
 	keyNode map[string]*yaml.Node
+
+	ev           *evaluator
+	siteOf       map[*yaml.Node]*site
+	workReported bool // the evaluation work limit was reported
 }
 
 type edge struct {
@@ -396,6 +402,10 @@ func (c *checker) subString(n *yaml.Node, owner, field string, inEach bool) *sit
 	}
 	s := &site{owner: owner, node: n, str: in, inEach: inEach, field: field}
 	c.sites = append(c.sites, s)
+	if c.siteOf == nil {
+		c.siteOf = map[*yaml.Node]*site{}
+	}
+	c.siteOf[n] = s
 	return s
 }
 
@@ -842,7 +852,7 @@ func scalarType(n *yaml.Node) Type {
 }
 
 func (c *checker) declareResource(key, val *yaml.Node) {
-	r := &resource{name: key.Value, key: key}
+	r := &resource{name: key.Value, key: key, def: val}
 	c.res[r.name] = r
 	c.addNode("resources."+r.name, key)
 	if val.Kind == yaml.MappingNode {

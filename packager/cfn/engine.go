@@ -14,6 +14,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/internal/nearest"
 	"github.com/cloud-assembly/assemble/packager/cfn/paramschema"
+	"github.com/cloud-assembly/assemble/packager/cfn/source"
 )
 
 // Bounds on what one template may expand to.
@@ -31,6 +32,10 @@ type Options struct {
 	Sources Sources
 	// NoSourceMap turns off the Metadata.SourceMap of emitted resources.
 	NoSourceMap bool
+	// Read, if set, is told the path of every local file read (the
+	// template, modules, inserted files, package zips). Ignored when
+	// Sources is set.
+	Read func(path string)
 }
 
 // Package reads the template at path and expands its modules, constants and
@@ -44,7 +49,7 @@ func Package(path string, opts Options) (*Template, error) {
 			root = filepath.Dir(path)
 		}
 		var err error
-		if srcs, err = NewSources(context.Background(), root, nil); err != nil {
+		if srcs, err = NewSources(context.Background(), root, &source.Options{Read: opts.Read}); err != nil {
 			return nil, wrapLoad(path, 0, 0, nil, err)
 		}
 		if c, ok := srcs.(io.Closer); ok {

@@ -8,6 +8,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/cloud-assembly/assemble/internal/yamlpos"
 	"github.com/cloud-assembly/assemble/packager/cfn/source"
 )
 
@@ -36,6 +37,9 @@ func Parse(name string, data []byte) (*Template, error) {
 	if len(data) > MaxFileBytes {
 		return nil, &Error{File: name, Msg: fmt.Sprintf("file is larger than %d bytes", MaxFileBytes), Err: ErrTooLarge}
 	}
+	if pos, what, bin := yamlpos.Binary(data); bin {
+		return nil, &Error{File: name, Line: pos.Line, Col: pos.Column, Msg: "not a YAML or JSON template: " + what, Err: ErrSyntax}
+	}
 	trim := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	isJSON := len(trim) > 0 && trim[0] == '{'
 	var doc yaml.Node
@@ -44,13 +48,13 @@ func Parse(name string, data []byte) (*Template, error) {
 		if err.Error() == "EOF" {
 			return nil, &Error{File: name, Msg: "empty template; write at least a Resources section", Err: ErrSyntax}
 		}
-		return nil, syntaxError(name, err)
+		return nil, syntaxError(name, data, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		return nil, &Error{File: name, Line: extra.Line, Col: extra.Column, Msg: "more than one YAML document; keep one template per file", Err: ErrSyntax}
 	} else if err.Error() != "EOF" {
-		return nil, syntaxError(name, err)
+		return nil, syntaxError(name, data, err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		return nil, &Error{File: name, Msg: "empty template; write at least a Resources section", Err: ErrSyntax}
@@ -69,13 +73,10 @@ func Parse(name string, data []byte) (*Template, error) {
 	return &Template{Name: name, Root: root, JSON: isJSON}, nil
 }
 
-func syntaxError(name string, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if _, e := fmt.Sscanf(msg, "line %d:", &line); e == nil {
-		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
-	}
-	return &Error{File: name, Line: line, Col: 1, Msg: msg, Err: ErrSyntax}
+// syntaxError places a YAML syntax error where the parser failed.
+func syntaxError(name string, data []byte, err error) error {
+	pos, msg := yamlpos.Locate(data, err)
+	return &Error{File: name, Line: pos.Line, Col: pos.Column, Msg: msg, Err: ErrSyntax}
 }
 
 type normalizer struct {

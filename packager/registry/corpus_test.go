@@ -42,12 +42,12 @@ func TestIndexVerdicts(t *testing.T) {
 		switch {
 		case strings.HasPrefix(verdict, "valid"):
 			valid++
-			fr, err := ReadFragment(path, DefaultLimits)
+			fr, err := ReadFragment(path, DefaultLimits())
 			if err != nil {
 				t.Errorf("%s: %v", file, err)
 				continue
 			}
-			if err := fr.Validate(DefaultLimits); err != nil {
+			if err := fr.Validate(DefaultLimits()); err != nil {
 				t.Errorf("%s: index says %s, got %v", file, verdict, err)
 			}
 			const marker = "generated schema: "
@@ -58,7 +58,7 @@ func TestIndexVerdicts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := fr.Schema(testType, DefaultLimits)
+				got, err := fr.Schema(testType, DefaultLimits())
 				if err != nil {
 					t.Errorf("%s: schema: %v", file, err)
 				} else if !bytes.Equal(got, want) {
@@ -70,12 +70,12 @@ func TestIndexVerdicts(t *testing.T) {
 			}
 		case verdict == "invalid":
 			invalid++
-			_, err := Load(path, DefaultLimits)
+			_, err := Load(path, DefaultLimits())
 			if err == nil {
 				var fr *Fragment
-				fr, err = ReadFragment(path, DefaultLimits)
+				fr, err = ReadFragment(path, DefaultLimits())
 				if err == nil {
-					err = fr.Validate(DefaultLimits)
+					err = fr.Validate(DefaultLimits())
 				}
 			}
 			if !errors.Is(err, ErrInvalidFragment) {
@@ -90,7 +90,7 @@ func TestIndexVerdicts(t *testing.T) {
 		case verdict == "invalid (as a pair)":
 			pair++
 			dir := filepath.Dir(filepath.Dir(path)) // the folder holding fragments/
-			_, err := Load(dir, DefaultLimits)
+			_, err := Load(dir, DefaultLimits())
 			if !errors.Is(err, ErrProject) || !strings.Contains(err.Error(), "a module can only consist of a single template file, but there are 2") {
 				t.Errorf("%s: got %v", dir, err)
 			}
@@ -106,7 +106,7 @@ func TestIndexVerdicts(t *testing.T) {
 // (or the file size to 300 bytes) and expect a failure.
 func checkLoweredLimit(t *testing.T, fr *Fragment, file, expected string) {
 	t.Helper()
-	l := DefaultLimits
+	l := DefaultLimits()
 	var want string
 	switch {
 	case strings.Contains(expected, "mapping_attribute_limit=2"):
@@ -138,19 +138,19 @@ func TestCommunityModules(t *testing.T) {
 		t.Fatalf("found %d module projects (%v), want 4", len(dirs), err)
 	}
 	for _, dir := range dirs {
-		m, err := Load(dir, DefaultLimits)
+		m, err := Load(dir, DefaultLimits())
 		if err != nil {
 			t.Errorf("%s: %v", dir, err)
 			continue
 		}
-		if err := m.Validate(DefaultLimits); err != nil {
+		if err := m.Validate(DefaultLimits()); err != nil {
 			t.Errorf("%s: %v", dir, err)
 		}
 		want, err := os.ReadFile(filepath.Join(dir, "schema.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := m.Fragment.Schema(m.TypeName, DefaultLimits)
+		got, err := m.Fragment.Schema(m.TypeName, DefaultLimits())
 		if err != nil {
 			t.Errorf("%s: %v", dir, err)
 		} else if !bytes.Equal(got, want) {
@@ -163,11 +163,11 @@ func TestCommunityModules(t *testing.T) {
 func TestUpstreamOpsWorksGolden(t *testing.T) {
 	needCorpus(t)
 	dir := filepath.Join(corpusDir, "cloudformation-cli", "tests", "data", "sample_fragments")
-	fr, err := ReadFragment(filepath.Join(dir, "OpsWorks.json"), DefaultLimits)
+	fr, err := ReadFragment(filepath.Join(dir, "OpsWorks.json"), DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := fr.Schema(testType, DefaultLimits)
+	got, err := fr.Schema(testType, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

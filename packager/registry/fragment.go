@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/yamlpos"
 )
 
 // Limits a fragment must respect (cloudformation-cli's defaults).
@@ -26,8 +26,10 @@ type Limits struct {
 	FileSize int64
 }
 
-// DefaultLimits are the limits `cfn validate` enforces.
-var DefaultLimits = Limits{Resources: 500, Outputs: 200, Mappings: 200, MappingAttributes: 200, FileSize: 1_500_000}
+// DefaultLimits() returns the limits `cfn validate` enforces.
+func DefaultLimits() Limits {
+	return Limits{Resources: 500, Outputs: 200, Mappings: 200, MappingAttributes: 200, FileSize: 1_500_000}
+}
 
 // MaxNesting is how deep modules may nest: a module, its child module and
 // that module's child.
@@ -119,7 +121,7 @@ func ParseFragment(file string, data []byte) (*Fragment, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &ValidationError{File: file, Problems: []Problem{yamlProblem(err)}}
+		return nil, &ValidationError{File: file, Problems: []Problem{yamlProblem(data, err)}}
 	}
 	if len(doc.Content) == 0 {
 		return nil, &ValidationError{File: file, Problems: []Problem{{Message: "the fragment is empty; a module fragment is a template with a Resources section"}}}
@@ -155,16 +157,11 @@ func jsonSyntax(data []byte) *Problem {
 	return &Problem{Line: line, Col: col, Message: fmt.Sprintf("invalid JSON: %v; fix the syntax at line %d, column %d", err, line, col)}
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlProblem turns a YAML parser error into a Problem; the parser reports
-// the line only, so the column is 1.
-func yamlProblem(err error) Problem {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return Problem{Line: line, Col: 1, Message: "invalid YAML: " + m[2]}
-	}
-	return Problem{Message: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+// yamlProblem turns a YAML parser error into a Problem at the place where
+// the parser failed.
+func yamlProblem(data []byte, err error) Problem {
+	pos, msg := yamlpos.Locate(data, err)
+	return Problem{Line: pos.Line, Col: pos.Column, Message: "invalid YAML: " + msg}
 }
 
 // section returns the value of a top-level key, or nil.

@@ -29,7 +29,7 @@ func TestRules(t *testing.T) {
 		{"Export", "Resources:\n  B:\n    Type: AWS::S3::Bucket\nOutputs:\n  O:\n    Value: !Ref B\n    Export:\n      Name: x\n", "x.yaml:7:5: template fragment cannot contain any Export; found an Export statement in Output: O"},
 		{"parameter without Type", "Parameters:\n  P:\n    Description: d\nResources:\n  B:\n    Type: AWS::S3::Bucket\n", "x.yaml:2:3: parameter 'P' must have a Type"},
 		{"Parameters not a mapping", "Parameters: [a]\nResources:\n  B:\n    Type: AWS::S3::Bucket\n", "x.yaml:1:13: the Parameters section must be a mapping"},
-		{"YAML syntax", "Resources:\n  B: [\n", "x.yaml:2:1: invalid YAML"},
+		{"YAML syntax", "Resources:\n  B: [\n", "x.yaml:3:1: invalid YAML: did not find expected node content"},
 		{"JSON syntax", "{\n  \"Resources\": {,\n}\n", "x.yaml:2:17: invalid JSON"},
 		{"not a mapping", "- a\n- b\n", "x.yaml:1:1: the fragment must be a mapping"},
 		{"empty", "", "x.yaml: the fragment is empty"},
@@ -38,7 +38,7 @@ func TestRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fr, err := ParseFragment("x.yaml", []byte(tt.src))
 			if err == nil {
-				err = fr.Validate(DefaultLimits)
+				err = fr.Validate(DefaultLimits())
 			}
 			if !errors.Is(err, ErrInvalidFragment) {
 				t.Fatalf("got %v, want ErrInvalidFragment", err)
@@ -56,7 +56,7 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fr.Validate(DefaultLimits); err != nil {
+	if err := fr.Validate(DefaultLimits()); err != nil {
 		t.Fatalf("default limits: %v", err)
 	}
 	l := Limits{Resources: 1, Outputs: 1, Mappings: 1, MappingAttributes: 1, FileSize: 10}
@@ -97,7 +97,7 @@ func TestTypeName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fr.Schema("Org::Svc::Name", DefaultLimits); !errors.Is(err, ErrTypeName) {
+	if _, err := fr.Schema("Org::Svc::Name", DefaultLimits()); !errors.Is(err, ErrTypeName) {
 		t.Errorf("Schema with a bad type name: %v", err)
 	}
 }
@@ -110,7 +110,7 @@ func TestSchemaEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := fr.Schema("Org::Svc::Name::MODULE", DefaultLimits)
+	got, err := fr.Schema("Org::Svc::Name::MODULE", DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestAliasBomb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = fr.Schema("Org::Svc::Name::MODULE", DefaultLimits)
+	_, err = fr.Schema("Org::Svc::Name::MODULE", DefaultLimits())
 	if !errors.Is(err, ErrInvalidFragment) || !strings.Contains(err.Error(), "expands to more than") {
 		t.Fatalf("got %v", err)
 	}

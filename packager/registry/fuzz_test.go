@@ -32,7 +32,7 @@ func FuzzFragment(f *testing.F) {
 			}
 			return
 		}
-		out, err := fr.Schema("Fuzz::Test::Module::MODULE", DefaultLimits)
+		out, err := fr.Schema("Fuzz::Test::Module::MODULE", DefaultLimits())
 		if err != nil {
 			if !errors.Is(err, ErrInvalidFragment) {
 				t.Fatalf("schema error outside ErrInvalidFragment: %v", err)
@@ -49,7 +49,7 @@ func FuzzFragment(f *testing.F) {
 		if err := json.Unmarshal(out, &doc); err != nil {
 			t.Fatalf("schema is not JSON: %v\n%s", err, out)
 		}
-		again, _ := fr.Schema("Fuzz::Test::Module::MODULE", DefaultLimits)
+		again, _ := fr.Schema("Fuzz::Test::Module::MODULE", DefaultLimits())
 		if string(again) != string(out) {
 			t.Fatal("schema not deterministic")
 		}

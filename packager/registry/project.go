@@ -163,7 +163,7 @@ func (m *Module) CheckNesting() error {
 					continue
 				}
 				n++
-				sib, err := Load(dir, DefaultLimits)
+				sib, err := Load(dir, DefaultLimits())
 				if err != nil || sib.TypeName == "" {
 					continue // not a readable module project: not visible
 				}

@@ -20,11 +20,11 @@ func TestNesting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
-			m, err := Load(filepath.Join("testdata", tt.dir), DefaultLimits)
+			m, err := Load(filepath.Join("testdata", tt.dir), DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = m.Validate(DefaultLimits)
+			err = m.Validate(DefaultLimits())
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("got %v", err)
@@ -51,7 +51,7 @@ func TestLayout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
-			_, err := Load(filepath.Join("testdata", "layout", tt.dir), DefaultLimits)
+			_, err := Load(filepath.Join("testdata", "layout", tt.dir), DefaultLimits())
 			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want %v %q", err, tt.is, tt.want)
 			}
@@ -61,7 +61,7 @@ func TestLayout(t *testing.T) {
 
 // QA: a missing path says what Load wants, not "stat x: no such file".
 func TestLoadMissing(t *testing.T) {
-	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), DefaultLimits)
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), DefaultLimits())
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("got %v, want fs.ErrNotExist", err)
 	}

@@ -68,6 +68,8 @@ func (c *checker) semantic(raw []byte) {
 	}
 
 	c.checkTagging()
+	c.checkReplacementStrategy()
+	c.checkPropertyTransform()
 
 	// arrayType only on arrays.
 	c.walkSchemas(func(path string, s map[string]any) {
@@ -154,6 +156,67 @@ func (c *checker) checkTagging() {
 			c.errorf("/tagging/tagUpdatable", "tagUpdatable is true but the schema has no update handler; add handlers.update or set tagUpdatable to false")
 		}
 	}
+}
+
+// checkReplacementStrategy applies the rule "a replacementStrategy is not
+// valid for a mutable resource that does not need replacement during an
+// update": a schema with an update handler (mutable) and neither
+// createOnlyProperties nor conditionalCreateOnlyProperties (nothing an
+// update replaces) may not set one. Without an update handler every update
+// replaces the resource, so the strategy applies. Published AWS schemas
+// that break the rule get a warning, as the registry accepted them.
+func (c *checker) checkReplacementStrategy() {
+	if _, ok := c.root["replacementStrategy"]; !ok {
+		return
+	}
+	handlers, _ := c.root["handlers"].(map[string]any)
+	if _, mutable := handlers["update"]; !mutable {
+		return
+	}
+	if len(strings1(c.root["createOnlyProperties"])) > 0 || len(strings1(c.root["conditionalCreateOnlyProperties"])) > 0 {
+		return
+	}
+	const msg = "replacementStrategy is not valid for a mutable resource that does not need replacement during an update: the schema has an update handler and no createOnlyProperties"
+	if tn, _ := c.root["typeName"].(string); awsPublished(tn) {
+		c.warnf("/replacementStrategy", "%s (AWS-published types are exempt)", msg)
+		return
+	}
+	c.errorf("/replacementStrategy", "%s; remove replacementStrategy, or list the properties whose change replaces the resource in createOnlyProperties", msg)
+}
+
+// checkPropertyTransform checks the propertyTransform map: its keys are
+// JSON pointers to properties (checked as the property lists are) and its
+// values JSONata expressions, strings. The embedded meta-schema types the
+// values of "/properties/..." keys; the values of other keys are typed here.
+func (c *checker) checkPropertyTransform() {
+	pt, ok := c.root["propertyTransform"].(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range sortedKeys(pt) {
+		path := "/propertyTransform/" + escape(k)
+		c.checkPointer(path, "propertyTransform", k)
+		if _, isStr := pt[k].(string); !isStr && !strings.HasPrefix(k, "/properties/") {
+			c.errorf(path, "propertyTransform values are JSONata expressions, strings; found %s", jsonKind(pt[k]))
+		}
+	}
+}
+
+// jsonKind names a decoded JSON value's kind.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
 }
 
 // checkPointer reports p unless it names a defined property: an error in

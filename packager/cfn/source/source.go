@@ -119,6 +119,8 @@ type Options struct {
 	MaxPackageFiles int
 	// MaxDownloads bounds the bytes of all HTTPS and S3 downloads together.
 	MaxDownloads int64
+	// Read, if set, is told the absolute path of every local file read.
+	Read func(path string)
 }
 
 type pkg struct {
@@ -395,6 +397,9 @@ func (r *Resolver) readFile(from Location, source string, limit int64) ([]byte, 
 	b, err := readLimited(f, limit, source)
 	if err != nil {
 		return nil, Location{}, err
+	}
+	if r.opts.Read != nil {
+		r.opts.Read(name)
 	}
 	return b, Location{Kind: File, Path: name}, nil
 }
