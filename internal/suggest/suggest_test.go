@@ -29,6 +29,24 @@ func TestClosest(t *testing.T) {
 	}
 }
 
+func TestNearest(t *testing.T) {
+	tests := []struct {
+		name  string
+		cands []string
+		want  string
+	}{
+		{"Sizee", []string{"Name", "Size", "Sizes"}, "Size"},
+		{"Tabel9x", []string{"Bucket", "Tables"}, "Tables"}, // 4 edits: not Closest, still the nearest
+		{"same", []string{"same"}, ""},
+		{"x", nil, ""},
+	}
+	for _, tt := range tests {
+		if got := Nearest(tt.name, tt.cands); got != tt.want {
+			t.Errorf("Nearest(%q, %v) = %q, want %q", tt.name, tt.cands, got, tt.want)
+		}
+	}
+}
+
 // The distance is a metric on the names it measures: symmetric, zero only
 // between equal strings, and within the triangle inequality.
 func FuzzDistance(f *testing.F) {

@@ -12,7 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/cloud-assembly/assemble/internal/nearest"
+	"github.com/cloud-assembly/assemble/internal/suggest"
 	"github.com/cloud-assembly/assemble/packager/cfn/paramschema"
 	"github.com/cloud-assembly/assemble/packager/cfn/source"
 )
@@ -417,7 +417,7 @@ func (sc *scope) checkEntry(name string, v *yaml.Node) error {
 		}
 		fix := entryRenames[k.Value]
 		if fix == "" {
-			fix = nearest.Close(k.Value, entryKeys)
+			fix = suggest.Closest(k.Value, entryKeys)
 		}
 		if fix != "" {
 			fix = ": use " + fix

@@ -430,25 +430,26 @@ func checkInvariants(t *testing.T, out *yaml.Node, want int) {
 	}
 	defined := map[string]bool{}
 	for _, sec := range []string{"Resources", "Conditions", "Parameters", "Outputs", "Mappings"} {
-		for _, p := range pairs(mapGet(out, sec)) {
-			if !logicalID.MatchString(p[0].Value) {
-				t.Errorf("%s: invalid logical ID %q", sec, p[0].Value)
+		for k := range entries(mapGet(out, sec)) {
+			if !logicalID.MatchString(k.Value) {
+				t.Errorf("%s: invalid logical ID %q", sec, k.Value)
 			}
 			if sec != "Outputs" && sec != "Mappings" {
-				defined[p[0].Value] = true
+				defined[k.Value] = true
 			}
 		}
 	}
-	res := pairs(mapGet(out, "Resources"))
-	if len(res) != want {
-		t.Errorf("%d resources, the generator predicts %d", len(res), want)
-	}
-	for _, p := range res {
-		for _, k := range []string{"ForEach", "Overrides", "Source"} {
-			if mapGet(p[1], k) != nil {
-				t.Errorf("resource %s keeps %s", p[0].Value, k)
+	n := 0
+	for k, v := range entries(mapGet(out, "Resources")) {
+		n++
+		for _, attr := range []string{"ForEach", "Overrides", "Source"} {
+			if mapGet(v, attr) != nil {
+				t.Errorf("resource %s keeps %s", k.Value, attr)
 			}
 		}
+	}
+	if n != want {
+		t.Errorf("%d resources, the generator predicts %d", n, want)
 	}
 	var walk func(n *yaml.Node, where string)
 	ref := func(name, where string) {

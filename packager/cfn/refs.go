@@ -2,13 +2,15 @@ package cfn
 
 import (
 	"fmt"
+	"iter"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/cloud-assembly/assemble/internal/nearest"
+	"github.com/cloud-assembly/assemble/internal/suggest"
 )
 
 // nameKind is what a reference names.
@@ -85,15 +87,15 @@ func (e *engine) checkRefs(top *scope, out *yaml.Node) error {
 	if hasKey(mapGet(out, "Resources"), "Fn::Transform", 0) {
 		return nil // an inline macro (AWS::Include, ...) may define names too
 	}
-	for _, p := range pairs(mapGet(out, "Parameters")) {
-		ns.params[p[0].Value] = true
+	for k := range entries(mapGet(out, "Parameters")) {
+		ns.params[k.Value] = true
 	}
 	ns.collect(mapGet(out, "Resources"), ns.resources, &ns.resPatterns, nil)
 	ns.collect(mapGet(out, "Conditions"), ns.conds, &ns.condPatterns, nil)
 	if ns.prefixes != nil {
-		for _, p := range pairs(mapGet(out, "Resources")) {
-			if t := mapGet(p[1], "Type"); isStr(t) && strings.HasPrefix(t.Value, "AWS::Serverless::") {
-				ns.prefixes = append(ns.prefixes, p[0].Value)
+		for k, v := range entries(mapGet(out, "Resources")) {
+			if t := mapGet(v, "Type"); isStr(t) && strings.HasPrefix(t.Value, "AWS::Serverless::") {
+				ns.prefixes = append(ns.prefixes, k.Value)
 			}
 		}
 	}
@@ -143,16 +145,19 @@ func transformNames(t *yaml.Node) []string {
 	return out
 }
 
-// pairs returns the key/value pairs of a mapping (none for anything else).
-func pairs(m *yaml.Node) [][2]*yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
+// entries yields the keys and values of a mapping, in order (nothing for
+// anything else).
+func entries(m *yaml.Node) iter.Seq2[*yaml.Node, *yaml.Node] {
+	return func(yield func(*yaml.Node, *yaml.Node) bool) {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if !yield(m.Content[i], m.Content[i+1]) {
+				return
+			}
+		}
 	}
-	out := make([][2]*yaml.Node, 0, len(m.Content)/2)
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		out = append(out, [2]*yaml.Node{m.Content[i], m.Content[i+1]})
-	}
-	return out
 }
 
 // loop splits a kept Fn::ForEach::Name entry into its identifier,
@@ -168,10 +173,10 @@ func loop(k, v *yaml.Node) (string, *yaml.Node, *yaml.Node, bool) {
 // CloudFormation's Fn::ForEach will make (each item when the collection is
 // a literal list, else a pattern). subst holds outer loops' known values.
 func (ns *names) collect(sec *yaml.Node, set map[string]bool, pats *[]*regexp.Regexp, subst map[string]string) {
-	for _, p := range pairs(sec) {
-		id, coll, tmpl, ok := loop(p[0], p[1])
+	for k, v := range entries(sec) {
+		id, coll, tmpl, ok := loop(k, v)
 		if !ok {
-			name := loopName(p[0].Value, subst)
+			name := loopName(k.Value, subst)
 			if strings.Contains(name, "{") {
 				if re, err := regexp.Compile("^" + loopPattern(name) + "$"); err == nil {
 					*pats = append(*pats, re)
@@ -194,19 +199,14 @@ func (ns *names) collect(sec *yaml.Node, set map[string]bool, pats *[]*regexp.Re
 			continue
 		}
 		for _, it := range items {
-			inner := maps(subst)
+			inner := maps.Clone(subst)
+			if inner == nil {
+				inner = map[string]string{}
+			}
 			inner[id] = it
 			ns.collect(tmpl, set, pats, inner)
 		}
 	}
-}
-
-func maps(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // loopName replaces ${Id} and &{Id} of known loop values in a key.
@@ -235,45 +235,45 @@ type refChecker struct {
 // section checks each entry of a section with f; Fn::ForEach entries bring
 // their identifier into scope for their template's entries.
 func (c *refChecker) section(sec *yaml.Node, f func(v *yaml.Node, ids []string), ids []string) {
-	for _, p := range pairs(sec) {
+	for k, v := range entries(sec) {
 		if c.err != nil {
 			return
 		}
-		if id, coll, tmpl, ok := loop(p[0], p[1]); ok {
+		if id, coll, tmpl, ok := loop(k, v); ok {
 			c.value(coll, ids)
 			c.section(tmpl, f, append(slices.Clip(ids), id))
 			continue
 		}
-		f(p[1], ids)
+		f(v, ids)
 	}
 }
 
 func (c *refChecker) resource(r *yaml.Node, ids []string) {
-	for _, p := range pairs(r) {
-		switch p[0].Value {
+	for k, v := range entries(r) {
+		switch k.Value {
 		case "Type":
 		case "Condition":
-			c.name(condName, "Condition", p[1], p[1], ids)
+			c.name(condName, "Condition", v, v, ids)
 		case "DependsOn":
-			items := []*yaml.Node{p[1]}
-			if p[1].Kind == yaml.SequenceNode {
-				items = p[1].Content
+			items := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				items = v.Content
 			}
 			for _, x := range items {
 				c.name(depName, "DependsOn", x, x, ids)
 			}
 		default:
-			c.value(p[1], ids)
+			c.value(v, ids)
 		}
 	}
 }
 
 func (c *refChecker) output(o *yaml.Node, ids []string) {
-	for _, p := range pairs(o) {
-		if p[0].Value == "Condition" {
-			c.name(condName, "Condition", p[1], p[1], ids)
+	for k, v := range entries(o) {
+		if k.Value == "Condition" {
+			c.name(condName, "Condition", v, v, ids)
 		} else {
-			c.value(p[1], ids)
+			c.value(v, ids)
 		}
 	}
 	if o.Kind != yaml.MappingNode {
@@ -463,8 +463,7 @@ func closest(v string, cands []string) string {
 	if best != "" {
 		return best
 	}
-	best, _ = nearest.Name(v, cands)
-	return best
+	return suggest.Nearest(v, cands)
 }
 
 // candidates lists the names a reference of kind could have meant: those
@@ -472,24 +471,22 @@ func closest(v string, cands []string) string {
 func (c *refChecker) candidates(kind nameKind, sc *scope) []string {
 	var out []string
 	add := func(m map[string]bool) {
-		for _, k := range sortedKeys(m) {
-			out = append(out, k)
-		}
+		out = append(out, slices.Sorted(maps.Keys(m))...)
 	}
 	if kind == condName {
-		for _, p := range pairs(mapGet(sc.t.Root, "Conditions")) {
-			out = append(out, p[0].Value)
+		for k := range entries(mapGet(sc.t.Root, "Conditions")) {
+			out = append(out, k.Value)
 		}
 		add(c.ns.conds)
 		return out
 	}
 	if kind == refName {
-		for _, p := range pairs(mapGet(sc.t.Root, "Parameters")) {
-			out = append(out, p[0].Value)
+		for k := range entries(mapGet(sc.t.Root, "Parameters")) {
+			out = append(out, k.Value)
 		}
 	}
-	for _, p := range pairs(mapGet(sc.t.Root, "Resources")) {
-		out = append(out, p[0].Value)
+	for k := range entries(mapGet(sc.t.Root, "Resources")) {
+		out = append(out, k.Value)
 	}
 	for _, m := range sc.modOrder {
 		out = append(out, m.name)
@@ -498,14 +495,5 @@ func (c *refChecker) candidates(kind nameKind, sc *scope) []string {
 		add(c.ns.params)
 	}
 	add(c.ns.resources)
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }
