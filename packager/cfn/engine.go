@@ -619,7 +619,7 @@ func (sc *scope) dependsOn(v *yaml.Node) (*yaml.Node, error) {
 		if sc.removed[n.Value] {
 			continue
 		}
-		sc.e.note(depName, n.Value, sc, n)
+		sc.e.note(depKind, n.Value, sc, n)
 		addName(n.Value, n)
 	}
 	if len(out) == 0 {

@@ -17,10 +17,10 @@ import (
 type nameKind uint8
 
 const (
-	refName  nameKind = iota + 1 // Ref, or ${Name} in a Sub: a parameter, resource or pseudo parameter
-	attName                      // Fn::GetAtt, or ${Name.Attr} in a Sub: a resource
-	depName                      // DependsOn: a resource
-	condName                     // Condition, Fn::If: a condition
+	refKind  nameKind = iota + 1 // Ref, or ${Name} in a Sub: a parameter, resource or pseudo parameter
+	attKind                      // Fn::GetAtt, or ${Name.Attr} in a Sub: a resource
+	depKind                      // DependsOn: a resource
+	condKind                     // Condition, Fn::If: a condition
 )
 
 // pseudoParameters are the names CloudFormation defines in every template.
@@ -71,8 +71,8 @@ type names struct {
 // parameter, resource, condition, pseudo parameter or Fn::ForEach
 // identifier in scope. A dangling one is ErrDangling, placed where it was
 // written, with the nearest existing name. A Transform other than
-// AWS::LanguageExtensions and AWS::Serverless-2016-10-31 may add any
-// resource, so then nothing is checked.
+// AWS::LanguageExtensions and AWS::Serverless-2016-10-31, or an inline
+// Fn::Transform, may add any resource, so then nothing is checked.
 func (e *engine) checkRefs(top *scope, out *yaml.Node) error {
 	ns := &names{params: map[string]bool{}, resources: map[string]bool{}, conds: map[string]bool{}}
 	for _, t := range transformNames(mapGet(out, "Transform")) {
@@ -253,14 +253,14 @@ func (c *refChecker) resource(r *yaml.Node, ids []string) {
 		switch k.Value {
 		case "Type":
 		case "Condition":
-			c.name(condName, "Condition", v, v, ids)
+			c.name(condKind, "Condition", v, v, ids)
 		case "DependsOn":
 			items := []*yaml.Node{v}
 			if v.Kind == yaml.SequenceNode {
 				items = v.Content
 			}
 			for _, x := range items {
-				c.name(depName, "DependsOn", x, x, ids)
+				c.name(depKind, "DependsOn", x, x, ids)
 			}
 		default:
 			c.value(v, ids)
@@ -271,7 +271,7 @@ func (c *refChecker) resource(r *yaml.Node, ids []string) {
 func (c *refChecker) output(o *yaml.Node, ids []string) {
 	for k, v := range entries(o) {
 		if k.Value == "Condition" {
-			c.name(condName, "Condition", v, v, ids)
+			c.name(condKind, "Condition", v, v, ids)
 		} else {
 			c.value(v, ids)
 		}
@@ -284,7 +284,7 @@ func (c *refChecker) output(o *yaml.Node, ids []string) {
 // condition checks a condition expression: Condition names a condition.
 func (c *refChecker) condition(n *yaml.Node, ids []string) {
 	if k, v, ok := single(n); ok && k == "Condition" {
-		c.name(condName, "Condition", v, n, ids)
+		c.name(condKind, "Condition", v, n, ids)
 		return
 	}
 	if k, v, ok := single(n); ok && strings.HasPrefix(k, "Fn::") && v.Kind == yaml.SequenceNode {
@@ -318,11 +318,11 @@ func (c *refChecker) value(n *yaml.Node, ids []string) {
 	if k, v, ok := single(n); ok {
 		switch k {
 		case "Ref":
-			c.name(refName, "Ref", v, n, ids)
+			c.name(refKind, "Ref", v, n, ids)
 			return
 		case "Fn::GetAtt":
 			if v.Kind == yaml.SequenceNode && len(v.Content) == 2 {
-				c.name(attName, "Fn::GetAtt", v.Content[0], n, ids)
+				c.name(attKind, "Fn::GetAtt", v.Content[0], n, ids)
 				c.value(v.Content[1], ids)
 			}
 			return
@@ -331,7 +331,7 @@ func (c *refChecker) value(n *yaml.Node, ids []string) {
 			return
 		case "Fn::If":
 			if v.Kind == yaml.SequenceNode && len(v.Content) == 3 {
-				c.name(condName, "Fn::If", v.Content[0], v.Content[0], ids)
+				c.name(condKind, "Fn::If", v.Content[0], v.Content[0], ids)
 				c.value(v.Content[1], ids)
 				c.value(v.Content[2], ids)
 			}
@@ -367,9 +367,9 @@ func (c *refChecker) sub(n, arg *yaml.Node, ids []string) {
 		if strings.HasPrefix(v, "!") || mapGet(vars, v) != nil {
 			continue
 		}
-		kind, what := refName, "${"+v+"} in Fn::Sub"
+		kind, what := refKind, "${"+v+"} in Fn::Sub"
 		if base, _, ok := strings.Cut(v, "."); ok {
-			kind, v = attName, base
+			kind, v = attKind, base
 		}
 		c.name(kind, what, strNode(v), n, ids)
 	}
@@ -391,9 +391,9 @@ func (c *refChecker) name(kind nameKind, what string, n, at *yaml.Node, ids []st
 func (c *refChecker) defined(kind nameKind, v string, ids []string) bool {
 	ns := c.ns
 	switch kind {
-	case condName:
+	case condKind:
 		return ns.conds[v] || matches(ns.condPatterns, v)
-	case refName:
+	case refKind:
 		if ns.params[v] || slices.Contains(pseudoParameters, v) || slices.Contains(ids, v) {
 			return true
 		}
@@ -419,10 +419,10 @@ func matches(pats []*regexp.Regexp, v string) bool {
 }
 
 var kindWords = map[nameKind]string{
-	refName:  "no parameter, resource or pseudo parameter",
-	attName:  "no resource",
-	depName:  "no resource",
-	condName: "no condition",
+	refKind:  "no parameter, resource or pseudo parameter",
+	attKind:  "no resource",
+	depKind:  "no resource",
+	condKind: "no condition",
 }
 
 // dangling builds the error for name v of kind, placed where it was
@@ -473,14 +473,14 @@ func (c *refChecker) candidates(kind nameKind, sc *scope) []string {
 	add := func(m map[string]bool) {
 		out = append(out, slices.Sorted(maps.Keys(m))...)
 	}
-	if kind == condName {
+	if kind == condKind {
 		for k := range entries(mapGet(sc.t.Root, "Conditions")) {
 			out = append(out, k.Value)
 		}
 		add(c.ns.conds)
 		return out
 	}
-	if kind == refName {
+	if kind == refKind {
 		for k := range entries(mapGet(sc.t.Root, "Parameters")) {
 			out = append(out, k.Value)
 		}
@@ -491,7 +491,7 @@ func (c *refChecker) candidates(kind nameKind, sc *scope) []string {
 	for _, m := range sc.modOrder {
 		out = append(out, m.name)
 	}
-	if kind == refName {
+	if kind == refKind {
 		add(c.ns.params)
 	}
 	add(c.ns.resources)

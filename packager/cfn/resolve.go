@@ -134,7 +134,7 @@ func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
 	if sc.removed[name] {
 		return nil, sc.errorf(at, ErrInvalid, "Ref %s: the resource is removed by its condition", name)
 	}
-	sc.e.note(refName, name, sc, at)
+	sc.e.note(refKind, name, sc, at)
 	return fn("Ref", strNode(name), at), nil
 }
 
@@ -167,7 +167,7 @@ func (sc *scope) fnGetAtt(n, arg *yaml.Node) (*yaml.Node, error) {
 	if !isStr(attr) {
 		name := sc.rename(target.Value)
 		if name == target.Value {
-			sc.e.note(attName, name, sc, n)
+			sc.e.note(attKind, name, sc, n)
 		}
 		return fn("Fn::GetAtt", seqNode(strNode(name), attr), n), nil
 	}
@@ -221,7 +221,7 @@ func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
 			return clone(x), nil
 		}
 	}
-	sc.e.note(attName, name, sc, at)
+	sc.e.note(attKind, name, sc, at)
 	return fn("Fn::GetAtt", seqNode(strNode(name), strNode(attr)), at), nil
 }
 

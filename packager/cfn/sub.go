@@ -206,9 +206,9 @@ func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
 		return "", sc.errorf(at, ErrInvalid, "${%s}: the resource is removed by its condition", name)
 	}
 	if dotted {
-		sc.e.note(attName, base, sc, at)
+		sc.e.note(attKind, base, sc, at)
 	} else {
-		sc.e.note(refName, name, sc, at)
+		sc.e.note(refKind, name, sc, at)
 	}
 	return "${" + name + "}", nil
 }
