@@ -85,38 +85,53 @@ type substituter struct {
 	value *yaml.Node
 }
 
-// text replaces the loop variables in a string; a value reference to a
-// list or an object there is an error at at.
+// text replaces the loop variables in a string, in one pass (a value put
+// in is not scanned again); where two variables start at one place the
+// longer wins ($Index or $Identifier, $Value or $V). A value reference to
+// a list or an object there is an error at at.
 func (s *substituter) text(in string, at *yaml.Node) (string, error) {
 	if !strings.ContainsAny(in, "$&") {
 		return in, nil
 	}
-	out := strings.ReplaceAll(in, "${"+s.ident+"}", s.id)
-	out = strings.ReplaceAll(out, "&{"+s.ident+"}", alnum(s.id))
-	out = strings.ReplaceAll(out, "$"+s.ident, s.id)
-	out = strings.ReplaceAll(out, "${Index}", s.index)
-	out = strings.ReplaceAll(out, "$Index", s.index)
-	if s.value == nil || !strings.Contains(out, "$") || s.ident == "Value" {
-		return out, nil
-	}
+	values := s.value != nil && s.ident != "Value"
 	var b strings.Builder
-	for {
-		i, j, path, ok := nextValueRef(out)
-		if !ok {
-			b.WriteString(out)
-			return b.String(), nil
+	for i := 0; i < len(in); {
+		rest := in[i:]
+		if rest[0] != '$' && rest[0] != '&' {
+			j := strings.IndexAny(rest, "$&")
+			if j < 0 {
+				j = len(rest)
+			}
+			b.WriteString(rest[:j])
+			i += j
+			continue
 		}
-		v, err := s.field(path, at)
-		if err != nil {
-			return "", err
+		n, with := 0, ""
+		for _, v := range [][2]string{
+			{"${" + s.ident + "}", s.id}, {"&{" + s.ident + "}", alnum(s.id)}, {"$" + s.ident, s.id},
+			{"${Index}", s.index}, {"$Index", s.index},
+		} {
+			if len(v[0]) > n && strings.HasPrefix(rest, v[0]) {
+				n, with = len(v[0]), v[1]
+			}
 		}
-		if !isScalar(v) {
-			return "", s.sc.errorf(at, ErrInvalid, "%s is %s, which cannot be written into a string; name one of its fields", out[i:j], kindName(v))
+		if vn, path, ok := valueRefAt(rest); ok && values && vn > n {
+			v, err := s.field(path, at)
+			if err != nil {
+				return "", err
+			}
+			if !isScalar(v) {
+				return "", s.sc.errorf(at, ErrInvalid, "%s is %s, which cannot be written into a string; name one of its fields", rest[:vn], kindName(v))
+			}
+			n, with = vn, v.Value
 		}
-		b.WriteString(out[:i])
-		b.WriteString(v.Value)
-		out = out[j:]
+		if n == 0 {
+			n, with = 1, rest[:1]
+		}
+		b.WriteString(with)
+		i += n
 	}
+	return b.String(), nil
 }
 
 // field returns the node $Value.path names.
@@ -225,11 +240,11 @@ func (s *substituter) sub(n, arg *yaml.Node) (*yaml.Node, error) {
 // wholeValueRef reports whether str is exactly a value reference ($Value,
 // ${Value}, $Value.a.b, ${Value.a.b}) and returns its path.
 func (s *substituter) wholeValueRef(str string) (string, bool) {
-	if s.value == nil || s.ident == "Value" || !strings.HasPrefix(str, "$") {
+	if s.value == nil || s.ident == "Value" {
 		return "", false
 	}
-	i, j, path, ok := nextValueRef(str)
-	return path, ok && i == 0 && j == len(str)
+	n, path, ok := valueRefAt(str)
+	return path, ok && n == len(str)
 }
 
 // refTarget reports whether {k: a} is !Ref or !GetAtt of a value
@@ -244,45 +259,38 @@ func (s *substituter) refTarget(k string, a *yaml.Node) (string, bool) {
 	return "", false
 }
 
-// nextValueRef finds the first value reference in str: $Value or
+// valueRefAt reports whether str starts with a value reference: $Value or
 // ${Value}, with an optional dotted path ($Value.a.b, ${Value.a.b}). It
-// returns its start and end and the path.
-func nextValueRef(str string) (int, int, string, bool) {
-	for off := 0; ; {
-		i := strings.IndexByte(str[off:], '$')
-		if i < 0 {
-			return 0, 0, "", false
+// returns its length and the path.
+func valueRefAt(str string) (int, string, bool) {
+	if body, ok := strings.CutPrefix(str, "${Value"); ok {
+		end := strings.IndexByte(body, '}')
+		switch {
+		case end == 0:
+			return len("${Value}"), "", true
+		case end > 1 && body[0] == '.':
+			return len("${Value") + end + 1, body[1:end], true
 		}
-		i += off
-		rest := str[i+1:]
-		if body, ok := strings.CutPrefix(rest, "{Value"); ok {
-			if end := strings.IndexByte(body, '}'); end >= 0 {
-				inner := body[:end]
-				if inner == "" {
-					return i, i + len("${Value}"), "", true
-				}
-				if p, ok := strings.CutPrefix(inner, "."); ok && p != "" {
-					return i, i + len("${Value") + end + 1, p, true
-				}
-			}
-		} else if body, ok := strings.CutPrefix(rest, "Value"); ok && (body == "" || !isIDChar(body[0])) {
-			j := i + 1 + len("Value")
-			var segs []string
-			for j < len(str) && str[j] == '.' {
-				k := j + 1
-				for k < len(str) && isIDChar(str[k]) {
-					k++
-				}
-				if k == j+1 {
-					break
-				}
-				segs = append(segs, str[j+1:k])
-				j = k
-			}
-			return i, j, strings.Join(segs, "."), true
-		}
-		off = i + 1
+		return 0, "", false
 	}
+	body, ok := strings.CutPrefix(str, "$Value")
+	if !ok || body != "" && isIDChar(body[0]) {
+		return 0, "", false
+	}
+	j := len("$Value")
+	var segs []string
+	for j < len(str) && str[j] == '.' {
+		k := j + 1
+		for k < len(str) && isIDChar(str[k]) {
+			k++
+		}
+		if k == j+1 {
+			break
+		}
+		segs = append(segs, str[j+1:k])
+		j = k
+	}
+	return j, strings.Join(segs, "."), true
 }
 
 func isIDChar(c byte) bool {
