@@ -12,7 +12,14 @@ func init() {
 			{Name: "directory", Required: true, Type: "string", Path: PathDirectory},
 			{Name: "bucketName", Required: true, Type: "string"},
 			{Name: "keyPrefix", Type: "string"},
+			// objectKey, when set, uploads the folder as one zip file at
+			// that key (the AWS CDK's "zip" packaging) instead of file by
+			// file under keyPrefix.
+			{Name: "objectKey", Type: "string"},
+			// executables lists the files under directory (relative, "/"
+			// separated) that carry the executable bit.
+			{Name: "executables", Type: "list"},
 		},
-		Attributes: []string{"bucketName", "keyPrefix"},
+		Attributes: []string{"bucketName", "keyPrefix", "objectKey"},
 	})
 }

@@ -12,6 +12,12 @@ func init() {
 			{Name: "template", Required: true, Type: "string", Path: PathFile, Template: true},
 			{Name: "parameters", Type: "map"},
 			{Name: "stackPolicy", Type: "string", Path: PathFile},
+			// tags, terminationProtection and notificationArns are set on
+			// the stack when it is deployed (as an AWS CDK stack artifact
+			// gives them).
+			{Name: "tags", Type: "map"},
+			{Name: "terminationProtection"},
+			{Name: "notificationArns", Type: "list"},
 		},
 		Attributes:        []string{"stackArn"},
 		AttributePrefixes: []string{"output."},

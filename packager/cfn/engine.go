@@ -23,6 +23,13 @@ const (
 	maxDepth     = 100     // levels of module nesting
 )
 
+// maxExpansionBytes bounds the memory one expansion may take, counted in
+// node bytes (as Parse measures a file): the template and every module file
+// parsed, plus, for each module instance, its module's size again (an
+// instance copies its module). A fan-out of small modules thus stops at a
+// memory bound, not only at a count. A var so that tests can lower it.
+var maxExpansionBytes int64 = 48 << 20
+
 // Options configures Package.
 type Options struct {
 	// Root is the project folder; no local file outside it is read. Empty
@@ -76,6 +83,7 @@ func Package(path string, opts Options) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.expansion = t.size
 	return e.top(t)
 }
 
@@ -119,6 +127,7 @@ type engine struct {
 	instances  int
 	places     map[placeKey][]place // references left as written, by name
 	combined   map[string]bool      // conditions addCondition made
+	expansion  int64                // node bytes parsed and copied so far (maxExpansionBytes)
 }
 
 // emitted is a resource in its final form.
@@ -748,6 +757,10 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node, invoked bool) (*scope,
 			return nil, nil, "", err
 		}
 		e.cache[file] = t
+		e.expansion += t.size
+	}
+	if e.expansion += t.size; e.expansion > maxExpansionBytes {
+		return nil, nil, "", sc.errorf(m.key, ErrTooLarge, "the template and its module instances would take more than %d MiB (%d instances so far); use fewer or smaller modules", maxExpansionBytes>>20, e.instances)
 	}
 	child := e.newScope(t, sc.prefix+m.name, false, chain)
 	child.invoked = invoked || sc.invoked
