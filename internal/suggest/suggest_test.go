@@ -29,21 +29,20 @@ func TestClosest(t *testing.T) {
 	}
 }
 
+// TestNearest: Nearest agrees with Closest where Closest finds a name, and
+// also names a farther one.
 func TestNearest(t *testing.T) {
-	tests := []struct {
-		name  string
-		cands []string
-		want  string
-	}{
-		{"Sizee", []string{"Name", "Size", "Sizes"}, "Size"},
-		{"Tabel9x", []string{"Bucket", "Tables"}, "Tables"}, // 4 edits: not Closest, still the nearest
-		{"same", []string{"same"}, ""},
-		{"x", nil, ""},
-	}
-	for _, tt := range tests {
-		if got := Nearest(tt.name, tt.cands); got != tt.want {
-			t.Errorf("Nearest(%q, %v) = %q, want %q", tt.name, tt.cands, got, tt.want)
+	for _, tt := range []struct{ name, want string }{{"Sizee", "Size"}, {"Tabel9x", "Tables"}, {"Size", "Sizes"}} {
+		cands := []string{"Bucket", "Size", "Sizes", "Tables"}
+		if got := Nearest(tt.name, cands); got != tt.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tt.name, got, tt.want)
 		}
+		if c := Closest(tt.name, cands); c != "" && c != Nearest(tt.name, cands) {
+			t.Errorf("Closest(%q) = %q but Nearest differs", tt.name, c)
+		}
+	}
+	if got := Nearest("x", nil); got != "" {
+		t.Errorf("Nearest over nothing = %q", got)
 	}
 }
 
