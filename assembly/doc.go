@@ -4,6 +4,18 @@
 // Reading an assembly establishes no trust: use package signing to verify a
 // signed assembly before loading any of its files.
 //
+// # Reading
+//
+// NewReader and Open check the container from its raw bytes before any
+// entry is inflated, and File.Open checks each entry's content as it streams
+// (CRC-32, length, no bytes after the deflate stream: ErrCorrupt), so that
+// every byte of an accepted archive is accounted for. Archives from stock
+// tools are accepted: directory entries (zip -r) are structure, listed by
+// Reader.Dirs and never among Reader.Files; a Unix mode without type bits
+// (Python's zipfile) is a regular file. CheckName is the one file-name rule
+// of reader and writer: names must extract to the same tree on Linux, macOS
+// and Windows.
+//
 // # The check
 //
 // Check decides whether an assembly is valid, and every command asks it:
@@ -27,7 +39,7 @@
 // schema cloud-assembly/1.0, the keys the spec requires); Manifest.Marshal
 // prints it deterministically. Manifest.Validate runs the part of Check
 // that needs no archive, for a manifest being built.
-
+//
 // # References
 //
 // A property string may hold ${LogicalId.attribute} tokens; `\\` writes a

@@ -14,6 +14,10 @@ var (
 	// ErrDuplicate: two entries share a name, or collide after Unicode NFC
 	// normalization plus case folding.
 	ErrDuplicate = errors.New("assembly: duplicate file name")
+	// ErrCorrupt: an entry's data does not match its headers: its CRC-32 or
+	// length differs, or its deflate stream is corrupt or ends before the
+	// declared compressed size. Found while the content streams (File.Open).
+	ErrCorrupt = errors.New("assembly: corrupt file data")
 	// ErrTooLarge: a limit (see the Max constants) is exceeded.
 	ErrTooLarge = errors.New("assembly: limit exceeded")
 	// ErrManifest: manifest.json is missing or invalid, or names what the

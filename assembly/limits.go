@@ -7,6 +7,12 @@ const (
 	MaxFiles = 1 << 17
 	// MaxNameLength is the longest entry name, in bytes.
 	MaxNameLength = 1024
+	// MaxNameBytes bounds the entry names of one archive together, in
+	// bytes (an average of 128 at MaxFiles), so that reading the directory
+	// of an unauthenticated archive takes bounded memory.
+	MaxNameBytes = 16 << 20
+	// MaxDirectorySize bounds the ZIP central directory, in bytes.
+	MaxDirectorySize = 32 << 20
 	// MaxManifestSize is the largest manifest.json, in bytes.
 	MaxManifestSize = 32 << 20
 	// MaxSignatureSize is the largest signature.asc, in bytes.

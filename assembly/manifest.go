@@ -323,20 +323,4 @@ func (p *parser) droplet(id string, v any) *Droplet {
 	return d
 }
 
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
+func typeName(v any) string { return strictjson.Kind(v) }

@@ -115,7 +115,7 @@ func TestValidateRejects(t *testing.T) {
 		{"empty env", `"A":{"type":"x://y","environment":""}`, ErrEnvironment, `droplet A: environment: missing environment`},
 		{"bad type", `"A":{"type":"npm://pkg",` + env + `}`, ErrManifest, `droplet A: type: droplets: malformed type specifier "npm://pkg": no class name`},
 		{"missing property", `"A":{"type":"npm://@aws-cdk/assets.FileDroplet",` + env + `,"properties":{"file":"f"}}`, droplets.ErrProperty, `droplet A: properties.bucketName: droplets: invalid property: FileDroplet needs "bucketName" [property-missing]`},
-		{"unknown property", `"A":{"type":"npm://@aws-cdk/assets.DirectoryDroplet",` + env + `,"properties":{"directory":"d","bucketName":"b","keyprefix":"k"}}`, droplets.ErrUnknownProperty, `droplet A: properties.keyprefix: droplets: unknown property "keyprefix": DirectoryDroplet documents directory, bucketName, keyPrefix (did you mean "keyPrefix"?) [unknown-property]`},
+		{"unknown property", `"A":{"type":"npm://@aws-cdk/assets.DirectoryDroplet",` + env + `,"properties":{"directory":"d","bucketName":"b","keyprefix":"k"}}`, droplets.ErrUnknownProperty, `droplet A: properties.keyprefix: droplets: unknown property "keyprefix": DirectoryDroplet documents directory, bucketName, keyPrefix, objectKey, executables (did you mean "keyPrefix"?) [unknown-property]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ type Reader struct {
 	zr       *zip.Reader
 	files    []*File
 	index    map[string]*File
+	dirs     []*File // directory entries
 	ra       io.ReaderAt
 	size     int64
 	cdOffset int64
@@ -30,6 +31,7 @@ type Reader struct {
 type File struct {
 	zf  *zip.File
 	ent entry
+	ra  io.ReaderAt
 }
 
 // HeaderOffset is where the entry's local header starts in the archive.
@@ -39,9 +41,15 @@ func (f *File) HeaderOffset() int64 { return int64(f.ent.offset) }
 // occupies [HeaderOffset, EndOffset) of the archive.
 func (f *File) EndOffset() int64 { return int64(f.ent.end) }
 
-// CentralRecord returns a copy of the entry's raw central directory record,
-// for writing an archive that keeps the entry byte for byte.
-func (f *File) CentralRecord() []byte { return append([]byte{}, f.ent.central...) }
+// CentralRecord reads the entry's raw central directory record, for writing
+// an archive that keeps the entry byte for byte.
+func (f *File) CentralRecord() ([]byte, error) {
+	b := make([]byte, f.ent.centralSize)
+	if _, err := f.ra.ReadAt(b, int64(f.ent.centralAt)); err != nil {
+		return nil, fmt.Errorf("%w: %q: reading its central directory record: %v", ErrFormat, f.Name(), err)
+	}
+	return b, nil
+}
 
 // Name is the entry's slash-separated name.
 func (f *File) Name() string { return f.zf.Name }
@@ -58,12 +66,6 @@ func (f *File) Method() uint16 { return f.zf.Method }
 // CRC32 is the entry's CRC-32 as its header states.
 func (f *File) CRC32() uint32 { return f.zf.CRC32 }
 
-// Open returns the entry's uncompressed content.
-func (f *File) Open() (io.ReadCloser, error) { return f.zf.Open() }
-
-// OpenRaw returns the entry's stored (possibly compressed) bytes.
-func (f *File) OpenRaw() (io.Reader, error) { return f.zf.OpenRaw() }
-
 // Header returns a copy of the entry's ZIP header, for copying the entry raw.
 func (f *File) Header() zip.FileHeader { return f.zf.FileHeader }
 
@@ -71,8 +73,11 @@ func (f *File) Header() zip.FileHeader { return f.zf.FileHeader }
 //
 // Before anything else it checks the raw bytes (see checkStructure): one end
 // record at the very end, entries tiling the file, local headers agreeing
-// with the central directory, stored or deflated unencrypted regular files,
-// safe names unique after Unicode NFC and case folding, bounded sizes.
+// with the central directory, no comments and only known extra fields,
+// stored or deflated unencrypted regular files and empty directory entries,
+// names that CheckName allows, unique after Unicode NFC and case folding and
+// forming a tree (no name both a file and a folder), bounded sizes, names
+// and central directory. Content is checked as it is read (File.Open).
 func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 	entries, err := checkStructure(r, size)
 	if err != nil {
@@ -95,57 +100,23 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 		return nil, fmt.Errorf("%w: %d files, at most %d allowed", ErrTooLarge, len(zr.File), MaxFiles)
 	}
 	ar := &Reader{zr: zr, index: make(map[string]*File, len(zr.File)), ra: r, size: size}
-	for _, e := range entries {
+	for i, zf := range zr.File {
+		e := entries[i]
 		ar.cdOffset = max(ar.cdOffset, int64(e.end))
-	}
-	for _, zf := range zr.File {
-		if err := CheckName(zf.Name); err != nil {
-			return nil, err
+		f := &File{zf: zf, ent: e, ra: r}
+		if e.dir {
+			// A directory entry (as zip -r writes) is structure: no data,
+			// not a file, not attested. Its (empty) data is still checked.
+			if err := f.checkEmpty(); err != nil {
+				return nil, err
+			}
+			ar.dirs = append(ar.dirs, f)
+			continue
 		}
-		if !zf.Mode().IsRegular() {
-			return nil, fmt.Errorf("%w: %q is not a regular file", ErrFormat, zf.Name)
-		}
-		if _, dup := ar.index[zf.Name]; dup {
-			return nil, fmt.Errorf("%w: %q", ErrDuplicate, zf.Name)
-		}
-		f := &File{zf: zf, ent: entries[len(ar.files)]}
 		ar.index[zf.Name] = f
 		ar.files = append(ar.files, f)
 	}
 	return ar, nil
-}
-
-// CheckName reports whether name is a safe entry name: a non-empty, relative,
-// slash-separated path without "." or ".." segments, backslashes, drive
-// letters or control characters.
-func CheckName(name string) error {
-	bad := func(why string) error { return fmt.Errorf("%w: %q: %s", ErrInsecurePath, name, why) }
-	switch {
-	case name == "":
-		return bad("empty name")
-	case len(name) > MaxNameLength:
-		return fmt.Errorf("%w: name of %d bytes, at most %d allowed", ErrTooLarge, len(name), MaxNameLength)
-	case strings.HasPrefix(name, "/"):
-		return bad("absolute path")
-	case strings.Contains(name, `\`):
-		return bad("backslash")
-	case len(name) >= 2 && name[1] == ':':
-		return bad("drive letter")
-	}
-	for _, c := range name {
-		if c < 0x20 || c == 0x7f {
-			return bad("control character")
-		}
-	}
-	for _, seg := range strings.Split(name, "/") {
-		switch seg {
-		case "":
-			return bad("empty path segment")
-		case ".", "..":
-			return bad("relative path segment")
-		}
-	}
-	return nil
 }
 
 // Raw returns the archive's bytes, and the offset where its central
@@ -154,8 +125,14 @@ func (r *Reader) Raw() (*io.SectionReader, int64) {
 	return io.NewSectionReader(r.ra, 0, r.size), r.cdOffset
 }
 
-// Files lists the entries in archive order.
+// Files lists the file entries in archive order. Directory entries (names
+// ending in "/", as zip -r writes them) are not files: see Dirs.
 func (r *Reader) Files() []*File { return r.files }
+
+// Dirs lists the archive's directory entries (names ending in "/"), in
+// archive order. They hold no data and are not attested: the folders of an
+// assembly are those its files' names imply. Sign keeps them as they are.
+func (r *Reader) Dirs() []*File { return r.dirs }
 
 // File returns the named entry, or nil.
 func (r *Reader) File(name string) *File { return r.index[name] }

@@ -3,13 +3,10 @@ package assembly
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"sort"
 	"strings"
-	"unicode/utf8"
-
-	"golang.org/x/text/cases"
-	"golang.org/x/text/unicode/norm"
 )
 
 // ZIP record signatures and fixed lengths (APPNOTE.TXT 4.3).
@@ -40,10 +37,11 @@ const (
 
 	methodStore   = 0
 	methodDeflate = 8
-)
 
-// maxCentralSize bounds the central directory we are willing to read.
-const maxCentralSize = MaxFiles * (centralLen + MaxNameLength + 2*u16max/64)
+	// maxVersionNeeded is the highest "version needed to extract" of the
+	// entries we allow: 4.5, zip64 (APPNOTE 4.4.3.2).
+	maxVersionNeeded = 45
+)
 
 // entry is one archive member as the raw bytes describe it.
 type entry struct {
@@ -54,9 +52,13 @@ type entry struct {
 	offset         uint64 // of the local header
 	end            uint64 // just past the data (and data descriptor)
 	creator        uint16
+	needs          uint16 // version needed to extract
 	externalAttrs  uint32
 	centralComment int
-	central        []byte // the raw central directory record
+	centralExtra   []byte // only while checkStructure runs
+	dir            bool   // a directory entry: name ends in "/"
+	centralAt      uint64 // where the raw central directory record is
+	centralSize    int    // and its length
 }
 
 // checkStructure checks the raw bytes of a ZIP archive against the container
@@ -137,8 +139,8 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 	if records > MaxFiles {
 		return nil, fmt.Errorf("%w: %d files, at most %d allowed", ErrTooLarge, records, MaxFiles)
 	}
-	if cdSize > maxCentralSize {
-		return nil, fmt.Errorf("%w: central directory of %d bytes", ErrTooLarge, cdSize)
+	if cdSize > MaxDirectorySize {
+		return nil, fmt.Errorf("%w: central directory of %d bytes, at most %d allowed", ErrTooLarge, cdSize, MaxDirectorySize)
 	}
 	if cdOffset > tail || cdOffset+cdSize != tail {
 		return nil, bad("central directory (offset %d, %d bytes) does not end where the end record starts (offset %d): extra bytes or a second end record", cdOffset, cdSize, tail)
@@ -149,6 +151,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		return nil, bad("reading central directory: %v", err)
 	}
 	entries := make([]entry, 0, records)
+	var nameBytes uint64
 	for p := 0; p < len(cd); {
 		if len(cd)-p < centralLen || le32(cd[p:]) != sigCentral {
 			return nil, bad("malformed central directory entry at offset %d", cdOffset+uint64(p))
@@ -160,6 +163,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		}
 		e := entry{
 			creator:        le16(h[4:]),
+			needs:          le16(h[6:]),
 			flags:          le16(h[8:]),
 			method:         le16(h[10:]),
 			crc:            le32(h[16:]),
@@ -174,11 +178,15 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		}
 		name := cd[p+centralLen : p+centralLen+nameLen]
 		extra := cd[p+centralLen+nameLen : p+centralLen+nameLen+extraLen]
+		if nameBytes += uint64(nameLen); nameBytes > MaxNameBytes {
+			return nil, fmt.Errorf("%w: file names add up to more than %d bytes", ErrTooLarge, MaxNameBytes)
+		}
 		e.name = string(name)
+		e.centralExtra = extra
 		if err := readZip64Extra(&e, extra); err != nil {
 			return nil, bad("%q: %v", e.name, err)
 		}
-		e.central = cd[p : p+centralLen+nameLen+extraLen+commentLen]
+		e.centralAt, e.centralSize = cdOffset+uint64(p), centralLen+nameLen+extraLen+commentLen
 		entries = append(entries, e)
 		p += centralLen + nameLen + extraLen + commentLen
 		if uint64(len(entries)) > records {
@@ -190,7 +198,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 	}
 
 	var total uint64
-	folded := make(map[string]string, len(entries))
+	names := newNameSet(len(entries))
 	for i := range entries {
 		e := &entries[i]
 		if err := checkEntry(e); err != nil {
@@ -200,14 +208,16 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		if total > MaxTotalSize {
 			return nil, fmt.Errorf("%w: files add up to more than %d bytes", ErrTooLarge, uint64(MaxTotalSize))
 		}
-		key := foldName(e.name)
-		if prev, dup := folded[key]; dup {
-			if prev == e.name {
-				return nil, fmt.Errorf("%w: %q appears twice", ErrDuplicate, e.name)
-			}
-			return nil, fmt.Errorf("%w: %q and %q are the same name after Unicode normalization and case folding", ErrDuplicate, prev, e.name)
+		var err error
+		if e.dir {
+			err = names.addFolder(strings.TrimSuffix(e.name, "/"))
+		} else {
+			err = names.addFile(e.name)
 		}
-		folded[key] = e.name
+		if err != nil {
+			return nil, err
+		}
+		e.centralExtra = nil // keep no reference to cd
 	}
 
 	// Local headers, in file order, must tile [0, cdOffset).
@@ -280,16 +290,28 @@ func readZip64Extra(e *entry, extra []byte) error {
 	return nil
 }
 
-// checkEntry checks one central directory entry on its own.
+// checkEntry checks one central directory entry on its own. A directory
+// entry (name ending in "/", as zip -r and jar write) holds no data; every
+// other entry is a regular file: a Unix mode without type bits (Python's
+// zipfile writes 0600) counts as a regular file.
 func checkEntry(e *entry) error {
-	if !utf8.ValidString(e.name) {
-		return fmt.Errorf("%w: %q: name is not valid UTF-8", ErrInsecurePath, e.name)
-	}
-	if strings.HasSuffix(e.name, "/") {
-		return fmt.Errorf("%w: %q is a directory entry; an assembly holds files only (zip with -D leaves them out)", ErrInsecurePath, e.name)
-	}
-	if err := CheckName(e.name); err != nil {
+	e.dir = strings.HasSuffix(e.name, "/")
+	if !e.dir {
+		if err := CheckName(e.name); err != nil {
+			return err
+		}
+	} else if err := CheckName(strings.TrimSuffix(e.name, "/")); err != nil {
 		return err
+	}
+	if e.needs > maxVersionNeeded {
+		// unzip refuses such an entry ("need PK compat. v23.5"): so do we.
+		return fmt.Errorf("%w: %q: version %d.%d needed to extract it; stored, deflated and zip64 entries need at most %d.%d", ErrFormat, e.name, e.needs/10, e.needs%10, maxVersionNeeded/10, maxVersionNeeded%10)
+	}
+	if e.centralComment != 0 {
+		return fmt.Errorf("%w: %q has a comment of %d bytes; entry comments are not allowed", ErrFormat, e.name, e.centralComment)
+	}
+	if err := checkExtra(e.centralExtra, e.name); err != nil {
+		return fmt.Errorf("%w: %q: central directory: %v", ErrFormat, e.name, err)
 	}
 	if e.flags&(flagEncrypted|flagStrong|flagMasked) != 0 {
 		return fmt.Errorf("%w: %q is encrypted; encrypted entries are not allowed", ErrFormat, e.name)
@@ -309,15 +331,66 @@ func checkEntry(e *entry) error {
 	if e.usize > MaxFileSize {
 		return fmt.Errorf("%w: %q is %d bytes, at most %d allowed", ErrTooLarge, e.name, e.usize, uint64(MaxFileSize))
 	}
-	// Regular files only: the Unix mode (creator 3) or the MS-DOS
-	// directory attribute says otherwise for symlinks, devices, directories.
+	// The Unix mode (creator 3) and the MS-DOS directory attribute must
+	// agree with the name: no symlinks, devices, or folders posing as files.
+	var typ uint32
 	if e.creator>>8 == 3 {
-		if mode := e.externalAttrs >> 16; mode != 0 && mode&0o170000 != 0o100000 {
-			return fmt.Errorf("%w: %q is not a regular file (mode %o)", ErrFormat, e.name, mode)
+		typ = e.externalAttrs >> 16 & 0o170000
+	}
+	if e.dir {
+		if typ != 0 && typ != 0o040000 {
+			return fmt.Errorf("%w: directory entry %q has mode %o", ErrFormat, e.name, e.externalAttrs>>16)
 		}
+		// An empty deflate stream is 2 bytes; the data is read and must
+		// be empty (NewReader).
+		if e.usize != 0 || e.csize > 2 || e.crc != 0 {
+			return fmt.Errorf("%w: directory entry %q holds data (%d bytes); a folder cannot", ErrFormat, e.name, e.usize)
+		}
+		return nil
+	}
+	if typ != 0 && typ != 0o100000 {
+		return fmt.Errorf("%w: %q is not a regular file (mode %o)", ErrFormat, e.name, e.externalAttrs>>16)
 	}
 	if e.externalAttrs&0x10 != 0 {
-		return fmt.Errorf("%w: %q is a directory entry", ErrFormat, e.name)
+		return fmt.Errorf("%w: %q is marked as a directory but its name does not end in \"/\"", ErrFormat, e.name)
+	}
+	return nil
+}
+
+// checkExtra checks an extra field block (APPNOTE 4.5): well-formed
+// records, each of an ID we know to carry only what no reader takes for
+// the name or the content: zip64 sizes (0x0001), times (0x000a NTFS,
+// 0x5455 extended timestamp), Unix owners (0x5855, 0x7855, 0x7875), the
+// jar marker (0xcafe, empty), and a Unicode path (0x7075) equal to the
+// entry's UTF-8 name. Anything else, which other readers might act on and
+// no signature covers, is refused.
+func checkExtra(extra []byte, name string) error {
+	for len(extra) > 0 {
+		if len(extra) < 4 {
+			return fmt.Errorf("malformed extra field")
+		}
+		id, n := le16(extra), int(le16(extra[2:]))
+		if len(extra)-4 < n {
+			return fmt.Errorf("extra field %#04x overruns its header", id)
+		}
+		body := extra[4 : 4+n]
+		extra = extra[4+n:]
+		switch id {
+		case 0x0001, 0x000a, 0x5455, 0x5855, 0x7855, 0x7875:
+		case 0xcafe:
+			if n != 0 {
+				return fmt.Errorf("jar marker extra field with %d bytes of data", n)
+			}
+		case 0x7075:
+			// Info-ZIP Unicode Path: version 1, CRC-32 of the header
+			// name, the name in UTF-8. Readers that use it would
+			// extract under that name: it must be the same.
+			if n < 5 || body[0] != 1 || le32(body[1:]) != crc32.ChecksumIEEE([]byte(name)) || string(body[5:]) != name {
+				return fmt.Errorf("Unicode path extra field that differs from the entry name")
+			}
+		default:
+			return fmt.Errorf("unknown extra field %#04x (%d bytes); only zip64, time, Unix owner and matching Unicode path fields are allowed", id, n)
+		}
 	}
 	return nil
 }
@@ -337,6 +410,9 @@ func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
 	}
 	if le32(h[0:]) != sigLocal {
 		return bad("no local header at offset %d", e.offset)
+	}
+	if needs := le16(h[4:]); needs > maxVersionNeeded {
+		return bad("local header says version %d.%d is needed to extract it; stored, deflated and zip64 entries need at most %d.%d", needs/10, needs%10, maxVersionNeeded/10, maxVersionNeeded%10)
 	}
 	flags, method := le16(h[6:]), le16(h[8:])
 	crc, csize, usize := le32(h[14:]), uint64(le32(h[18:])), uint64(le32(h[22:]))
@@ -360,6 +436,9 @@ func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
 	}
 	if string(varPart[:nameLen]) != e.name {
 		return bad("local header name %q differs from the central directory", varPart[:nameLen])
+	}
+	if err := checkExtra(varPart[nameLen:], e.name); err != nil {
+		return bad("local header: %v", err)
 	}
 	if e.csize > limit-body {
 		return bad("data (%d bytes at offset %d) runs into the central directory", e.csize, body)
@@ -416,12 +495,6 @@ func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
 	}
 	e.end = end + n
 	return nil
-}
-
-// foldName is the key under which two names count as the same: Unicode NFC
-// then full case folding, then NFC again (folding can denormalize).
-func foldName(name string) string {
-	return norm.NFC.String(cases.Fold().String(norm.NFC.String(name)))
 }
 
 func le16(b []byte) uint16 { return binary.LittleEndian.Uint16(b) }

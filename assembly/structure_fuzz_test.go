@@ -3,7 +3,9 @@ package assembly
 import (
 	"bytes"
 	"errors"
+	"hash/crc32"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zip"
@@ -17,10 +19,13 @@ func FuzzNewReader(f *testing.F) {
 	f.Add(zipOf(f, "manifest.json", "stacks/a.yaml", "stacks/b/c.json"))
 	f.Add(zipOf(f))
 	f.Add(rawZip(f, "caf\u00e9", "x/y/z"))
+	f.Add(rawZipEntries(f, "a/", "a/b", "c/"))
+	f.Add(rawZip(f, "a", "a/b"))
+	f.Add(rawZip(f, "CON.txt", "x\u202e"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := NewReader(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
-			if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrInsecurePath) && !errors.Is(err, ErrDuplicate) && !errors.Is(err, ErrTooLarge) {
+			if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrInsecurePath) && !errors.Is(err, ErrDuplicate) && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error of no class: %v", err)
 			}
 			return
@@ -28,15 +33,40 @@ func FuzzNewReader(f *testing.F) {
 		var out bytes.Buffer
 		zw := zip.NewWriter(&out)
 		seen := map[string]bool{}
+		// Files and folders form a tree (no name both a file and a folder).
+		tree := newNameSet(0)
+		for _, d := range r.Dirs() {
+			if err := tree.addFolder(strings.TrimSuffix(d.Name(), "/")); err != nil {
+				t.Fatalf("accepted folder %q: %v", d.Name(), err)
+			}
+		}
 		for _, f := range r.Files() {
 			if err := CheckName(f.Name()); err != nil {
 				t.Fatalf("accepted unsafe name %q: %v", f.Name(), err)
+			}
+			if err := tree.addFile(f.Name()); err != nil {
+				t.Fatalf("accepted %q: %v", f.Name(), err)
 			}
 			key := foldName(f.Name())
 			if seen[key] {
 				t.Fatalf("accepted colliding name %q", f.Name())
 			}
 			seen[key] = true
+			// Reading the content gives what the headers state, or fails
+			// with ErrCorrupt (issue #11 defect 3).
+			if rc, err := f.Open(); err != nil {
+				t.Fatalf("%q: Open: %v", f.Name(), err)
+			} else {
+				h := crc32.NewIEEE()
+				n, err := io.Copy(h, rc)
+				rc.Close()
+				if err != nil && !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("%q: read error of no class: %v", f.Name(), err)
+				}
+				if err == nil && (n != f.Size() || h.Sum32() != f.CRC32()) {
+					t.Fatalf("%q: read %d bytes with CRC %08x, headers state %d and %08x", f.Name(), n, h.Sum32(), f.Size(), f.CRC32())
+				}
+			}
 			raw, err := f.OpenRaw()
 			if err != nil {
 				t.Fatal(err)

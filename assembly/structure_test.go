@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zip"
@@ -14,12 +16,24 @@ import (
 // headers carry the sizes and byte offsets are easy to find.
 func rawZip(t testing.TB, names ...string) []byte {
 	t.Helper()
+	return rawZipOf(t, false, names...)
+}
+
+// rawZipOf is rawZip; with emptyDirs, names ending in "/" are written as
+// empty directory entries (mode 040755) instead of files with content.
+func rawZipOf(t testing.TB, emptyDirs bool, names ...string) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, n := range names {
 		body := []byte("content of " + n)
-		w, err := zw.CreateRaw(&zip.FileHeader{Name: n, Method: zip.Store, CRC32: crc32.ChecksumIEEE(body),
-			CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(body))})
+		h := &zip.FileHeader{Name: n, Method: zip.Store}
+		if emptyDirs && strings.HasSuffix(n, "/") {
+			body = nil
+			h.SetMode(fs.ModeDir | 0o755)
+		}
+		h.CRC32, h.CompressedSize64, h.UncompressedSize64 = crc32.ChecksumIEEE(body), uint64(len(body)), uint64(len(body))
+		w, err := zw.CreateRaw(h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +136,7 @@ func TestStructureRejects(t *testing.T) {
 		{"backslash", []string{`..\x`}, nil, ErrInsecurePath},
 		{"control character", []string{"a\nb"}, nil, ErrInsecurePath},
 		{"invalid utf8", []string{"a\xffb"}, nil, ErrInsecurePath},
-		{"directory entry", []string{"dir/"}, nil, ErrInsecurePath},
+		{"directory entry with data", []string{"dir/"}, nil, ErrFormat},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -84,10 +84,11 @@ type WriterOptions struct {
 // contents are streamed when the archive is written, in chunks, so memory
 // does not grow with file sizes.
 type Writer struct {
-	opts    WriterOptions
-	entries []input
-	names   map[string]bool
-	folded  map[string]string // foldName(name) -> name, as the reader checks
+	opts      WriterOptions
+	entries   []input
+	names     map[string]bool
+	set       *nameSet // the reader's name rules
+	nameBytes int
 }
 
 type input struct {
@@ -100,32 +101,23 @@ type input struct {
 
 // NewWriter returns an empty Writer.
 func NewWriter(opts WriterOptions) *Writer {
-	return &Writer{opts: opts, names: map[string]bool{}, folded: map[string]string{}}
+	return &Writer{opts: opts, names: map[string]bool{}, set: newNameSet(0)}
 }
 
 func (w *Writer) add(e input) error {
-	// Refuse what the reader refuses, so a build never writes an assembly
-	// that inspect, sign and verify then reject.
-	if !utf8.ValidString(e.name) {
-		return fmt.Errorf("%w: %q: name is not valid UTF-8: rename the file", ErrInsecurePath, e.name)
-	}
-	if len(e.name) > MaxNameLength {
-		return fmt.Errorf("%w: %q... is %d bytes long, at most %d allowed: shorten the path", ErrTooLarge, e.name[:64], len(e.name), MaxNameLength)
-	}
-	if err := CheckName(e.name); err != nil {
-		return err
-	}
-	if w.names[e.name] {
-		return fmt.Errorf("%w: %q", ErrDuplicate, e.name)
-	}
-	key := foldName(e.name)
-	if prev, dup := w.folded[key]; dup {
-		return fmt.Errorf("%w: %q and %q are the same name after Unicode normalization and case folding: rename one of them", ErrDuplicate, prev, e.name)
-	}
-	w.folded[key] = e.name
+	// Refuse what the reader refuses (the same name rules, nameSet), so a
+	// build never writes an assembly that inspect, sign and verify then
+	// reject.
 	if len(w.entries) >= MaxFiles {
 		return fmt.Errorf("%w: more than %d files", ErrTooLarge, MaxFiles)
 	}
+	if w.nameBytes+len(e.name) > MaxNameBytes {
+		return fmt.Errorf("%w: file names add up to more than %d bytes", ErrTooLarge, MaxNameBytes)
+	}
+	if err := w.set.addFile(e.name); err != nil {
+		return err
+	}
+	w.nameBytes += len(e.name)
 	w.names[e.name] = true
 	w.entries = append(w.entries, e)
 	return nil

@@ -79,18 +79,7 @@ mkdir -p "$out"
 echo "tree: $tree ($(du -sh --apparent-size "$tree" | cut -f1), $(find "$tree/templates" -type f | wc -l) text files); $(nproc) cores"
 find "$tree" -type f -exec cat {} + >/dev/null # warm the page cache for both tools
 
-# run NAME CMD...: one timed run; appends "name seconds rss_kib bytes".
-run() {
-  local name=$1 target=$2; shift 2
-  rm -f "$target"
-  /usr/bin/time -v -o "$out/time.txt" "$@" >/dev/null
-  local secs rss size
-  secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$out/time.txt")
-  rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$out/time.txt")
-  size=$(stat -c %s "$target")
-  printf '%-9s %8.2f s %8.1f MiB RSS %12d bytes\n' "$name" "$secs" "$(echo "$rss/1024" | bc -l)" "$size"
-  echo "$name $secs $rss $size" >> "$out/results.txt"
-}
+. bench/lib.sh # run NAME TARGET CMD...
 
 : > "$out/results.txt"
 for i in $(seq "$rounds"); do

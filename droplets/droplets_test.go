@@ -46,7 +46,7 @@ func TestParseSpecifierRejects(t *testing.T) {
 }
 
 func TestKinds(t *testing.T) {
-	for _, alias := range []string{"stack", "file", "directory", "docker-image"} {
+	for _, alias := range []string{"stack", "file", "directory", "docker-image", "docker-build"} {
 		k, ok := LookupAlias(alias)
 		if !ok {
 			t.Fatalf("alias %s not registered", alias)
@@ -59,7 +59,7 @@ func TestKinds(t *testing.T) {
 			t.Errorf("%s: a versioned specifier does not find the kind", alias)
 		}
 	}
-	if got := strings.Join(Aliases(), ","); got != "blueprint,directory,docker-image,file,stack" {
+	if got := strings.Join(Aliases(), ","); got != "blueprint,directory,docker-build,docker-image,file,stack" {
 		t.Errorf("Aliases() = %s", got)
 	}
 }
@@ -107,6 +107,28 @@ func TestCheckPropertiesNoQuoteHintForObjects(t *testing.T) {
 	}
 }
 
+func TestCheckPropertiesList(t *testing.T) {
+	build, _ := LookupAlias("docker-build")
+	ok := map[string]any{"directory": "ctx", "repositoryName": "r", "imageTag": "t", "executables": []any{"run.sh", "bin/x"}}
+	if err := build.CheckProperties(ok); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		v    any
+		want string
+	}{
+		{"run.sh", "executables: droplets: invalid property: want a list of strings, got a string"},
+		{map[string]any{}, "executables: droplets: invalid property: want a list of strings, got an object"},
+		{[]any{"a", true}, "executables[1]: droplets: invalid property: want a string, got a boolean"},
+	} {
+		props := map[string]any{"directory": "ctx", "repositoryName": "r", "imageTag": "t", "executables": tt.v}
+		err := build.CheckProperties(props)
+		if !errors.Is(err, ErrProperty) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: got %v, want %q", tt.v, err, tt.want)
+		}
+	}
+}
+
 func TestUnknownProperties(t *testing.T) {
 	dir, _ := LookupAlias("directory")
 	errs := dir.UnknownProperties(map[string]any{"directory": "d", "keyprefix": "k", "zzz": 1, "bucketName": "b"})
@@ -115,7 +137,7 @@ func TestUnknownProperties(t *testing.T) {
 	}
 	var pe *PropertyError
 	if !errors.As(errs[0], &pe) || pe.Property != "keyprefix" || !errors.Is(errs[0], ErrUnknownProperty) ||
-		!strings.HasSuffix(errs[0].Error(), `DirectoryDroplet documents directory, bucketName, keyPrefix (did you mean "keyPrefix"?)`) {
+		!strings.HasSuffix(errs[0].Error(), `DirectoryDroplet documents directory, bucketName, keyPrefix, objectKey, executables (did you mean "keyPrefix"?)`) {
 		t.Errorf("keyprefix: %v", errs[0])
 	}
 	if strings.Contains(errs[1].Error(), "did you mean") {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cloud-assembly/assemble/internal/strictjson"
 	"github.com/cloud-assembly/assemble/internal/suggest"
 )
 
@@ -35,8 +36,8 @@ const (
 type Property struct {
 	Name     string
 	Required bool
-	// Type is the JSON type of the value: "string" or "map" (an object of
-	// strings).
+	// Type is the JSON type of the value: "string", "map" (an object of
+	// strings) or "list" (an array of strings); empty means any value.
 	Type string
 	// Path is non-zero when the value is an assembly-relative path.
 	Path PathKind
@@ -236,6 +237,17 @@ func (k *Kind) CheckProperties(props map[string]any) error {
 					errs = append(errs, &PropertyError{Property: p.Name + "." + key, Err: fmt.Errorf("%w: want a string, got %s%s", ErrProperty, jsonType(m[key]), quoteHint(m[key]))})
 				}
 			}
+		case "list":
+			l, isList := v.([]any)
+			if !isList {
+				errs = append(errs, &PropertyError{Property: p.Name, Err: fmt.Errorf("%w: want a list of strings, got %s", ErrProperty, jsonType(v))})
+				continue
+			}
+			for i, e := range l {
+				if _, isString := e.(string); !isString {
+					errs = append(errs, &PropertyError{Property: fmt.Sprintf("%s[%d]", p.Name, i), Err: fmt.Errorf("%w: want a string, got %s%s", ErrProperty, jsonType(e), quoteHint(e))})
+				}
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -275,22 +287,7 @@ type PropertyError struct {
 func (e *PropertyError) Error() string { return e.Property + ": " + e.Err.Error() }
 func (e *PropertyError) Unwrap() error { return e.Err }
 
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	default:
-		return "a number"
-	}
-}
+func jsonType(v any) string { return strictjson.Kind(v) }
 
 // quoteHint is the fix for a number or boolean where a string belongs
 // (tagName: 1.0, Port: 8080): YAML reads them as numbers unless quoted.

@@ -19,6 +19,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/packager/cdk"
 	"github.com/cloud-assembly/assemble/packager/schema"
 )
 
@@ -184,7 +185,10 @@ func init() {
 }
 
 // Load reads and validates a project and packages its templates, without
-// writing anything.
+// writing anything. A project is a folder holding assembly.yaml, a CDK
+// cloud assembly (a cdk.out folder, its manifest.json, or a CDK app folder
+// holding one; see package cdk), a folder holding one template, or a
+// template file.
 func Load(target string, opts BuildOptions) (*Plan, error) {
 	st, err := os.Stat(target)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -202,9 +206,17 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 			if spec, err = loadProjectFile(file, opts.Environment); err != nil {
 				return nil, err
 			}
+		} else if out, err := cdk.Find(target); err != nil || out != "" {
+			if err != nil {
+				return nil, err
+			}
+			return loadCDK(out, opts)
 		} else if single, err = findTemplate(target); err != nil {
 			return nil, err
 		}
+	} else if out, _ := cdk.Find(target); out != "" {
+		// the manifest.json of a cdk.out
+		return loadCDK(out, opts)
 	} else if filepath.Base(target) == ProjectFile {
 		// assemble build app/assembly.yaml means the project, not a
 		// template named assembly.yaml.
@@ -269,15 +281,25 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	if len(b.missing) > 0 {
 		return nil, errors.Join(b.missing...)
 	}
-	body, err := m.Marshal()
+	rep, err := p.finish()
+	if err != nil {
+		return nil, spec.locate(err)
+	}
+	p.Warnings = append(append(warnings, rep.Warnings()...), b.schemaWarnings...)
+	return p, nil
+}
+
+// finish adds manifest.json to the plan and checks what Write will write:
+// the verdict every command gives, so a build never writes an assembly
+// that sign, verify or inspect refuses. It sets and returns p.Report.
+func (p *Plan) finish() (*assembly.Report, error) {
+	body, err := p.Manifest.Marshal()
 	if err != nil {
 		return nil, err
 	}
 	if err := p.writer.AddBytes(assembly.ManifestName, body); err != nil {
 		return nil, err
 	}
-	// The verdict every command gives, on exactly what Write writes: a
-	// build never writes an assembly that sign, verify or inspect refuses.
 	files := assembly.NewFileSet()
 	for _, name := range p.writer.Names() {
 		files.Add(name, -1)
@@ -285,11 +307,10 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	files.Add(assembly.ManifestName, int64(len(body)))
 	rep, err := assembly.Check(body, files, writing)
 	if err != nil {
-		return nil, spec.locate(err)
+		return nil, err
 	}
 	p.Report = rep
-	p.Warnings = append(append(warnings, rep.Warnings()...), b.schemaWarnings...)
-	return p, nil
+	return rep, nil
 }
 
 // writing is how a build checks what it writes: the property tables of the

@@ -59,13 +59,18 @@ func writeSignedTail(dst io.Writer, r *assembly.Reader, prefix int64, sig []byte
 	b.Write(sig)
 	cdStart := prefix + int64(b.Len())
 
-	// Central directory: the kept entries' records, then signature.asc's.
+	// Central directory: the kept entries' records (directory entries
+	// too: their bytes are in the prefix), then signature.asc's.
 	n := 0
-	for _, f := range r.Files() {
+	for _, f := range append(r.Files(), r.Dirs()...) {
 		if f.Name() == name {
 			continue
 		}
-		b.Write(f.CentralRecord())
+		rec, err := f.CentralRecord()
+		if err != nil {
+			return err
+		}
+		b.Write(rec)
 		n++
 	}
 	var extra []byte

@@ -8,6 +8,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,31 +129,45 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 	if len(data) > maxAttestationSize {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d allowed", ErrAttestation, len(data), maxAttestationSize)
 	}
-	// Strict first: duplicate keys (encoding/json would keep the last),
-	// nesting, trailing data and invalid UTF-8, with line:col.
-	if _, err := strictjson.Decode(data, maxAttestationDepth); err != nil {
+	// Strict: duplicate keys (encoding/json would keep the last), nesting,
+	// trailing data and invalid UTF-8, with line:col. Field names are then
+	// matched exactly, at every level: encoding/json would match "ITEMS" to
+	// items, so an attestation could carry two item lists that two
+	// verifiers read differently.
+	v, err := strictjson.Decode(data, maxAttestationDepth)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrAttestation, err)
 	}
-	var j struct {
-		Algorithm *string              `json:"algorithm"`
-		Items     *map[string]jsonItem `json:"items"`
-		Nonce     *string              `json:"nonce"`
-		Timestamp *string              `json:"timestamp"`
+	top, err := fields(v, "the attestation", "algorithm", "items", "nonce", "timestamp")
+	if err != nil {
+		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrAttestation, err)
+	var j struct{ Algorithm, Nonce, Timestamp *string }
+	for _, f := range []struct {
+		name string
+		dst  **string
+	}{{"algorithm", &j.Algorithm}, {"nonce", &j.Nonce}, {"timestamp", &j.Timestamp}} {
+		if x, ok := top[f.name]; ok {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("%w: %q is %s, want a string", ErrAttestation, f.name, strictjson.Kind(x))
+			}
+			*f.dst = &s
+		}
 	}
 	switch {
 	case j.Algorithm == nil:
 		return nil, fmt.Errorf("%w: missing \"algorithm\"", ErrAttestation)
-	case j.Items == nil:
+	case top["items"] == nil:
 		return nil, fmt.Errorf("%w: missing \"items\"", ErrAttestation)
 	case j.Nonce == nil:
 		return nil, fmt.Errorf("%w: missing \"nonce\"", ErrNonce)
 	case j.Timestamp == nil:
 		return nil, fmt.Errorf("%w: missing \"timestamp\"", ErrAttestation)
+	}
+	items, ok := top["items"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: \"items\" is %s, want an object", ErrAttestation, strictjson.Kind(top["items"]))
 	}
 	alg, err := ParseAlgorithm(*j.Algorithm)
 	if err != nil {
@@ -168,17 +184,42 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 	if min := max(MinNonceSize, alg.Size()); len(nonce) < min {
 		return nil, fmt.Errorf("%w: nonce of %d bytes, at least %d needed with %s", ErrNonce, len(nonce), min, AlgorithmName(alg))
 	}
-	a := &Attestation{Timestamp: ts.UTC(), Algorithm: alg, Nonce: nonce, Items: make(map[string]Item, len(*j.Items))}
-	for name, it := range *j.Items {
-		size, err := strconv.ParseInt(it.Size, 10, 64)
-		if err != nil || size < 0 || strconv.FormatInt(size, 10) != it.Size {
-			return nil, fmt.Errorf("%w: %q: size %q is not a decimal byte count", ErrAttestation, name, it.Size)
+	a := &Attestation{Timestamp: ts.UTC(), Algorithm: alg, Nonce: nonce, Items: make(map[string]Item, len(items))}
+	for _, name := range slices.Sorted(maps.Keys(items)) {
+		where := fmt.Sprintf("item %q", name)
+		it, err := fields(items[name], where, "hash", "size")
+		if err != nil {
+			return nil, err
 		}
-		h, err := base64.StdEncoding.Strict().DecodeString(it.Hash)
+		hash, hok := it["hash"].(string)
+		sizeText, sok := it["size"].(string)
+		if !hok || !sok {
+			return nil, fmt.Errorf("%w: %s: \"hash\" and \"size\" must both be strings", ErrAttestation, where)
+		}
+		size, err := strconv.ParseInt(sizeText, 10, 64)
+		if err != nil || size < 0 || strconv.FormatInt(size, 10) != sizeText {
+			return nil, fmt.Errorf("%w: %q: size %q is not a decimal byte count", ErrAttestation, name, sizeText)
+		}
+		h, err := base64.StdEncoding.Strict().DecodeString(hash)
 		if err != nil || len(h) != alg.Size() {
 			return nil, fmt.Errorf("%w: %q: hash is not a base64 %s digest", ErrAttestation, name, AlgorithmName(alg))
 		}
 		a.Items[name] = Item{Size: size, Hash: h}
 	}
 	return a, nil
+}
+
+// fields checks that v is a JSON object whose keys are among names, spelled
+// exactly (case matters), and returns it. An unknown key is an error.
+func fields(v any, where string, names ...string) (map[string]any, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s is %s, want an object", ErrAttestation, where, strictjson.Kind(v))
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if !slices.Contains(names, k) {
+			return nil, fmt.Errorf("%w: %s: unknown field %q (field names are case-sensitive; want %s)", ErrAttestation, where, k, strings.Join(names, ", "))
+		}
+	}
+	return obj, nil
 }

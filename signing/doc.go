@@ -19,8 +19,9 @@
 //
 //   - signature.asc is exactly one cleartext-signed message, with nothing
 //     around it, signed once over SHA-256 or stronger by a key in the
-//     trusted list that was not expired when it signed and carries no
-//     revocation at all (key, signing subkey or primary user ID);
+//     trusted list that existed and was not expired when it signed and
+//     carries no revocation at all (key, signing subkey or primary user ID),
+//     judged over every copy of that key in the list merged (Keyring);
 //   - the attestation was parsed from the signed text only, strictly, and
 //     its timestamp is within MaxClockSkew of the signature's time;
 //   - the archive holds exactly the attested files (plus signature.asc),
@@ -38,5 +39,18 @@
 // Every verification failure wraps ErrVerification and one sentinel per
 // cause (ErrBadSignature, ErrUnknownSigner, ErrDigestMismatch, ...);
 // *DigestError and *SizeError carry the details. Structural failures come
-// from package assembly (assembly.ErrFormat, ErrInsecurePath, ErrDuplicate).
+// from package assembly (assembly.ErrFormat, ErrInsecurePath, ErrDuplicate);
+// an entry whose data does not match its own ZIP headers (CRC-32, length,
+// bytes after the deflate stream) fails with ErrVerification and
+// assembly.ErrCorrupt.
+//
+// # Trust
+//
+// One rule decides whether a key may have made a signature: every copy of a
+// key in the trusted set is merged first (Keyring: a revocation in any copy
+// revokes, expiry comes from the newest self-signature), then the key must
+// carry no revocation, must have existed at the signature's time
+// (ErrKeyNotYetValid) and not have expired by then (ErrKeyExpired). Verify
+// applies it to the signature; SelectSigner and Sign apply it to the
+// signer's own key.
 package signing

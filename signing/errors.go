@@ -38,10 +38,14 @@ var (
 	ErrUnknownSigner = verificationError("signing: unknown signer")
 	// ErrKeyExpired: the signer's key had expired when the signature was made.
 	ErrKeyExpired = verificationError("signing: key expired")
+	// ErrKeyNotYetValid: the signature is dated before the signer's key (or
+	// signing subkey) was created.
+	ErrKeyNotYetValid = verificationError("signing: signature predates the key")
 	// ErrKeyRevoked: the signer's key (or signing subkey, or primary user ID)
 	// is revoked.
 	ErrKeyRevoked = verificationError("signing: key revoked")
-	// ErrWeakSignatureHash: the OpenPGP signature uses MD5, SHA-1 or RIPEMD-160.
+	// ErrWeakSignatureHash: the OpenPGP signature uses MD5, SHA-1 or
+	// RIPEMD-160 ("weak hash, rejected").
 	ErrWeakSignatureHash = verificationError("signing: weak signature hash")
 	// ErrAttestation: the signed attestation is not valid (bad JSON, duplicate
 	// keys, missing fields, bad sizes or hashes).

@@ -5,8 +5,11 @@ import (
 	"crypto"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/cloud-assembly/assemble/internal/strictjson"
 )
 
 // FuzzParseAttestation: failures are of our attestation classes (all under
@@ -22,8 +25,30 @@ func FuzzParseAttestation(f *testing.F) {
 	f.Add(bytes.Replace(seed, []byte(`"SHA512"`), []byte(`"SHA-512"`), 1))
 	f.Add(bytes.Replace(seed, []byte(`"SHA512"`), []byte(`"MD5"`), 1))
 	f.Add([]byte(`{"algorithm":"SHA256","items":{},"nonce":"","timestamp":"2026-01-01T00:00:00Z","algorithm":"SHA256"}`))
+	f.Add(bytes.Replace(seed, []byte(`"items"`), []byte(`"ITEMS"`), 1))
+	f.Add(bytes.Replace(seed, []byte(`"hash"`), []byte(`"Hash"`), 1))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a, err := ParseAttestation(b)
+		if err == nil {
+			// Every field name was spelled exactly (issue #11 defect 2).
+			v, derr := strictjson.Decode(b, maxAttestationDepth)
+			if derr != nil {
+				t.Fatalf("parsed, but not strict JSON: %v", derr)
+			}
+			top := v.(map[string]any)
+			for k := range top {
+				if !slices.Contains([]string{"algorithm", "items", "nonce", "timestamp"}, k) {
+					t.Fatalf("parsed with top-level field %q", k)
+				}
+			}
+			for _, it := range top["items"].(map[string]any) {
+				for k := range it.(map[string]any) {
+					if k != "hash" && k != "size" {
+						t.Fatalf("parsed with item field %q", k)
+					}
+				}
+			}
+		}
 		if err != nil {
 			if !errors.Is(err, ErrAttestation) && !errors.Is(err, ErrWeakAlgorithm) && !errors.Is(err, ErrNonce) {
 				t.Fatalf("error of no class: %v", err)

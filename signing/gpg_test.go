@@ -159,4 +159,17 @@ func TestWeVerifyGPGSignatures(t *testing.T) {
 	if _, err := Verify(reader(t, replaceSignature(t, b, sig)), trusted, nil); !errors.Is(err, ErrWeakSignatureHash) {
 		t.Fatalf("SHA-1 signature: got %v, want ErrWeakSignatureHash", err)
 	}
+	// So are MD5 and RIPEMD-160 ones, which go-crypto cannot even parse
+	// (issue #11 defect 8: they said "no signature packet").
+	for _, h := range []string{"RIPEMD160", "MD5"} {
+		sig, err := runGPG(t, home, body, "--local-user", "rsa3072@example.test", "--digest-algo", h, "--allow-weak-digest-algos", "--clearsign")
+		if err != nil {
+			t.Logf("gpg does not sign with %s here: %v", h, err)
+			continue
+		}
+		_, err = Verify(reader(t, replaceSignature(t, b, sig)), trusted, nil)
+		if !errors.Is(err, ErrWeakSignatureHash) || !strings.Contains(err.Error(), "weak hash, rejected") {
+			t.Errorf("%s signature: got %v, want ErrWeakSignatureHash saying \"weak hash, rejected\"", h, err)
+		}
+	}
 }

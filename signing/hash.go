@@ -3,15 +3,12 @@ package signing
 import (
 	"context"
 	"crypto"
-	"fmt"
 	"io"
 	"runtime"
 	"sort"
 	"sync"
 
 	"github.com/cloud-assembly/assemble/assembly"
-	"github.com/klauspost/compress/flate"
-	"github.com/klauspost/compress/zip"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -27,22 +24,10 @@ type digest struct {
 	sum  []byte
 }
 
-// openContent returns the entry's uncompressed content, reading the raw
-// bytes directly: the salted hash authenticates the content, so the ZIP
-// CRC-32 is not computed.
-func openContent(f *assembly.File) (io.ReadCloser, error) {
-	raw, err := f.OpenRaw()
-	if err != nil {
-		return nil, err
-	}
-	switch f.Method() {
-	case zip.Store:
-		return io.NopCloser(raw), nil
-	case zip.Deflate:
-		return flate.NewReader(raw), nil
-	}
-	return nil, fmt.Errorf("%w: %q: compression method %d", assembly.ErrFormat, f.Name(), f.Method())
-}
+// openContent returns the entry's uncompressed content, checked by package
+// assembly as it streams (CRC-32, sizes, no bytes after the deflate stream):
+// what Verify accepts, `unzip -t` accepts too.
+func openContent(f *assembly.File) (io.ReadCloser, error) { return f.Open() }
 
 // hashEntry streams the entry once, reading at most limit bytes, into
 // H(content || nonce). Reading and hashing overlap: one goroutine reads
@@ -90,7 +75,7 @@ func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byt
 			break
 		}
 		if c.err != nil {
-			return digest{}, fmt.Errorf("%w: %q: %v", assembly.ErrFormat, f.Name(), c.err)
+			return digest{}, c.err
 		}
 		if err := ctx.Err(); err != nil {
 			return digest{}, err

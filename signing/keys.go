@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
-	"github.com/ProtonMail/go-crypto/openpgp/packet"
 )
 
 // maxKeyFileSize bounds a key or keyring file.
@@ -29,6 +28,17 @@ func ReadKeys(r io.Reader) (openpgp.EntityList, error) {
 	}
 	var keys openpgp.EntityList
 	if !bytes.HasPrefix(trimmed, []byte("-----BEGIN ")) {
+		// GnuPG would skip text before the armor; we say where it is, so a
+		// keyring never holds more (or less) than its owner sees.
+		if i := bytes.Index(data, []byte("-----BEGIN PGP ")); i >= 0 {
+			line := bytes.Count(data[:i], []byte("\n")) + 1
+			return nil, fmt.Errorf("%w: text before the armored key block (which starts on line %d); remove it, or export the key again with 'gpg --export --armor'", ErrKeyFormat, line)
+		}
+		if data[0]&0x80 == 0 {
+			// A binary keyring starts with a packet tag, which has the top
+			// bit set; go-crypto would say "tag byte does not have MSB set".
+			return nil, fmt.Errorf("%w: neither an armored key block (-----BEGIN PGP PUBLIC KEY BLOCK-----) nor a binary keyring", ErrKeyFormat)
+		}
 		keys, err = openpgp.ReadKeyRing(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrKeyFormat, err)
@@ -65,25 +75,27 @@ func ReadKeys(r io.Reader) (openpgp.EntityList, error) {
 	return keys, nil
 }
 
-// SelectSigner picks the first entity in keys that has a secret signing key
-// (primary or subkey) valid at now, and decrypts it with passphrase if it is
-// protected. It refuses expired and revoked keys (ErrSignerExpired,
-// ErrSignerRevoked), says ErrPassphraseNeeded when a protected key gets no
-// passphrase and ErrWrongPassphrase when the passphrase is wrong.
+// SelectSigner merges the copies of each key in keys (see Keyring), then
+// picks the first key that has a secret signing key (primary or subkey) the
+// trust rule allows at now, and decrypts it with passphrase if it is
+// protected. It refuses revoked and expired keys (ErrSignerRevoked,
+// ErrSignerExpired) as Verify would, says ErrPassphraseNeeded when a
+// protected key gets no passphrase and ErrWrongPassphrase when the
+// passphrase is wrong.
 func SelectSigner(keys openpgp.EntityList, passphrase []byte, now time.Time) (*openpgp.Entity, error) {
 	if len(keys) == 0 {
 		return nil, ErrNoKey
 	}
 	var firstErr error
-	for _, e := range keys {
-		k, err := signingKey(e, now)
+	for _, e := range NewKeyring(keys).Entities() {
+		k, err := selectKey(e, now)
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
 			continue
 		}
-		if k.PrivateKey.Encrypted {
+		if k.private.Encrypted {
 			if len(passphrase) == 0 {
 				return nil, fmt.Errorf("%w: key %s", ErrPassphraseNeeded, fingerprint(e))
 			}
@@ -96,64 +108,6 @@ func SelectSigner(keys openpgp.EntityList, passphrase []byte, now time.Time) (*o
 		return e, nil
 	}
 	return nil, firstErr
-}
-
-// signingKey returns e's secret signing key valid at now, or why there is none.
-func signingKey(e *openpgp.Entity, now time.Time) (openpgp.Key, error) {
-	if revokedAny(e, nil) {
-		return openpgp.Key{}, fmt.Errorf("%w: key %s", ErrSignerRevoked, fingerprint(e))
-	}
-	if now.Before(e.PrimaryKey.CreationTime) {
-		return openpgp.Key{}, fmt.Errorf("%w: key %s was created on %s, after the signing time", ErrNoSigningKey, fingerprint(e), e.PrimaryKey.CreationTime.UTC().Format(time.RFC3339))
-	}
-	k, ok := e.SigningKey(now)
-	if !ok {
-		if self, _ := e.PrimarySelfSignature(); self != nil && e.PrimaryKey.KeyExpired(self, now) {
-			return openpgp.Key{}, fmt.Errorf("%w: key %s expired on %s", ErrSignerExpired, fingerprint(e), expiry(e.PrimaryKey, self))
-		}
-		for _, sk := range e.Subkeys {
-			if sk.Sig.FlagsValid && sk.Sig.FlagSign && sk.PublicKey.KeyExpired(sk.Sig, now) {
-				return openpgp.Key{}, fmt.Errorf("%w: signing subkey %X expired on %s", ErrSignerExpired, sk.PublicKey.Fingerprint, expiry(sk.PublicKey, sk.Sig))
-			}
-			if sk.Sig.FlagsValid && sk.Sig.FlagSign && len(sk.Revocations) > 0 {
-				return openpgp.Key{}, fmt.Errorf("%w: signing subkey %X", ErrSignerRevoked, sk.PublicKey.Fingerprint)
-			}
-		}
-		return openpgp.Key{}, fmt.Errorf("%w: key %s has no signing key valid now", ErrNoSigningKey, fingerprint(e))
-	}
-	if len(k.Revocations) > 0 {
-		return openpgp.Key{}, fmt.Errorf("%w: signing subkey %X", ErrSignerRevoked, k.PublicKey.Fingerprint)
-	}
-	if k.PrivateKey == nil || k.PrivateKey.Dummy() {
-		return openpgp.Key{}, fmt.Errorf("%w: key %s: no secret key material (is this a public key?)", ErrNoSigningKey, fingerprint(e))
-	}
-	return k, nil
-}
-
-// revokedAny reports whether e, its primary identity, or the given subkey
-// carries any revocation signature, whatever its reason and date.
-func revokedAny(e *openpgp.Entity, signingKey *packet.PublicKey) bool {
-	if len(e.Revocations) > 0 {
-		return true
-	}
-	if _, id := e.PrimarySelfSignature(); id != nil && len(id.Revocations) > 0 {
-		return true
-	}
-	if signingKey != nil {
-		for _, sk := range e.Subkeys {
-			if sk.PublicKey.KeyId == signingKey.KeyId && len(sk.Revocations) > 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func expiry(pk *packet.PublicKey, sig *packet.Signature) string {
-	if sig.KeyLifetimeSecs == nil {
-		return "never"
-	}
-	return pk.CreationTime.Add(time.Duration(*sig.KeyLifetimeSecs) * time.Second).UTC().Format(time.RFC3339)
 }
 
 // fingerprint is e's primary key fingerprint in upper-case hex.

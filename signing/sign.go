@@ -134,11 +134,11 @@ func ClearSign(a *Attestation, signer *openpgp.Entity, opts *SignOptions) ([]byt
 		return nil, ErrNoKey
 	}
 	now := opts.now()
-	k, err := signingKey(signer, now)
+	k, err := selectKey(signer, now)
 	if err != nil {
 		return nil, err
 	}
-	if k.PrivateKey.Encrypted {
+	if k.private.Encrypted {
 		return nil, fmt.Errorf("%w: key %s", ErrPassphraseNeeded, fingerprint(signer))
 	}
 	body, err := a.Marshal()
@@ -147,7 +147,7 @@ func ClearSign(a *Attestation, signer *openpgp.Entity, opts *SignOptions) ([]byt
 	}
 	cfg := &packet.Config{DefaultHash: a.Algorithm, Time: func() time.Time { return now }, Rand: opts.rand()}
 	var buf bytes.Buffer
-	w, err := clearsign.Encode(&buf, k.PrivateKey, cfg)
+	w, err := clearsign.Encode(&buf, k.private, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("signing: %w", err)
 	}
@@ -227,7 +227,7 @@ func checkSignable(r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions
 	if signer == nil {
 		return ErrNoKey
 	}
-	if _, err := signingKey(signer, opts.now()); err != nil {
+	if _, err := selectKey(signer, opts.now()); err != nil {
 		return err
 	}
 	return opts.check(r)
@@ -283,6 +283,15 @@ func signRewrite(ctx context.Context, dst io.Writer, r *assembly.Reader, signer 
 			}
 			if err := copyRaw(zw, f); err != nil {
 				return fmt.Errorf("copying %q: %w", f.Name(), err)
+			}
+		}
+		// Directory entries hold nothing: write each afresh (a raw copy
+		// of one with an empty deflate stream would lose its 2 bytes).
+		for _, d := range r.Dirs() {
+			h := &zip.FileHeader{Name: d.Name(), Method: zip.Store}
+			h.SetMode(os.ModeDir | 0o755)
+			if _, err := zw.CreateHeader(h); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -386,3 +386,37 @@ func TestParseAttestationStrictJSON(t *testing.T) {
 		})
 	}
 }
+
+// Issue #11 defect 2: field names match exactly, at every level; a name in
+// another case (which encoding/json would match) is an unknown field.
+func TestParseAttestationExactFieldNames(t *testing.T) {
+	a, err := Attest(t.Context(), reader(t, buildZip(t)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := a.Marshal()
+	if _, err := ParseAttestation(good); err != nil {
+		t.Fatalf("good attestation: %v", err)
+	}
+	tests := []struct{ old, new, field string }{
+		{`"items"`, `"ITEMS"`, `unknown field "ITEMS"`},
+		{`"algorithm"`, `"Algorithm"`, `unknown field "Algorithm"`},
+		{`"nonce"`, `"nOnce"`, `unknown field "nOnce"`},
+		{`"timestamp"`, `"Timestamp"`, `unknown field "Timestamp"`},
+		{`"hash"`, `"HASH"`, `item "assets/blob.bin": unknown field "HASH"`},
+		{`"size"`, `"Size"`, `item "assets/blob.bin": unknown field "Size"`},
+		{`"algorithm"`, `"extra": 1, "algorithm"`, `unknown field "extra"`},
+		{`"hash"`, `"hash\u0000"`, `unknown field "hash\x00"`},
+		{`"size": "15000"`, `"size": 15000`, `"hash" and "size" must both be strings`},
+		{`"algorithm": "SHA256"`, `"algorithm": ["SHA256"]`, `"algorithm" is an array, want a string`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.new, func(t *testing.T) {
+			in := bytes.Replace(good, []byte(tt.old), []byte(tt.new), 1)
+			_, err := ParseAttestation(in)
+			if !errors.Is(err, ErrAttestation) || !strings.Contains(err.Error(), tt.field) {
+				t.Fatalf("got %v, want ErrAttestation with %q", err, tt.field)
+			}
+		})
+	}
+}

@@ -70,11 +70,11 @@ func addFile(name, body string) func(*zip.Writer) {
 func clearSignBody(t *testing.T, body []byte, e *openpgp.Entity, now time.Time, h crypto.Hash) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	k, err := signingKey(e, now)
+	k, err := selectKey(e, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := clearsign.Encode(&buf, k.PrivateKey, &packet.Config{DefaultHash: h, Time: func() time.Time { return now }})
+	w, err := clearsign.Encode(&buf, k.private, &packet.Config{DefaultHash: h, Time: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,16 +162,34 @@ func TestTamper(t *testing.T) {
 			b[centralOffsets(b)[0]+8] |= 1
 			return b
 		}), assembly.ErrFormat},
-		{"understated size", understated(t, base, e, now), ErrSizeMismatch},
+		{"understated size", understated(t, base, e, now), assembly.ErrCorrupt},
 		// Attestation against the archive.
 		{"unlisted entry", rebuild(t, good, nil, addFile("extra.yaml", "x: 1"), nil), ErrUnlisted},
 		{"missing entry", rebuild(t, good, nil, nil, func(f *assembly.File) bool { return f.Name() != "stacks/app.yaml" }), ErrMissing},
 		{"unsigned", rebuild(t, good, nil, nil, onlyContent), ErrUnsigned},
 		{"changed content", mutate(func(b []byte) []byte {
+			// A stored entry changed, its CRC-32 fixed in both headers.
+			i := bytes.Index(b, []byte{0, 1, 2, 3, 250})
+			b[i+2] ^= 0xff
+			for _, c := range centralOffsets(b) {
+				if string(b[c+46:c+46+15]) == "assets/blob.bin" {
+					l := int(binary.LittleEndian.Uint32(b[c+42:]))
+					sum := crc32.ChecksumIEEE(b[i : i+15000])
+					binary.LittleEndian.PutUint32(b[c+16:], sum)
+					binary.LittleEndian.PutUint32(b[l+14:], sum)
+					if d := i + 15000; binary.LittleEndian.Uint32(b[d:]) == 0x08074b50 {
+						binary.LittleEndian.PutUint32(b[d+4:], sum)
+					}
+				}
+			}
+			return b
+		}), ErrDigestMismatch},
+		// Issue #11 defect 3: the CRC-32 is checked as the content streams.
+		{"changed content, stale crc", mutate(func(b []byte) []byte {
 			i := bytes.Index(b, []byte{0, 1, 2, 3, 250})
 			b[i+2] ^= 0xff
 			return b
-		}), ErrDigestMismatch},
+		}), assembly.ErrCorrupt},
 		// The signature block.
 		{"edited cleartext", withSig(func(s []byte) []byte {
 			return bytes.Replace(s, []byte(`"size": "47"`), []byte(`"size": "48"`), 1)
@@ -208,6 +226,20 @@ func TestTamper(t *testing.T) {
 			a, _ := Attest(t.Context(), reader(t, base), &SignOptions{Now: func() time.Time { return now }})
 			body, _ := a.Marshal()
 			body = bytes.Replace(body, []byte(`"algorithm": "SHA256",`), []byte(`"algorithm": "SHA256", "algorithm": "MD5",`), 1)
+			return replaceSignature(t, base, clearSignBody(t, body, e, now, crypto.SHA256))
+		}(), ErrAttestation},
+		// Issue #11 defect 2: "items" hashes another content, "ITEMS" this
+		// one; encoding/json matched ITEMS to items and verified it.
+		{"case-variant attestation key", func() []byte {
+			a, _ := Attest(t.Context(), reader(t, base), &SignOptions{Now: func() time.Time { return now }})
+			right, _ := a.Marshal()
+			for n, it := range a.Items {
+				it.Hash = bytes.Repeat([]byte{1}, len(it.Hash))
+				a.Items[n] = it
+			}
+			wrong, _ := a.Marshal()
+			i, j := bytes.Index(right, []byte(`"items"`)), bytes.Index(right, []byte(`"nonce"`))
+			body := bytes.Replace(wrong, []byte(`"nonce"`), append([]byte(`"ITEMS"`), right[i+len(`"items"`):j+len(`"nonce"`)]...), 1)
 			return replaceSignature(t, base, clearSignBody(t, body, e, now, crypto.SHA256))
 		}(), ErrAttestation},
 	}

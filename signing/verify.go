@@ -11,7 +11,6 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
-	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/cloud-assembly/assemble/assembly"
 )
@@ -170,10 +169,11 @@ func (c *checkedReader) Close() error { return c.rc.Close() }
 //
 //  1. reads signature.asc, which must be exactly one cleartext-signed
 //     message with no text around it, signed once, not over MD5 or SHA-1;
-//  2. checks the signature against trusted (which must not be empty); the
-//     key must not have been expired when the signature was made, and must
-//     not be revoked now (any revocation, of the key, the signing subkey or
-//     the primary user ID);
+//  2. checks the signature against trusted (which must not be empty), with
+//     every copy of a key merged (see Keyring); the key must have existed and
+//     not have been expired when the signature was made, and must not be
+//     revoked now (any revocation in any copy, of the key, the signing
+//     subkey or the primary user ID);
 //  3. parses the attestation from the verified text only, strictly, and
 //     checks that its timestamp agrees with the signature's time and that it
 //     lists exactly the archive's files other than signature.asc;
@@ -293,7 +293,7 @@ func verifyCleartext(data []byte, trusted openpgp.EntityList, now time.Time) (*V
 	}
 	switch sig.Hash {
 	case crypto.MD5, crypto.SHA1, crypto.RIPEMD160:
-		return nil, fmt.Errorf("%w: signature uses %v, which is broken; sign with SHA256 or stronger", ErrWeakSignatureHash, sig.Hash)
+		return nil, fmt.Errorf("%w: the signature uses %v, a weak hash, rejected; sign with SHA256 or stronger", ErrWeakSignatureHash, sig.Hash)
 	}
 	if hs := b.Headers.Values("Hash"); len(hs) > 0 {
 		// go-crypto does not check the Hash: header; we do.
@@ -306,20 +306,14 @@ func verifyCleartext(data []byte, trusted openpgp.EntityList, now time.Time) (*V
 		return nil, fmt.Errorf("%w: signature made in the future (%s)", ErrTimestamp, sigTime.UTC().Format(time.RFC3339))
 	}
 
-	// Verify at the signature's own time: a key that expired later is fine.
-	cfg := &packet.Config{Time: func() time.Time { return sigTime }}
-	_, signer, err := openpgp.VerifyDetachedSignature(trusted, bytes.NewReader(b.Bytes), bytes.NewReader(body), cfg)
-	if err != nil {
-		return nil, mapPGPError(err)
+	// One judgement over the merged trusted set: the key must have existed
+	// and not have expired at the signature's own time (a key that expired
+	// later is fine), and carry no revocation at all.
+	j := NewKeyring(trusted).judge(sig, b.Bytes, sigTime)
+	if j.Err != nil {
+		return nil, j.Err
 	}
-	key := signingPublicKey(signer, sig)
-	if key == nil {
-		return nil, fmt.Errorf("%w: no key %X in the signer's key", ErrUnknownSigner, sig.IssuerKeyId)
-	}
-	// Revocation: any revocation known now, whatever its date or reason.
-	if revokedAny(signer, key) {
-		return nil, fmt.Errorf("%w: key %s (%s) is revoked", ErrKeyRevoked, fingerprint(signer), UserID(signer))
-	}
+	signer, key := j.Signer, j.Key
 
 	att, err := ParseAttestation(b.Plaintext)
 	if err != nil {
@@ -354,6 +348,11 @@ func onlySignature(body []byte) (*packet.Signature, error) {
 		sig = s
 	}
 	if sig == nil {
+		// go-crypto skips a signature packet over a hash it does not
+		// support, MD5 and RIPEMD-160 among them: name the hash.
+		if name, ok := weakSignatureHash(body); ok {
+			return nil, fmt.Errorf("%w: the signature uses %s, a weak hash, rejected; sign with SHA256 or stronger", ErrWeakSignatureHash, name)
+		}
 		return nil, fmt.Errorf("%w: no signature packet", ErrMalformedSignature)
 	}
 	if sig.SigType != packet.SigTypeText {
@@ -365,16 +364,52 @@ func onlySignature(body []byte) (*packet.Signature, error) {
 	return sig, nil
 }
 
-func signingPublicKey(e *openpgp.Entity, sig *packet.Signature) *packet.PublicKey {
-	if e.PrimaryKey.KeyId == *sig.IssuerKeyId {
-		return e.PrimaryKey
+// weakSignatureHash reads the hash algorithm of the first packet in body
+// when it is a version 4 to 6 signature packet over MD5 (1), SHA-1 (2) or
+// RIPEMD-160 (3) (RFC 9580 9.5; the hash is the fourth byte of the body).
+func weakSignatureHash(body []byte) (string, bool) {
+	if len(body) < 2 || body[0]&0x80 == 0 {
+		return "", false
 	}
-	for _, sk := range e.Subkeys {
-		if sk.PublicKey.KeyId == *sig.IssuerKeyId {
-			return sk.PublicKey
+	var tag byte
+	var hdr int
+	if body[0]&0x40 != 0 { // new format: one-byte tag, then the length
+		tag = body[0] & 0x3f
+		switch l := body[1]; {
+		case l < 192:
+			hdr = 2
+		case l < 224:
+			hdr = 3
+		case l == 255:
+			hdr = 6
+		default:
+			return "", false // partial length
+		}
+	} else { // old format: tag and length type in one byte
+		tag = body[0] >> 2 & 0x0f
+		switch body[0] & 3 {
+		case 0:
+			hdr = 2
+		case 1:
+			hdr = 3
+		case 2:
+			hdr = 5
+		default:
+			return "", false
 		}
 	}
-	return nil
+	if tag != 2 || len(body) < hdr+4 || body[hdr] < 4 || body[hdr] > 6 {
+		return "", false
+	}
+	switch body[hdr+3] {
+	case 1:
+		return "MD5", true
+	case 2:
+		return "SHA-1", true
+	case 3:
+		return "RIPEMD-160", true
+	}
+	return "", false
 }
 
 func hashHeaderName(h crypto.Hash) string {
@@ -393,26 +428,6 @@ func hashHeaderName(h crypto.Hash) string {
 		return "SHA3-512"
 	}
 	return h.String()
-}
-
-// mapPGPError turns go-crypto errors into our sentinels, so that callers
-// never match go-crypto's strings.
-func mapPGPError(err error) error {
-	switch {
-	case errors.Is(err, pgperrors.ErrUnknownIssuer):
-		return fmt.Errorf("%w: the signing key is not among the trusted keys", ErrUnknownSigner)
-	case errors.Is(err, pgperrors.ErrKeyExpired):
-		return fmt.Errorf("%w: the key had expired when the signature was made", ErrKeyExpired)
-	case errors.Is(err, pgperrors.ErrSignatureExpired):
-		return fmt.Errorf("%w: the key's self-signature had expired when the signature was made", ErrKeyExpired)
-	case errors.Is(err, pgperrors.ErrKeyRevoked):
-		return fmt.Errorf("%w: %v", ErrKeyRevoked, err)
-	}
-	var se pgperrors.SignatureError
-	if errors.As(err, &se) {
-		return fmt.Errorf("%w: %v", ErrBadSignature, err)
-	}
-	return fmt.Errorf("%w: %v", ErrBadSignature, err)
 }
 
 // checkFiles compares the archive's files with the attestation, then
@@ -450,9 +465,13 @@ func (v *Verified) checkFiles(ctx context.Context, progress func(done, total int
 			return nil
 		}, progress)
 	if err != nil {
+		if errors.Is(err, assembly.ErrCorrupt) {
+			// The data does not match its own headers (CRC-32, length,
+			// bytes after the deflate stream): refused whatever it hashes to.
+			return fmt.Errorf("%w: %w", ErrVerification, err)
+		}
 		if !errors.Is(err, ErrVerification) {
-			// A corrupt deflate stream or I/O error: the content cannot
-			// match what was signed.
+			// An I/O error: the content cannot match what was signed.
 			return fmt.Errorf("%w: %v", ErrDigestMismatch, err)
 		}
 		return err

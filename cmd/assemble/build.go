@@ -16,15 +16,19 @@ import (
 func buildCmd() *cli.Command {
 	return &cli.Command{
 		Name:      "build",
-		Usage:     "build a project (assembly.yaml, or one template) into a .cloud assembly",
+		Usage:     "build a project (assembly.yaml, a CDK cdk.out, or one template) into a .cloud assembly",
 		ArgsUsage: "[PROJECT]",
-		Description: `PROJECT is a folder holding assembly.yaml, a folder holding one template, or a
-   template file (default: the current folder). The output defaults to
-   <folder name>.cloud in the current folder; -o - writes it to standard
-   output. Entries carry the time in SOURCE_DATE_EPOCH when it is set, else
-   1980-01-01, so rebuilds are identical.
+		Description: `PROJECT is a folder holding assembly.yaml, a CDK cloud assembly (the cdk.out
+   folder 'cdk synth' writes, or a CDK app folder holding one), a folder
+   holding one template, or a template file (default: the current folder). A
+   cdk.out is shipped byte for byte under cdk.out/ with droplets describing
+   its stacks and assets; 'assemble extract --cdk-out' gives it back. The
+   output defaults to <folder name>.cloud in the current folder; -o - writes
+   it to standard output. Entries carry the time in SOURCE_DATE_EPOCH when it
+   is set, else 1980-01-01, so rebuilds are identical.
 
-   Example: assemble build -o webapp.cloud fixtures/examples/webapp`,
+   Example: assemble build -o webapp.cloud fixtures/examples/webapp
+            cdk synth && assemble build -o app.cloud cdk.out`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the assembly to `FILE`"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail when anything is missing (a stack parameter with no value and no default)"},
@@ -56,8 +60,8 @@ func runBuild(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		if filepath.Base(abs) == packager.ProjectFile {
-			abs = filepath.Dir(abs) // named after the project folder
+		if base := filepath.Base(abs); base == packager.ProjectFile || base == "manifest.json" {
+			abs = filepath.Dir(abs) // named after the project (or cdk.out) folder
 		}
 		name := filepath.Base(abs)
 		name = strings.TrimSuffix(name, filepath.Ext(name))

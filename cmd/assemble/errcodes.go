@@ -12,6 +12,7 @@ import (
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
+	"github.com/cloud-assembly/assemble/packager/cdk"
 	"github.com/cloud-assembly/assemble/packager/cfn"
 	"github.com/cloud-assembly/assemble/packager/cfn/flatten"
 	"github.com/cloud-assembly/assemble/packager/cfn/merge"
@@ -44,6 +45,9 @@ type errorCode struct {
 // both written with "_" for "-". TestErrorCodesCoverSentinels fails when a
 // library gains a sentinel this table does not list.
 var errorCodes = []errorCode{
+	// Damaged data says more than the digest mismatch it causes.
+	{assembly.ErrCorrupt, "corrupt"},
+
 	// Signing: verification (each wraps ErrVerification, listed last).
 	{signing.ErrUnsigned, "unsigned"},
 	{signing.ErrUnsignedContent, "unsigned_content"},
@@ -51,6 +55,7 @@ var errorCodes = []errorCode{
 	{signing.ErrBadSignature, "bad_signature"},
 	{signing.ErrUnknownSigner, "unknown_signer"},
 	{signing.ErrKeyExpired, "key_expired"},
+	{signing.ErrKeyNotYetValid, "key_not_yet_valid"},
 	{signing.ErrKeyRevoked, "key_revoked"},
 	{signing.ErrWeakSignatureHash, "weak_signature_hash"},
 	{signing.ErrAttestation, "invalid_attestation"},
@@ -90,7 +95,7 @@ var errorCodes = []errorCode{
 	{source.ErrTooLarge, "source_too_large"},
 	{source.ErrBadHash, "bad_hash"},
 	{source.ErrHashMismatch, "hash_mismatch"},
-	{source.ErrS3Unsupported, "s3_unsupported"},
+	{source.ErrNoCredentials, "no_credentials"},
 	{source.ErrUnsupportedScheme, "unsupported_scheme"},
 	{source.ErrFetch, "fetch_failed"},
 	{merge.ErrArgs, "merge_argument"},
@@ -108,6 +113,7 @@ var errorCodes = []errorCode{
 	{cfn.ErrNameClash, "name_clash"},
 	{cfn.ErrOutsideRoot, "outside_root"},
 	{cfn.ErrTooLarge, "template_too_large"},
+	{cfn.ErrDangling, "dangling_reference"},
 	{cfn.ErrInvalid, "invalid_template"},
 
 	// Blueprints: blueprint.Code's names, with "blueprint_" before the
@@ -131,6 +137,13 @@ var errorCodes = []errorCode{
 	{blueprint.ErrEvalLimit, "eval_limit"},
 	{blueprint.ErrRead, "blueprint_read"},
 	{blueprint.ErrTooLarge, "blueprint_too_large"},
+
+	// CDK cloud assemblies (cdk.out).
+	{cdk.ErrNotSynthesized, "cdk_not_synthesized"},
+	{cdk.ErrNotCopied, "cdk_file_missing"},
+	{cdk.ErrOutside, "cdk_path_outside"},
+	{cdk.ErrNoCDKOut, "no_cdk_out"},
+	{cdk.ErrCloudAssembly, "invalid_cdk_out"},
 
 	// Resource type schemas and registry modules.
 	{schema.ErrCatalog, "schema_catalog"},

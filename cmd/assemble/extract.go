@@ -11,6 +11,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/packager/cdk"
 )
 
 func extractCmd() *cli.Command {
@@ -29,11 +30,17 @@ signature.asc is written too.
 --allow-unsigned extracts an unsigned assembly after checking its structure
 and manifest, as verify does, and warns that nothing was authenticated.
 
+With --cdk-out DIR instead of -d, an assembly built from a CDK cloud
+assembly gives back that cdk.out, byte for byte (files its manifest records
+as executable get 0755 less the umask), ready for 'cdk deploy --app DIR'.
+
 Example:
-   assemble extract --keyring release.pub.asc -d out app.cloud`,
+   assemble extract --keyring release.pub.asc -d out app.cloud
+   assemble extract --keyring release.pub.asc --cdk-out cdk.out app.cloud`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keyring", Usage: "trusted public keys `FILE` (repeatable)"},
 			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Usage: "write the files under `DIR`"},
+			&cli.StringFlag{Name: "cdk-out", Usage: "write the CDK cloud assembly the assembly was built from to `DIR` (for cdk deploy --app DIR)"},
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "extract an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			strictFlag,
 			jsonFlag,
@@ -44,9 +51,14 @@ Example:
 			if c.NArg() != 1 {
 				return usagef("extract takes one ASSEMBLY argument, got %d", c.NArg())
 			}
-			dir := c.String("dir")
-			if dir == "" {
-				return usagef("extract needs -d DIR")
+			dir, cdkOut := c.String("dir"), c.String("cdk-out")
+			switch {
+			case dir != "" && cdkOut != "":
+				return usagef("extract takes -d DIR or --cdk-out DIR, not both: run it twice for both")
+			case cdkOut != "":
+				dir = cdkOut
+			case dir == "":
+				return usagef("extract needs -d DIR (or --cdk-out DIR)")
 			}
 			if len(c.StringSlice("keyring")) == 0 && !c.Bool("allow-unsigned") {
 				return usagef("extract needs at least one --keyring FILE of trusted public keys")
@@ -63,6 +75,7 @@ Example:
 			if err != nil {
 				return err
 			}
+			rc := res.reader
 			open := func(f *assembly.File) (io.ReadCloser, error) {
 				if res.verified == nil || f.Name() == assembly.SignatureName {
 					// Unsigned (--allow-unsigned), or the signature that
@@ -72,8 +85,24 @@ Example:
 				// Each byte checked again against its signed hash.
 				return res.verified.Open(f.Name())
 			}
+			files := make([]extractFile, len(rc.Files()))
+			for i, f := range rc.Files() {
+				files[i] = extractFile{File: f, path: f.Name()}
+			}
+			what, written := count(res.Files, "file"), res.Files
+			if cdkOut != "" {
+				if files, err = cdkOutFiles(c, res, rc); err != nil {
+					return withHint(onFile("extract", name, err), "extract --cdk-out gives back the cdk.out of an assembly built with 'assemble build CDK_OUT'; use -d DIR for the files of any assembly")
+				}
+				var size int64
+				for _, f := range files {
+					size += f.Size()
+				}
+				what, written = fmt.Sprintf("the cdk.out: %s", count(len(files), "file")), len(files)
+				res.Bytes = size
+			}
 			prog := newProgress(c, "extracting "+name)
-			err = extractAll(out, res.reader.Files(), open, prog.Func())
+			err = extractAll(out, files, open, prog.Func())
 			prog.Done()
 			if err == nil {
 				err = out.Commit()
@@ -82,16 +111,16 @@ Example:
 				return onFile("extract", name, err)
 			}
 			if c.Bool("json") {
-				return printJSON(c, extractResult{File: name, Dir: dir, SHA256: res.SHA256, Files: res.Files, Bytes: res.Bytes,
+				return printJSON(c, extractResult{File: name, Dir: dir, CDKOut: cdkOut != "", SHA256: res.SHA256, Files: written, Bytes: res.Bytes,
 					Authenticated: res.Authenticated, Signer: res.Signer})
 			}
 			if res.Signer == nil {
 				printf(c, c.App.Writer, "extracted %s (%s) from %s to %s: UNSIGNED, not authenticated\n",
-					count(res.Files, "file"), count(int(res.Bytes), "byte"), name, dir)
+					what, count(int(res.Bytes), "byte"), name, dir)
 				return nil
 			}
 			printf(c, c.App.Writer, "extracted %s (%s) from %s to %s, signed by %q (%s)\n",
-				count(res.Files, "file"), count(int(res.Bytes), "byte"), name, dir, res.Signer.UserID, res.Signer.Fingerprint)
+				what, count(int(res.Bytes), "byte"), name, dir, res.Signer.UserID, res.Signer.Fingerprint)
 			return nil
 		},
 	}
@@ -101,6 +130,7 @@ Example:
 type extractResult struct {
 	File          string        `json:"file"`
 	Dir           string        `json:"dir"`
+	CDKOut        bool          `json:"cdkOut,omitempty"`
 	SHA256        string        `json:"sha256"`
 	Files         int           `json:"files"`
 	Bytes         int64         `json:"bytes"`
@@ -108,26 +138,66 @@ type extractResult struct {
 	Signer        *signerResult `json:"signer,omitempty"`
 }
 
-// extractAll writes every file of the assembly (signature.asc included)
-// into the output folder through its os.Root (no escape by symlink or
-// ".."), telling progress the bytes written.
-func extractAll(out *output.Dir, files []*assembly.File, open func(*assembly.File) (io.ReadCloser, error), progress func(done, total int64)) error {
+// An extractFile is an entry of the assembly and where extract writes it:
+// its slash path below the folder, and whether it is executable.
+type extractFile struct {
+	*assembly.File
+	path string
+	exec bool
+}
+
+// cdkOutFiles lists the files of the cdk.out an assembly was built from,
+// at their places in it (package cdk decides), from the verified manifest
+// (or, with --allow-unsigned, the checked one).
+func cdkOutFiles(c *cli.Context, res *verifyResult, rc *assembly.Reader) ([]extractFile, error) {
+	var m *assembly.Manifest
+	if res.verified != nil {
+		m = res.verified.Manifest()
+	} else {
+		rep, err := rc.Check(checkOptions(c))
+		if err != nil {
+			return nil, err
+		}
+		m = rep.Manifest
+	}
+	names := make([]string, 0, len(rc.Files()))
+	for _, f := range rc.Files() {
+		names = append(names, f.Name())
+	}
+	outs, err := cdk.OutFiles(m, names)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]extractFile, len(outs))
+	for i, o := range outs {
+		files[i] = extractFile{File: rc.File(o.Name), path: o.Path, exec: o.Executable}
+	}
+	return files, nil
+}
+
+// extractAll writes files into the output folder through its os.Root (no
+// escape by symlink or ".."), telling progress the bytes written.
+func extractAll(out *output.Dir, files []extractFile, open func(*assembly.File) (io.ReadCloser, error), progress func(done, total int64)) error {
 	var total, done int64
 	for _, f := range files {
 		total += f.Size()
 	}
 	for _, f := range files {
-		name := f.Name()
+		name := f.path
 		if d := path.Dir(name); d != "." {
 			if err := out.MkdirAll(d); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		r, err := open(f)
+		r, err := open(f.File)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		dst, err := out.Root().OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		mode := os.FileMode(0o644)
+		if f.exec {
+			mode = 0o755
+		}
+		dst, err := out.Root().OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if err != nil {
 			r.Close()
 			return fmt.Errorf("%s: %w", name, err)

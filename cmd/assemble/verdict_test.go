@@ -191,7 +191,7 @@ func defects() []defect {
 			files:    map[string]string{"manifest.json": manifestOf(droplet("A", dir, `,"properties":{"directory":"site","bucketName":"b","keyprefix":"web/"}`)), "site/index.html": "hi"},
 			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: directory\n    properties: {directory: site, bucketName: b, keyprefix: web/}\n", "site/index.html": "hi"},
 			sentinel: droplets.ErrUnknownProperty,
-			text:     `droplet A: properties.keyprefix: droplets: unknown property "keyprefix": DirectoryDroplet documents directory, bucketName, keyPrefix (did you mean "keyPrefix"?) [unknown-property]`,
+			text:     `droplet A: properties.keyprefix: droplets: unknown property "keyprefix": DirectoryDroplet documents directory, bucketName, keyPrefix, objectKey, executables (did you mean "keyPrefix"?) [unknown-property]`,
 			warning:  true,
 		},
 	}

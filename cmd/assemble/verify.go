@@ -229,6 +229,10 @@ func verifyHint(err error) error {
 		return withHint(err, "if you trust the signer, add their public key with --keyring FILE")
 	case errors.Is(err, signing.ErrKeyExpired), errors.Is(err, signing.ErrKeyRevoked):
 		return withHint(err, "the signer must sign again with a valid key")
+	case errors.Is(err, assembly.ErrCorrupt):
+		return withHint(err, "the archive is damaged (its data does not match its own ZIP headers); rebuild it and sign it again")
+	case errors.Is(err, signing.ErrKeyNotYetValid):
+		return withHint(err, "the signature is dated before the key existed: check the signer's clock, and sign again")
 	case errors.Is(err, signing.ErrDigestMismatch), errors.Is(err, signing.ErrSizeMismatch),
 		errors.Is(err, signing.ErrUnlisted), errors.Is(err, signing.ErrMissing), errors.Is(err, signing.ErrBadSignature):
 		return withHint(err, "the archive changed after it was signed; rebuild it and sign it again")

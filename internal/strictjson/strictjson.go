@@ -164,3 +164,21 @@ func firstInvalidUTF8(b []byte) int {
 	}
 	return len(b)
 }
+
+// Kind names the JSON type of a value Decode returned, for messages:
+// "an object", "an array", "a string", "a number", "a boolean" or "null".
+func Kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return "a number"
+}

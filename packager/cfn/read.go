@@ -5,18 +5,26 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
+	"github.com/cloud-assembly/assemble/packager/cfn/source"
 )
 
 // Limits on untrusted input.
 const (
-	// MaxFileBytes is the largest template or module file read.
-	MaxFileBytes = 8 << 20
-	// maxNodes bounds the nodes one file may hold once aliases are expanded.
-	maxNodes = 2_000_000
+	// MaxFileBytes is the largest template or module file read: the
+	// parser's limit and the loader's (source.DefaultMaxFileSize) are one.
+	MaxFileBytes = source.DefaultMaxFileSize
+	// maxNodeBytes bounds the memory one file's nodes may take once aliases
+	// are expanded (a few aliases can stand for an exponential number of
+	// nodes): each node costs nodeCost bytes plus its value.
+	maxNodeBytes = 48 << 20
+	// nodeCost is what one normalized node takes: the yaml.Node and its
+	// pointer in its parent's Content.
+	nodeCost = int64(unsafe.Sizeof(yaml.Node{})) + 8
 )
 
 // Template is a parsed template or module file.
@@ -24,6 +32,8 @@ type Template struct {
 	Name string     // file name used in messages
 	Root *yaml.Node // a mapping node, intrinsics in long form
 	JSON bool       // the file was JSON
+
+	size int64 // the memory its nodes take, as the normalizer counted it
 }
 
 var shortTag = regexp.MustCompile(`^!([A-Za-z][A-Za-z0-9]*(::[A-Za-z0-9]+)*)$`)
@@ -68,7 +78,7 @@ func Parse(name string, data []byte) (*Template, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: name, Line: root.Line, Col: root.Column, Msg: "a template must be a mapping of sections (Resources, Parameters, ...)", Err: ErrSyntax}
 	}
-	return &Template{Name: name, Root: root, JSON: isJSON}, nil
+	return &Template{Name: name, Root: root, JSON: isJSON, size: n.bytes}, nil
 }
 
 // syntaxError places a YAML syntax error where the parser failed.
@@ -79,7 +89,7 @@ func syntaxError(name string, data []byte, err error) error {
 
 type normalizer struct {
 	name  string
-	nodes int
+	bytes int64
 }
 
 func (n *normalizer) errAt(at *yaml.Node, format string, args ...any) error {
@@ -88,9 +98,9 @@ func (n *normalizer) errAt(at *yaml.Node, format string, args ...any) error {
 
 // norm returns a fresh, normalized copy of x.
 func (n *normalizer) norm(x *yaml.Node, depth int) (*yaml.Node, error) {
-	n.nodes++
-	if n.nodes > maxNodes {
-		return nil, &Error{File: n.name, Line: x.Line, Col: x.Column, Msg: fmt.Sprintf("more than %d nodes once aliases are expanded", maxNodes), Err: ErrTooLarge}
+	n.bytes += nodeCost + int64(len(x.Value))
+	if n.bytes > maxNodeBytes {
+		return nil, &Error{File: n.name, Line: x.Line, Col: x.Column, Msg: fmt.Sprintf("more than %d MiB of nodes once aliases are expanded", maxNodeBytes>>20), Err: ErrTooLarge}
 	}
 	if depth > 1000 {
 		return nil, n.errAt(x, "nesting deeper than 1000 levels")
@@ -152,6 +162,10 @@ func (n *normalizer) mapping(out, x *yaml.Node, depth int) error {
 		if kx.Kind == yaml.ScalarNode && kx.Tag == "!!merge" {
 			merges = append(merges, x.Content[i+1])
 			continue
+		}
+		if kx.Kind == yaml.AliasNode && kx.Alias != nil && kx.Alias.Kind == yaml.ScalarNode {
+			at := kx // an alias key stands for the key it names, placed where it is used
+			kx = &yaml.Node{Kind: yaml.ScalarNode, Tag: kx.Alias.Tag, Style: kx.Alias.Style, Value: kx.Alias.Value, Line: at.Line, Column: at.Column}
 		}
 		if kx.Kind != yaml.ScalarNode {
 			return n.errAt(kx, "mapping keys must be plain strings")

@@ -1,0 +1,294 @@
+// Command mkhostile writes the hostile inputs of issue #11 (memory before
+// authentication) into a folder, for bench/hostile.sh:
+//
+//	names.cloud       unsigned, 131,072 entries with 1,024-byte names and
+//	                  2,047-byte comments (~550 MB; ~410 MB of it the
+//	                  central directory, the most the old limits allowed)
+//	directory.cloud   unsigned, the largest central directory the current
+//	                  limits accept: 131,072 entries, the names adding up to
+//	                  assembly.MaxNameBytes, time extra fields filling the
+//	                  directory up to assembly.MaxDirectorySize
+//	fanout/           template.yaml with modules that each include the next
+//	                  level FANOUT times (LEVELS levels), the last a small
+//	                  3-resource module: FANOUT^LEVELS instances
+//	bomb/             template.yaml holding a YAML alias bomb (9^9 nodes)
+//
+// Usage: mkhostile -o DIR
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"hash/crc32"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cloud-assembly/assemble/assembly"
+)
+
+func main() {
+	out := flag.String("o", "", "output folder")
+	fanout := flag.Int("fanout", 10, "module instances per module (fanout/)")
+	levels := flag.Int("levels", 5, "levels of modules (fanout/)")
+	flag.Parse()
+	if *out == "" {
+		log.Fatal("usage: mkhostile -o DIR")
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	steps := []func() error{
+		func() error { return names(filepath.Join(*out, "names.cloud")) },
+		func() error { return directory(filepath.Join(*out, "directory.cloud")) },
+		func() error { return fanOut(filepath.Join(*out, "fanout"), *fanout, *levels) },
+		func() error { return bomb(filepath.Join(*out, "bomb")) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+const manifest = `{"schema": "cloud-assembly/1.0", "droplets": {}}`
+
+// zipWriter writes stored entries by hand, so that names, comments and
+// extra fields can break any limit.
+type zipWriter struct {
+	w       *bufio.Writer
+	f       *os.File
+	off     uint64
+	central []byte // written at the end
+	n       int
+}
+
+func newZip(path string) (*zipWriter, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &zipWriter{w: bufio.NewWriterSize(f, 1<<20), f: f}, nil
+}
+
+// add writes one stored entry; the central record goes to cw (the central
+// directory may be written to a file of its own when it is large).
+func (z *zipWriter) add(name string, data []byte, extra []byte, comment int, cw *bufio.Writer) {
+	crc := crc32.ChecksumIEEE(data)
+	h := le32(nil, 0x04034b50)
+	h = le16(h, 20) // version needed
+	h = common(h, crc, len(data), len(name), len(extra))
+	z.w.Write(h)
+	z.w.WriteString(name)
+	z.w.Write(extra)
+	z.w.Write(data)
+	c := le32(nil, 0x02014b50)
+	c = le16(c, 3<<8|20) // made by: Unix
+	c = le16(c, 20)      // version needed
+	c = common(c, crc, len(data), len(name), len(extra))
+	c = le16(c, comment)
+	c = le16(c, 0)
+	c = le16(c, 0)
+	c = le32(c, 0o100644<<16)
+	c = le32(c, uint32(z.off))
+	cw.Write(c)
+	cw.WriteString(name)
+	cw.Write(extra)
+	cw.WriteString(strings.Repeat("c", comment))
+	z.off += uint64(len(h) + len(name) + len(extra) + len(data))
+	z.n++
+}
+
+// common appends the fields local and central headers share after the
+// version needed: flags, method (stored), time, date, CRC-32, sizes, name
+// and extra lengths.
+func common(b []byte, crc uint32, size, name, extra int) []byte {
+	b = le16(b, 0)
+	b = le16(b, 0)
+	b = le16(b, 0)
+	b = le16(b, 0x21)
+	b = le32(b, crc)
+	b = le32(b, uint32(size))
+	b = le32(b, uint32(size))
+	b = le16(b, name)
+	return le16(b, extra)
+}
+
+func le16(b []byte, v int) []byte    { return binary.LittleEndian.AppendUint16(b, uint16(v)) }
+func le32(b []byte, v uint32) []byte { return binary.LittleEndian.AppendUint32(b, v) }
+func le64(b []byte, v uint64) []byte { return binary.LittleEndian.AppendUint64(b, v) }
+
+// finish appends the central directory (from the spool file) and the end
+// record (zip64 when needed).
+func (z *zipWriter) finish(spool *os.File, cdSize uint64) error {
+	if _, err := spool.Seek(0, 0); err != nil {
+		return err
+	}
+	if _, err := z.w.ReadFrom(spool); err != nil {
+		return err
+	}
+	var e []byte
+	records, size, offset := uint64(z.n), cdSize, z.off
+	if records >= 0xffff || size >= 0xffffffff || offset >= 0xffffffff {
+		e = le32(e, 0x06064b50)
+		e = le64(e, 44)
+		e = le16(e, 45)
+		e = le16(e, 45)
+		e = le32(e, 0)
+		e = le32(e, 0)
+		e = le64(e, records)
+		e = le64(e, records)
+		e = le64(e, size)
+		e = le64(e, offset)
+		e = le32(e, 0x07064b50)
+		e = le32(e, 0)
+		e = le64(e, offset+size) // the zip64 end record's offset
+		e = le32(e, 1)
+		records = min(records, 0xffff)
+		size = min(size, 0xffffffff)
+		offset = min(offset, 0xffffffff)
+	}
+	e = le32(e, 0x06054b50)
+	e = le16(e, 0)
+	e = le16(e, 0)
+	e = le16(e, int(records))
+	e = le16(e, int(records))
+	e = le32(e, uint32(size))
+	e = le32(e, uint32(offset))
+	e = le16(e, 0)
+	z.w.Write(e)
+	if err := z.w.Flush(); err != nil {
+		return err
+	}
+	return z.f.Close()
+}
+
+// build writes an archive of n entries: name(i), extra(i), comment bytes.
+func build(path string, n int, name func(int) string, extra func(int) []byte, comment int) error {
+	z, err := newZip(path)
+	if err != nil {
+		return err
+	}
+	spool, err := os.CreateTemp(filepath.Dir(path), ".central-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(spool.Name())
+	defer spool.Close()
+	cw := bufio.NewWriterSize(spool, 1<<20)
+	z.add(assembly.ManifestName, []byte(manifest), nil, 0, cw)
+	var cdSize uint64 = 46 + uint64(len(assembly.ManifestName))
+	for i := 1; i < n; i++ {
+		nm, ex := name(i), extra(i)
+		z.add(nm, nil, ex, comment, cw)
+		cdSize += 46 + uint64(len(nm)+len(ex)+comment)
+	}
+	if err := cw.Flush(); err != nil {
+		return err
+	}
+	return z.finish(spool, cdSize)
+}
+
+// longName is a 1,024-byte name, unique by i, in segments of 200 bytes.
+func longName(i int, size int) string {
+	id := fmt.Sprintf("%08d", i)
+	var b strings.Builder
+	for b.Len() < size-len(id)-1 {
+		seg := min(200, size-len(id)-1-b.Len()-1)
+		if seg <= 0 {
+			break
+		}
+		b.WriteString(strings.Repeat("n", seg))
+		b.WriteByte('/')
+	}
+	b.WriteString(id)
+	s := b.String()
+	return s + strings.Repeat("x", max(0, size-len(s)))
+}
+
+func names(path string) error {
+	return build(path, assembly.MaxFiles, func(i int) string { return longName(i, assembly.MaxNameLength) },
+		func(int) []byte { return nil }, 2047)
+}
+
+func directory(path string) error {
+	n := assembly.MaxFiles
+	nameLen := assembly.MaxNameBytes/n - 1
+	// Fill the directory with extended-timestamp extra fields (allowed).
+	per := (assembly.MaxDirectorySize-2048)/n - 46 - nameLen
+	extra := make([]byte, per)
+	binary.LittleEndian.PutUint16(extra, 0x5455)
+	binary.LittleEndian.PutUint16(extra[2:], uint16(per-4))
+	return build(path, n, func(i int) string { return longName(i, nameLen) }, func(int) []byte { return extra }, 0)
+}
+
+func fanOut(dir string, fanout, levels int) error {
+	if err := os.MkdirAll(filepath.Join(dir, "modules"), 0o755); err != nil {
+		return err
+	}
+	instances := func(src string) string {
+		var b strings.Builder
+		b.WriteString("Modules:\n")
+		for i := 0; i < fanout; i++ {
+			fmt.Fprintf(&b, "  M%d:\n    Source: %s\n    Properties:\n      Name: n%d\n", i, src, i)
+		}
+		return b.String()
+	}
+	files := map[string]string{
+		"template.yaml": "Parameters:\n  Name:\n    Type: String\n    Default: app\n" + instances("./modules/l1.yaml") + "Resources:\n  Top:\n    Type: AWS::SNS::Topic\n",
+		"modules/leaf.yaml": `Parameters:
+  Name:
+    Type: String
+Resources:
+  Bucket:
+    Type: AWS::S3::Bucket
+    Properties:
+      BucketName: !Sub ${Name}-data
+  Queue:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: !Ref Name
+  Topic:
+    Type: AWS::SNS::Topic
+`,
+	}
+	for l := 1; l < levels; l++ {
+		next := fmt.Sprintf("./l%d.yaml", l+1)
+		if l == levels-1 {
+			next = "./leaf.yaml"
+		}
+		files[fmt.Sprintf("modules/l%d.yaml", l)] = "Parameters:\n  Name:\n    Type: String\n" + instances(next)
+	}
+	if levels == 1 {
+		files["template.yaml"] = strings.ReplaceAll(files["template.yaml"], "l1.yaml", "leaf.yaml")
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func bomb(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("Metadata:\n  a0: &a0 [x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&b, "  a%d: &a%d [", i, i)
+		for j := 0; j < 9; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	b.WriteString("Resources:\n  Topic:\n    Type: AWS::SNS::Topic\n")
+	return os.WriteFile(filepath.Join(dir, "template.yaml"), []byte(b.String()), 0o644)
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/signing"
+)
+
+// Issue #11 defect 3, the property: in a small signed assembly, every single
+// byte outside signature.asc, flipped in turn (all bits, then single bits),
+// either makes verification fail or changes nothing that `inspect --json`
+// reports or `extract` writes (names, content, modes); and what verifies,
+// `unzip -t` accepts.
+func TestByteFlipsFailOrChangeNothing(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.cloud")
+	w := assembly.NewWriter(assembly.WriterOptions{})
+	for name, body := range map[string]string{
+		"manifest.json":     `{"schema":"cloud-assembly/1.0","droplets":{"Site":{"type":"npm://@aws-cdk/assets.FileDroplet","environment":"aws://123456789012/eu-west-1","properties":{"file":"assets/index.html","bucketName":"b","objectKey":"k"}}}}`,
+		"assets/index.html": strings.Repeat("<p>hello</p>\n", 20),
+		"stacks/empty.txt":  "",
+	} {
+		if err := w.AddBytes(name, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.WriteFile(context.Background(), good); err != nil {
+		t.Fatal(err)
+	}
+	keys := readFixtureKeys(t, "ed25519.sec.asc")
+	now := time.Now().UTC().Truncate(time.Second)
+	e, err := signing.SelectSigner(keys, nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &signing.SignOptions{Now: func() time.Time { return now }, Rand: rand.New(rand.NewSource(1))}
+	if _, err := signing.SignFile(context.Background(), good, good, e, opts); err != nil {
+		t.Fatal(err)
+	}
+	trusted := readFixtureKeys(t, "trusted.asc")
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := assembly.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := r.File(assembly.SignatureName)
+	sigStart, sigEnd := int(sig.HeaderOffset()), int(sig.EndOffset())
+
+	flipped := filepath.Join(dir, "app.cloud")
+	observe := func(data []byte) (string, map[string]string) {
+		t.Helper()
+		if err := os.WriteFile(flipped, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"assemble", "inspect", "--json", flipped}, nil, &out, &errb); code != 0 {
+			return fmt.Sprintf("inspect failed: %s", errb.String()), nil
+		}
+		dst := filepath.Join(dir, fmt.Sprintf("out%d", time.Now().UnixNano()))
+		if code := run(context.Background(), []string{"assemble", "extract", "--keyring", filepath.Join("..", "..", "fixtures", "keys", "trusted.asc"), "-d", dst, flipped}, nil, &bytes.Buffer{}, &errb); code != 0 {
+			return out.String(), map[string]string{"extract failed": errb.String()}
+		}
+		defer os.RemoveAll(dst)
+		return out.String(), tree(t, dst)
+	}
+	wantInspect, wantTree := observe(b)
+	if wantTree == nil || len(wantTree) != 4 {
+		t.Fatalf("the unflipped assembly: %s %v", wantInspect, wantTree)
+	}
+	_, unzipErr := exec.LookPath("unzip")
+
+	flips, accepted := 0, 0
+	for _, mask := range []byte{0xff, 0x01, 0x80, 0x10} {
+		for i := range b {
+			if sigStart <= i && i < sigEnd {
+				continue
+			}
+			c := append([]byte{}, b...)
+			c[i] ^= mask
+			flips++
+			r, err := assembly.NewReader(bytes.NewReader(c), int64(len(c)))
+			if err != nil {
+				continue
+			}
+			if _, err := signing.Verify(r, trusted, nil); err != nil {
+				continue
+			}
+			accepted++
+			gotInspect, gotTree := observe(c)
+			if gotInspect != wantInspect {
+				t.Errorf("byte %d ^ %#02x verifies but changes inspect --json:\n%s\nwant\n%s", i, mask, gotInspect, wantInspect)
+			}
+			if fmt.Sprint(gotTree) != fmt.Sprint(wantTree) {
+				t.Errorf("byte %d ^ %#02x verifies but changes what extract writes: %v, want %v", i, mask, gotTree, wantTree)
+			}
+			if unzipErr == nil {
+				if out, err := exec.Command("unzip", "-tq", flipped).CombinedOutput(); err != nil {
+					t.Errorf("byte %d ^ %#02x verifies but unzip -t fails: %v\n%s", i, mask, err, out)
+				}
+			}
+		}
+	}
+	t.Logf("%d flips, %d verified and changed nothing", flips, accepted)
+	if flips < 2000 {
+		t.Fatalf("only %d flips: the assembly is too small for the property", flips)
+	}
+}
+
+// tree maps each file under dir to its mode and content.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		body, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = fmt.Sprintf("%v %q", info.Mode(), body)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,742 @@
+package cdk
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/droplets"
+)
+
+// A File is one file of the cdk.out and its name in the archive.
+type File struct {
+	Name string // archive name, below ArchiveDir
+	Path string // the file on disk
+}
+
+// A Mapping is a cdk.out read into droplets. Nothing is written.
+type Mapping struct {
+	// Dir is the cdk.out folder, as given.
+	Dir string
+	// Manifest describes the cdk.out with droplets; its paths are archive
+	// paths below ArchiveDir.
+	Manifest *assembly.Manifest
+	// Files lists every file of the cdk.out, sorted by Name.
+	Files []File
+	// Warnings: unknown artifact and asset kinds, assets no droplet can
+	// describe, messages of artifacts that have no droplet, empty folders.
+	Warnings []assembly.Finding
+}
+
+// maxNesting bounds how deep nested assemblies (stages in stages) go.
+const maxNesting = 32
+
+// Map reads the cdk.out folder dir and describes it with droplets (see the
+// package documentation). Errors wrap ErrCloudAssembly, ErrNotCopied,
+// ErrOutside or assembly.ErrTooLarge, and name the file and field.
+func Map(dir string) (*Mapping, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, err
+	}
+	t, err := walk(dir, root)
+	if err != nil {
+		return nil, err
+	}
+	mp := &mapper{t: t, ids: idSet{}, visited: map[string]bool{}, covered: map[string]bool{},
+		m: &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{}, Missing: map[string]*assembly.Missing{}}}
+	if err := mp.assembly("", "", 0); err != nil {
+		return nil, err
+	}
+	out := &Mapping{Dir: dir, Manifest: mp.m}
+	rels := make([]string, 0, len(t.files))
+	for rel := range t.files {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	for _, rel := range rels {
+		out.Files = append(out.Files, File{Name: archiveName(rel), Path: t.files[rel].real})
+		if t.files[rel].exec && !mp.covered[rel] {
+			mp.warn(t.name(rel), "", "executable, but outside the asset folders whose droplets record executables: extract --cdk-out writes it without the executable bit")
+		}
+	}
+	for _, e := range t.empty {
+		mp.warn(t.name(e), "", "an empty folder: an assembly holds files only, so extract --cdk-out does not write it")
+	}
+	out.Warnings = mp.warnings
+	return out, nil
+}
+
+type mapper struct {
+	t        *tree
+	m        *assembly.Manifest
+	ids      idSet
+	warnings []assembly.Finding
+	visited  map[string]bool // nested assembly folders mapped
+	covered  map[string]bool // files whose mode a droplet records or does not need
+}
+
+func (mp *mapper) warn(file, field, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	mp.warnings = append(mp.warnings, assembly.Finding{Severity: assembly.Warning, Message: file + ": " + msg})
+}
+
+// An asset droplet waits for its environment until the stacks of its
+// assembly are mapped.
+type pendingAsset struct {
+	id     string
+	region string
+}
+
+// assembly maps the CDK manifest in dir (a slash path below the root, ""
+// for the root itself). stage is the stage path of a nested assembly.
+func (mp *mapper) assembly(dir, stage string, depth int) error {
+	rel := path.Join(dir, manifestFile)
+	name := mp.t.name(rel)
+	var cm cloudManifest
+	if err := mp.t.readJSON(rel, &cm); err != nil {
+		return err
+	}
+	if cm.Version == nil {
+		return &Error{File: name, Err: fmt.Errorf(`%w: no "version": not a CDK cloud assembly manifest`, ErrCloudAssembly)}
+	}
+	for i, mc := range cm.Missing {
+		field := fmt.Sprintf("missing[%d]", i)
+		switch {
+		case mc.Key == "":
+			return &Error{File: name, Field: field, Err: fmt.Errorf(`%w: no "key"`, ErrCloudAssembly)}
+		case mc.Provider == "":
+			return &Error{File: name, Field: field, Err: fmt.Errorf(`%w: no "provider"`, ErrCloudAssembly)}
+		case mc.Props == nil:
+			return &Error{File: name, Field: field, Err: fmt.Errorf(`%w: no "props"`, ErrCloudAssembly)}
+		}
+		if _, dup := mp.m.Missing[mc.Key]; !dup {
+			mp.m.Missing[mc.Key] = &assembly.Missing{Provider: mc.Provider, Props: mc.Props}
+		}
+	}
+	ids := slices.Sorted(maps.Keys(cm.Artifacts))
+	arts := make(map[string]*artifact, len(ids))
+	for _, id := range ids {
+		a := &artifact{}
+		if err := decodeRaw(name, "artifacts."+id, cm.Artifacts[id], a); err != nil {
+			return err
+		}
+		arts[id] = a
+	}
+	produced := map[string][]string{} // artifact -> its droplets
+	stackEnv := map[string]string{}   // stack artifact -> droplet environment
+	pending := map[string][]pendingAsset{}
+	for _, id := range ids {
+		a, field := arts[id], "artifacts."+id
+		var err error
+		switch a.Type {
+		case typeStack:
+			var did string
+			did, err = mp.stack(dir, stage, id, a, name)
+			if err == nil {
+				produced[id] = []string{did}
+				stackEnv[id] = mp.m.Droplets[did].Environment
+			}
+		case typeAssetManifest:
+			pending[id], err = mp.assets(dir, stage, id, a, name)
+			for _, p := range pending[id] {
+				produced[id] = append(produced[id], p.id)
+			}
+		case typeNested:
+			err = mp.nested(dir, stage, id, a, name, depth)
+		case typeTree, typeFlagReport, typeNone:
+		case "":
+			err = &Error{File: name, Field: field, Err: fmt.Errorf(`%w: no "type"`, ErrCloudAssembly)}
+		default:
+			mp.warn(name, field, "artifact type %q is not known: its files are kept in the cdk.out, but no droplet describes it", a.Type)
+		}
+		if err != nil {
+			return err
+		}
+		if err := mp.messages(dir, id, a, name, produced[id]); err != nil {
+			return err
+		}
+	}
+	for _, id := range ids {
+		a := arts[id]
+		var deps []string
+		for i, dep := range a.Dependencies {
+			if arts[dep] == nil {
+				return &Error{File: name, Field: fmt.Sprintf("artifacts.%s.dependencies[%d]", id, i), Err: fmt.Errorf("%w: depends on %q, which is not an artifact of this manifest", ErrCloudAssembly, dep)}
+			}
+			deps = append(deps, produced[dep]...)
+		}
+		slices.Sort(deps)
+		deps = slices.Compact(deps)
+		for _, did := range produced[id] {
+			for _, d := range deps {
+				if d != did {
+					mp.m.Droplets[did].DependsOn = append(mp.m.Droplets[did].DependsOn, d)
+				}
+			}
+		}
+	}
+	for _, id := range ids {
+		if len(pending[id]) == 0 {
+			continue
+		}
+		env := mp.assetEnvironment(id, arts, stackEnv, ids)
+		for _, p := range pending[id] {
+			mp.m.Droplets[p.id].Environment = withRegion(env, p.region)
+		}
+	}
+	return nil
+}
+
+// assetEnvironment is where the assets of an asset manifest go: the
+// environment of the stack that depends on the manifest (CDK writes one
+// manifest per stack), else the manifest's own, else an agnostic one.
+func (mp *mapper) assetEnvironment(id string, arts map[string]*artifact, stackEnv map[string]string, ids []string) string {
+	for _, sid := range ids {
+		if env, ok := stackEnv[sid]; ok {
+			for _, dep := range arts[sid].Dependencies {
+				if dep == id {
+					return env
+				}
+			}
+		}
+	}
+	if env, _, err := environment(arts[id].Environment); err == nil && arts[id].Environment != "" {
+		return env
+	}
+	return "aws://" + assembly.UnknownAccount + "/" + assembly.UnknownRegion
+}
+
+// withRegion replaces the region of env by a destination's own region, when
+// it names a real one.
+func withRegion(env, region string) string {
+	if region == "" {
+		return env
+	}
+	e, err := assembly.ParseEnvironment(env)
+	if err != nil {
+		return env
+	}
+	if _, err := assembly.ParseEnvironment("aws://" + e.Account + "/" + region); err != nil {
+		return env
+	}
+	return "aws://" + e.Account + "/" + region
+}
+
+var cdkEnvironmentRE = regexp.MustCompile(`^aws://([^/]+)/([^/]+)$`)
+
+// environment maps a CDK environment ("aws://ACCOUNT/REGION", any account
+// and region CDK accepts) to a droplet environment. One the spec's
+// environment rules refuse (an account that is not 12 digits) becomes
+// agnostic in that part, with a note saying so; the cdk.out keeps it.
+func environment(s string) (env, note string, err error) {
+	m := cdkEnvironmentRE.FindStringSubmatch(s)
+	if m == nil {
+		return "", "", fmt.Errorf("%w: environment %q: want aws://ACCOUNT/REGION", ErrCloudAssembly, s)
+	}
+	if _, err := assembly.ParseEnvironment(s); err == nil {
+		return s, "", nil
+	}
+	account, region := m[1], m[2]
+	var why []string
+	if _, err := assembly.ParseEnvironment("aws://" + account + "/" + assembly.UnknownRegion); err != nil {
+		why = append(why, fmt.Sprintf("account %q is not 12 digits", account))
+		account = assembly.UnknownAccount
+	}
+	if _, err := assembly.ParseEnvironment("aws://" + assembly.UnknownAccount + "/" + region); err != nil {
+		why = append(why, fmt.Sprintf("region %q is not a region name", region))
+		region = assembly.UnknownRegion
+	}
+	env = "aws://" + account + "/" + region
+	return env, fmt.Sprintf("CDK environment %s is not one AWS can deploy to (%s): the droplet names %s, the cdk.out keeps the original", s, strings.Join(why, ", "), env), nil
+}
+
+// dropletID is the logical ID of something named id in the assembly at
+// stage: "Stage/Id", valid and unique.
+func (mp *mapper) dropletID(stage, id string) string {
+	if stage != "" {
+		id = stage + "/" + id
+	}
+	return mp.ids.add(id)
+}
+
+// pathProperty is the archive path of rel as a droplet path property: a
+// path holding "${" or a backslash would read as a reference or an escape.
+func pathProperty(rel string) (string, error) {
+	if strings.Contains(rel, "${") || strings.Contains(rel, `\`) {
+		return "", fmt.Errorf("%w: %q: a file name holding \"${\" or a backslash cannot be a droplet path: rename it", ErrCloudAssembly, rel)
+	}
+	return archiveName(rel), nil
+}
+
+func (mp *mapper) stack(dir, stage, id string, a *artifact, name string) (string, error) {
+	field := "artifacts." + id
+	var p stackProperties
+	if err := decodeRaw(name, field+".properties", a.Properties, &p); err != nil {
+		return "", err
+	}
+	if p.TemplateFile == "" {
+		return "", &Error{File: name, Field: field + ".properties", Err: fmt.Errorf(`%w: a stack artifact needs "templateFile"`, ErrCloudAssembly)}
+	}
+	tmpl, err := mp.t.resolve(dir, p.TemplateFile)
+	if err != nil {
+		return "", &Error{File: name, Field: field + ".properties.templateFile", Err: err}
+	}
+	if mp.t.files[tmpl] == nil {
+		return "", &Error{File: name, Field: field + ".properties.templateFile", Err: fmt.Errorf("%w: template %s is not there: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(tmpl))}
+	}
+	template, err := pathProperty(tmpl)
+	if err != nil {
+		return "", &Error{File: name, Field: field + ".properties.templateFile", Err: err}
+	}
+	if a.Environment == "" {
+		return "", &Error{File: name, Field: field, Err: fmt.Errorf(`%w: a stack artifact needs an "environment" (aws://ACCOUNT/REGION)`, ErrCloudAssembly)}
+	}
+	env, note, err := environment(a.Environment)
+	if err != nil {
+		return "", &Error{File: name, Field: field + ".environment", Err: err}
+	}
+	stackName := p.StackName
+	if stackName == "" {
+		stackName = id // CDK's default
+	}
+	props := map[string]any{"stackName": literal(stackName), "template": template}
+	if len(p.Parameters) > 0 {
+		props["parameters"] = literalMap(p.Parameters)
+	}
+	if len(p.Tags) > 0 {
+		props["tags"] = literalMap(p.Tags)
+	}
+	if p.TerminationProtection != nil && *p.TerminationProtection {
+		props["terminationProtection"] = true
+	}
+	if len(p.NotificationArns) > 0 {
+		props["notificationArns"] = literalList(p.NotificationArns)
+	}
+	d := &assembly.Droplet{Type: droplets.StackType, Environment: env, Properties: props}
+	if note != "" {
+		d.Metadata = map[string]*assembly.Metadata{"cdk:environment": {Kind: "warning", Value: note}}
+	}
+	did := mp.dropletID(stage, id)
+	mp.m.Droplets[did] = d
+	mp.covered[tmpl] = true
+	return did, nil
+}
+
+func (mp *mapper) nested(dir, stage, id string, a *artifact, name string, depth int) error {
+	field := "artifacts." + id + ".properties"
+	var p nestedProperties
+	if err := decodeRaw(name, field, a.Properties, &p); err != nil {
+		return err
+	}
+	if p.DirectoryName == "" {
+		return &Error{File: name, Field: field, Err: fmt.Errorf(`%w: a nested assembly needs "directoryName"`, ErrCloudAssembly)}
+	}
+	rel, err := mp.t.resolve(dir, p.DirectoryName)
+	if err != nil {
+		return &Error{File: name, Field: field + ".directoryName", Err: err}
+	}
+	switch {
+	case depth+1 > maxNesting:
+		return &Error{File: name, Field: field + ".directoryName", Err: fmt.Errorf("%w: nested assemblies go deeper than %d levels", ErrCloudAssembly, maxNesting)}
+	case mp.visited[rel] || rel == dir:
+		return &Error{File: name, Field: field + ".directoryName", Err: fmt.Errorf("%w: %s is nested twice (a cycle?)", ErrCloudAssembly, mp.t.name(rel))}
+	case mp.t.files[path.Join(rel, "manifest.json")] == nil:
+		return &Error{File: name, Field: field + ".directoryName", Err: fmt.Errorf("%w: nested assembly %s has no manifest.json: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(rel))}
+	}
+	mp.visited[rel] = true
+	display := p.DisplayName
+	if display == "" {
+		display = a.DisplayName
+	}
+	if display == "" {
+		display = id
+	}
+	return mp.assembly(rel, stagePath(stage, display), depth+1)
+}
+
+// stagePath is the path of a nested assembly named name inside the stage
+// at parent. CDK names a stage by its full construct path ("Outer/Inner"),
+// so a name that already starts with the parent's path is kept.
+func stagePath(parent, name string) string {
+	if parent == "" || strings.HasPrefix(name, parent+"/") {
+		return name
+	}
+	return parent + "/" + name
+}
+
+// messages turns an artifact's aws:cdk:warning, aws:cdk:error and
+// aws:cdk:info metadata (from the manifest, then from its
+// additionalMetadataFile) into metadata of its droplets, keyed by construct
+// path ("/Stack/Bucket", then "/Stack/Bucket#2", ...). An artifact without
+// droplets reports them as build warnings.
+func (mp *mapper) messages(dir, id string, a *artifact, name string, dids []string) error {
+	entries := a.Metadata
+	file := name
+	if a.AdditionalMetadataFile != "" {
+		field := "artifacts." + id + ".additionalMetadataFile"
+		rel, err := mp.t.resolve(dir, a.AdditionalMetadataFile)
+		if err != nil {
+			return &Error{File: name, Field: field, Err: err}
+		}
+		if mp.t.files[rel] == nil {
+			return &Error{File: name, Field: field, Err: fmt.Errorf("%w: %s is not there: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(rel))}
+		}
+		var more map[string][]metadataEntry
+		if err := mp.t.readJSON(rel, &more); err != nil {
+			return err
+		}
+		merged := make(map[string][]metadataEntry, len(entries)+len(more))
+		for k, v := range entries {
+			merged[k] = v
+		}
+		for k, v := range more {
+			merged[k] = append(merged[k], v...)
+		}
+		entries, file = merged, mp.t.name(rel)
+	}
+	for _, cpath := range slices.Sorted(maps.Keys(entries)) {
+		n := 0
+		for _, e := range entries[cpath] {
+			kind, ok := messageKinds[e.Type]
+			if !ok {
+				continue
+			}
+			n++
+			key := cpath
+			if n > 1 {
+				key = fmt.Sprintf("%s#%d", cpath, n)
+			}
+			if len(dids) == 0 {
+				mp.warn(file, "", "%s at %s: %v", kind, cpath, e.Data)
+				continue
+			}
+			for _, did := range dids {
+				d := mp.m.Droplets[did]
+				if d.Metadata == nil {
+					d.Metadata = map[string]*assembly.Metadata{}
+				}
+				d.Metadata[key] = &assembly.Metadata{Kind: kind, Value: e.Data}
+			}
+		}
+	}
+	return nil
+}
+
+// assets maps the assets of an asset manifest artifact, one droplet per
+// asset and destination.
+func (mp *mapper) assets(dir, stage, id string, a *artifact, name string) ([]pendingAsset, error) {
+	field := "artifacts." + id + ".properties"
+	var p assetManifestProperties
+	if err := decodeRaw(name, field, a.Properties, &p); err != nil {
+		return nil, err
+	}
+	if p.File == "" {
+		return nil, &Error{File: name, Field: field, Err: fmt.Errorf(`%w: an asset manifest artifact needs "file"`, ErrCloudAssembly)}
+	}
+	rel, err := mp.t.resolve(dir, p.File)
+	if err != nil {
+		return nil, &Error{File: name, Field: field + ".file", Err: err}
+	}
+	if mp.t.files[rel] == nil {
+		return nil, &Error{File: name, Field: field + ".file", Err: fmt.Errorf("%w: asset manifest %s is not there: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(rel))}
+	}
+	var am assetManifest
+	if err := mp.t.readJSON(rel, &am); err != nil {
+		return nil, err
+	}
+	as := &assetSet{mp: mp, file: mp.t.name(rel), base: path.Dir(rel), prefix: stage, artifact: id}
+	for _, kind := range slices.Sorted(maps.Keys(am)) {
+		switch kind {
+		case "version":
+		case "files":
+			err = as.files(am[kind])
+		case "dockerImages":
+			err = as.images(am[kind])
+		default:
+			mp.warn(as.file, "", "asset kind %q is not known: its files are kept in the cdk.out, but no droplet describes them", kind)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return as.out, nil
+}
+
+// An assetSet maps the assets of one asset manifest.
+type assetSet struct {
+	mp       *mapper
+	file     string // archive name of the asset manifest
+	base     string // its folder, below the cdk.out
+	prefix   string // stage path
+	artifact string // the asset manifest artifact's ID
+	out      []pendingAsset
+}
+
+func (as *assetSet) errAt(field string, err error) error {
+	return &Error{File: as.file, Field: field, Err: err}
+}
+
+// source resolves an asset's source path and says whether it is a file
+// or a folder holding files.
+func (as *assetSet) source(field, p string) (rel string, isDir bool, err error) {
+	t := as.mp.t
+	rel, err = t.resolve(as.base, p)
+	if err != nil {
+		return "", false, as.errAt(field, err)
+	}
+	switch {
+	case t.files[rel] != nil:
+		return rel, false, nil
+	case t.dirs[rel]:
+		return rel, true, nil
+	case t.isEmpty(rel):
+		return "", false, as.errAt(field, fmt.Errorf("%w: %s is an empty folder, which an assembly cannot hold: give the asset a file", ErrCloudAssembly, t.name(rel)))
+	}
+	return "", false, as.errAt(field, fmt.Errorf("%w: %s is not there (the asset folders were not copied?): copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, t.name(rel)))
+}
+
+// destinations decodes an asset's destinations, sorted by ID.
+func (as *assetSet) destinations(field string, raw map[string]json.RawMessage, each func(destID, field string, multi bool) error) error {
+	if len(raw) == 0 {
+		as.mp.warn(as.file, field, "no destinations: nothing publishes this asset, so no droplet describes it")
+		return nil
+	}
+	for _, destID := range slices.Sorted(maps.Keys(raw)) {
+		if err := each(destID, field+".destinations."+destID, len(raw) > 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// assetID is the droplet ID of an asset at one destination:
+// "<stage>/<manifest artifact>/<asset>[/<destination>]", where the asset is
+// named by its display name when CDK gives one ("Service.assets" and
+// "Handler/Code" make "Service-assets/Handler/Code"), so the ID does not
+// change with the asset's content hash; else by that hash.
+func (as *assetSet) assetID(assetID, displayName, destID string, multi bool) string {
+	if displayName != "" {
+		assetID = displayName
+	}
+	id := as.artifact + "/" + assetID
+	if multi {
+		id += "/" + destID
+	}
+	return as.mp.dropletID(as.prefix, id)
+}
+
+func (as *assetSet) files(raw json.RawMessage) error {
+	var all map[string]json.RawMessage
+	if err := decodeRaw(as.file, "files", raw, &all); err != nil {
+		return err
+	}
+	for _, assetID := range slices.Sorted(maps.Keys(all)) {
+		field := "files." + assetID
+		var fa fileAsset
+		if err := decodeRaw(as.file, field, all[assetID], &fa); err != nil {
+			return err
+		}
+		if fa.Source.Path == "" {
+			if len(fa.Source.Executable) > 0 {
+				as.mp.warn(as.file, field, "made by a command when it is published (source.executable): the assembly cannot hold what it makes, so no droplet describes it")
+				continue
+			}
+			return as.errAt(field+".source", fmt.Errorf(`%w: a file asset needs "path" or "executable"`, ErrCloudAssembly))
+		}
+		rel, isDir, err := as.source(field+".source.path", fa.Source.Path)
+		if err != nil {
+			return err
+		}
+		src, err := pathProperty(rel)
+		if err != nil {
+			return as.errAt(field+".source.path", err)
+		}
+		err = as.destinations(field, fa.Destinations, func(destID, dfield string, multi bool) error {
+			var d fileDestination
+			if err := decodeRaw(as.file, dfield, fa.Destinations[destID], &d); err != nil {
+				return err
+			}
+			if d.BucketName == "" || d.ObjectKey == "" {
+				return as.errAt(dfield, fmt.Errorf(`%w: a file destination needs "bucketName" and "objectKey"`, ErrCloudAssembly))
+			}
+			props := map[string]any{"bucketName": literal(d.BucketName), "objectKey": literal(d.ObjectKey)}
+			typ := droplets.FileType
+			if isDir {
+				typ = droplets.DirectoryType
+				props["directory"] = src
+				if ex := as.mp.executables(rel); len(ex) > 0 {
+					props["executables"] = ex
+				}
+			} else {
+				props["file"] = src
+				as.mp.covered[rel] = true // S3 keeps no file mode
+			}
+			id := as.assetID(assetID, fa.DisplayName, destID, multi)
+			as.mp.m.Droplets[id] = &assembly.Droplet{Type: typ, Properties: props}
+			as.out = append(as.out, pendingAsset{id: id, region: d.Region})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (as *assetSet) images(raw json.RawMessage) error {
+	var all map[string]json.RawMessage
+	if err := decodeRaw(as.file, "dockerImages", raw, &all); err != nil {
+		return err
+	}
+	for _, assetID := range slices.Sorted(maps.Keys(all)) {
+		field := "dockerImages." + assetID
+		var ia imageAsset
+		if err := decodeRaw(as.file, field, all[assetID], &ia); err != nil {
+			return err
+		}
+		s := ia.Source
+		if s.Directory == "" {
+			if len(s.Executable) > 0 {
+				as.mp.warn(as.file, field, "built by a command when it is published (source.executable): the assembly cannot hold what it builds, so no droplet describes it")
+				continue
+			}
+			return as.errAt(field+".source", fmt.Errorf(`%w: a Docker image asset needs "directory" or "executable"`, ErrCloudAssembly))
+		}
+		rel, isDir, err := as.source(field+".source.directory", s.Directory)
+		if err != nil {
+			return err
+		}
+		if !isDir {
+			return as.errAt(field+".source.directory", fmt.Errorf("%w: %s is a file, not a build context folder", ErrCloudAssembly, as.mp.t.name(rel)))
+		}
+		ctx, err := pathProperty(rel)
+		if err != nil {
+			return as.errAt(field+".source.directory", err)
+		}
+		dockerFile := s.DockerFile
+		if dockerFile == "" {
+			dockerFile = "Dockerfile"
+		}
+		if as.mp.t.files[path.Join(rel, dockerFile)] == nil {
+			as.mp.warn(as.file, field+".source", "the build context %s holds no %s", as.mp.t.name(rel), dockerFile)
+		}
+		props := map[string]any{"directory": ctx, "dockerFile": literal(dockerFile)}
+		for k, v := range map[string]string{"buildTarget": s.DockerBuildTarget, "buildSsh": s.DockerBuildSsh, "networkMode": s.NetworkMode, "platform": s.Platform} {
+			if v != "" {
+				props[k] = literal(v)
+			}
+		}
+		for k, v := range map[string]map[string]string{"buildArgs": s.DockerBuildArgs, "buildSecrets": s.DockerBuildSecrets, "buildContexts": s.DockerBuildContexts} {
+			if len(v) > 0 {
+				props[k] = literalMap(v)
+			}
+		}
+		if len(s.DockerOutputs) > 0 {
+			props["outputs"] = literalList(s.DockerOutputs)
+		}
+		if s.CacheFrom != nil {
+			props["cacheFrom"] = literalValue(s.CacheFrom)
+		}
+		if s.CacheTo != nil {
+			props["cacheTo"] = literalValue(s.CacheTo)
+		}
+		if s.CacheDisabled != nil {
+			props["cacheDisabled"] = *s.CacheDisabled
+		}
+		if ex := as.mp.executables(rel); len(ex) > 0 {
+			props["executables"] = ex
+		}
+		err = as.destinations(field, ia.Destinations, func(destID, dfield string, multi bool) error {
+			var d imageDestination
+			if err := decodeRaw(as.file, dfield, ia.Destinations[destID], &d); err != nil {
+				return err
+			}
+			if d.RepositoryName == "" || d.ImageTag == "" {
+				return as.errAt(dfield, fmt.Errorf(`%w: an image destination needs "repositoryName" and "imageTag"`, ErrCloudAssembly))
+			}
+			dp := make(map[string]any, len(props)+2)
+			for k, v := range props {
+				dp[k] = v
+			}
+			dp["repositoryName"], dp["imageTag"] = literal(d.RepositoryName), literal(d.ImageTag)
+			id := as.assetID(assetID, ia.DisplayName, destID, multi)
+			as.mp.m.Droplets[id] = &assembly.Droplet{Type: droplets.DockerBuildType, Properties: dp}
+			as.out = append(as.out, pendingAsset{id: id, region: d.Region})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// executables lists the files under the folder rel that carry an
+// executable bit, relative to it, and marks them recorded.
+func (mp *mapper) executables(rel string) []any {
+	var out []string
+	for _, f := range mp.t.execs {
+		if sub, ok := strings.CutPrefix(f, rel+"/"); ok {
+			out = append(out, sub)
+			mp.covered[f] = true
+		}
+	}
+	return literalList(out)
+}
+
+// literal escapes s for a droplet property: CDK's ${AWS::AccountId}-style
+// placeholders stay what they are (\${...}) instead of reading as
+// references to droplets.
+func literal(s string) string { return assembly.FormatString([]assembly.Part{{Literal: s}}) }
+
+func literalMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = literal(v)
+	}
+	return out
+}
+
+func literalList(l []string) []any {
+	out := make([]any, len(l))
+	for i, v := range l {
+		out[i] = literal(v)
+	}
+	return out
+}
+
+// literalValue escapes every string inside a JSON value.
+func literalValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return literal(v)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = literalValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = literalValue(e)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,155 @@
+package packager
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/packager/cdk"
+)
+
+// writeCDKOut writes the cdk.out of packager/cdk's richest mapping case to
+// dir, with its executable files.
+func writeCDKOut(t *testing.T, dir string) {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("cdk", "testdata", "map", "app.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []txtar.File
+	for _, f := range ar.Files {
+		if f.Name != "want" && f.Name != "warnings" {
+			files = append(files, f)
+		}
+	}
+	writeArchive(t, dir, &txtar.Archive{Files: files})
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
+		if p, ok := strings.CutPrefix(line, "exec: "); ok {
+			if err := os.Chmod(filepath.Join(dir, p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestBuildCDKOut builds a cdk.out: the archive holds every file of the
+// folder byte for byte below cdk.out/, its manifest's paths name files of
+// the archive, and the same folder elsewhere, with other file times, or
+// named through its CDK app folder or its manifest.json, builds the same
+// bytes.
+func TestBuildCDKOut(t *testing.T) {
+	base := t.TempDir()
+	first := filepath.Join(base, "one", "cdk.out")
+	writeCDKOut(t, first)
+	out := filepath.Join(base, "first.cloud")
+	plan, err := Build(context.Background(), first, out, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := assembly.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	if _, err := rc.Check(assembly.CheckOptions{Writing: true}); err != nil {
+		t.Fatalf("the assembly is invalid: %v", err)
+	}
+	n := 0
+	err = filepath.WalkDir(first, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(first, p)
+		name := cdk.ArchiveDir + "/" + filepath.ToSlash(rel)
+		f := rc.File(name)
+		if f == nil {
+			t.Errorf("%s is not in the archive", name)
+			return nil
+		}
+		r, err := f.Open()
+		if err != nil {
+			return err
+		}
+		got, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return err
+		}
+		disk, _ := os.ReadFile(p)
+		if !bytes.Equal(got, disk) {
+			t.Errorf("%s differs from %s", name, p)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rc.Files()) != n+1 || len(plan.Files()) != n+1 {
+		t.Errorf("archive holds %d files, plan %d, the folder %d (+ manifest.json)", len(rc.Files()), len(plan.Files()), n)
+	}
+
+	// The same folder at another path, touched, built through the app
+	// folder (cdk.json) and through its manifest.json.
+	app := filepath.Join(base, "elsewhere", "app")
+	second := filepath.Join(app, "cdk.out")
+	writeCDKOut(t, second)
+	later := time.Now().Add(time.Hour)
+	filepath.WalkDir(second, func(p string, d os.DirEntry, err error) error {
+		return os.Chtimes(p, later, later)
+	})
+	if err := os.WriteFile(filepath.Join(app, "cdk.json"), []byte(`{"app": "node app.js"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, target := range []string{first, second, app, filepath.Join(second, "manifest.json")} {
+		again := filepath.Join(base, "again.cloud")
+		if _, err := Build(context.Background(), target, again, BuildOptions{}); err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		got, _ := os.ReadFile(again)
+		if !bytes.Equal(got, want) {
+			t.Errorf("build %d of %s differs from the first", i, target)
+		}
+	}
+}
+
+// TestBuildCDKOutChoices: --strict refuses CDK's missing context; an
+// assembly.yaml beside a cdk.out wins; the output may not land in the
+// cdk.out it ships.
+func TestBuildCDKOutChoices(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "cdk.out")
+	writeCDKOut(t, dir)
+	_, err := Build(context.Background(), dir, filepath.Join(base, "x.cloud"), BuildOptions{Strict: true})
+	if !errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), `"ssm:param" (ssm)`) {
+		t.Errorf("strict: got %v, want ErrMissing naming the context keys", err)
+	}
+	_, err = Build(context.Background(), dir, filepath.Join(dir, "x.cloud"), BuildOptions{})
+	if !errors.Is(err, ErrProject) {
+		t.Errorf("output inside the cdk.out: got %v, want ErrProject", err)
+	}
+	writeArchive(t, base, &txtar.Archive{Files: []txtar.File{
+		{Name: "assembly.yaml", Data: []byte("environment: aws://123456789012/eu-west-1\ndroplets:\n  F:\n    type: file\n    properties: {file: f.txt, bucketName: b, objectKey: k}\n")},
+		{Name: "f.txt", Data: []byte("x")},
+	}})
+	plan, err := Load(base, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Manifest.Droplets) != 1 || plan.Manifest.Droplets["F"] == nil {
+		t.Errorf("assembly.yaml beside cdk.out: got droplets %v", plan.Manifest.IDs())
+	}
+}

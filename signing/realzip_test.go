@@ -1,0 +1,209 @@
+package signing
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cloud-assembly/assemble/assembly"
+)
+
+// realProject is the project folder the real ZIP writers archive: nested
+// folders (so directory entries), a non-ASCII name, binary content.
+var realProject = map[string]string{
+	"manifest.json":         `{"schema":"cloud-assembly/1.0","droplets":{}}`,
+	"stacks/app.yaml":       "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n",
+	"stacks/nested/net.yml": strings.Repeat("# network\n", 300),
+	"assets/caf\u00e9.txt":  "caf\u00e9\n",
+	"assets/blob.bin":       string(bytes.Repeat([]byte{0, 1, 2, 254, 255, 7}, 2000)),
+}
+
+func writeProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range realProject {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// pythonZip writes the project with Python's zipfile: writestr, which
+// gives files mode 0600 with no file-type bits, and mkdir for folders.
+const pythonZip = `
+import os, sys, zipfile
+src, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    for root, dirs, files in sorted(os.walk(src)):
+        rel = os.path.relpath(root, src)
+        if rel != "." and hasattr(z, "mkdir"):
+            z.mkdir(rel.replace(os.sep, "/"))
+        for f in sorted(files):
+            name = os.path.relpath(os.path.join(root, f), src).replace(os.sep, "/")
+            with open(os.path.join(root, f), "rb") as fh:
+                z.writestr(name, fh.read())
+`
+
+// Real ZIP writers (issue #11): an archive made by each stock tool is a valid
+// assembly; we sign it, we verify it, gpg verifies its signature, and
+// `unzip -t` accepts the signed archive. A test skips, saying why, when its
+// tool is absent (.ci/run installs zip, unzip and 7zip).
+func TestRealZipWriters(t *testing.T) {
+	tools := []struct {
+		name  string
+		tools []string // any of these executables
+		make  func(t *testing.T, tool, src, out string) error
+		extra []string // files the tool adds
+		dirs  bool     // writes directory entries
+	}{
+		{"info-zip", []string{"zip"}, func(t *testing.T, tool, src, out string) error {
+			return run(src, tool, "-q", "-r", out, ".")
+		}, nil, true},
+		{"python-zipfile", []string{"python3"}, func(t *testing.T, tool, src, out string) error {
+			return run(src, tool, "-c", pythonZip, src, out)
+		}, nil, false},
+		{"go-archive-zip", nil, func(t *testing.T, _, src, out string) error {
+			return goArchiveZip(src, out)
+		}, nil, true},
+		{"7-zip", []string{"7zz", "7z", "7za"}, func(t *testing.T, tool, src, out string) error {
+			return run(src, tool, "a", "-tzip", "-bd", "-bso0", out, ".")
+		}, nil, true},
+		{"jar", []string{"jar"}, func(t *testing.T, tool, src, out string) error {
+			return run(src, tool, "cf", out, "-C", src, ".")
+		}, []string{"META-INF/MANIFEST.MF"}, true},
+	}
+	home := gpgHome(t)
+	e := signer(t, "ed25519.sec.asc")
+	trusted := readKeys(t, "trusted.asc")
+	for _, tt := range tools {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := ""
+			for _, name := range tt.tools {
+				if p, err := exec.LookPath(name); err == nil {
+					tool = p
+					break
+				}
+			}
+			if len(tt.tools) > 0 && tool == "" {
+				t.Skipf("%s not installed (.ci/run installs it)", strings.Join(tt.tools, " or "))
+			}
+			src := writeProject(t)
+			out := filepath.Join(t.TempDir(), "app.cloud")
+			if err := tt.make(t, tool, src, out); err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			rc, err := assembly.Open(out)
+			if err != nil {
+				t.Fatalf("a %s archive is refused: %v", tt.name, err)
+			}
+			want := slices.Sorted(maps.Keys(realProject))
+			want = slices.Sorted(slices.Values(append(want, tt.extra...)))
+			var got []string
+			for _, f := range rc.Files() {
+				got = append(got, f.Name())
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("files %q, want %q", got, want)
+			}
+			if tt.dirs && len(rc.Dirs()) == 0 {
+				t.Errorf("no directory entries read; the test means to cover them")
+			}
+			rc.Close()
+
+			now := time.Now().UTC().Truncate(time.Second)
+			if _, err := SignFile(context.Background(), out, out, e, &SignOptions{Now: func() time.Time { return now }}); err != nil {
+				t.Fatalf("sign: %v", err)
+			}
+			signed, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := Verify(reader(t, signed), trusted, nil)
+			if err != nil {
+				t.Fatalf("verify: %v", err)
+			}
+			for name, body := range realProject {
+				b, err := v.ReadFile(name)
+				if err != nil || string(b) != body {
+					t.Errorf("%s: %d bytes, %v", name, len(b), err)
+				}
+			}
+			if err := gpgVerify(t, home, signatureOf(t, signed)); err != nil {
+				t.Errorf("gpg --verify: %v", err)
+			}
+			if _, err := exec.LookPath("unzip"); err == nil {
+				if err := run("", "unzip", "-tq", out); err != nil {
+					t.Errorf("unzip -t on the signed archive: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// goArchiveZip writes the project with the standard library's archive/zip,
+// with a directory entry before each folder's files.
+func goArchiveZip(src, out string) error {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == src {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		name := filepath.ToSlash(rel)
+		if d.IsDir() {
+			_, err := zw.Create(name + "/")
+			return err
+		}
+		w, err := zw.Create(name)
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(out, buf.Bytes(), 0o644)
+}
+
+// run runs a command in dir; the error carries its output.
+func run(dir, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return &runError{err, strings.TrimSpace(string(out))}
+	}
+	return nil
+}
+
+type runError struct {
+	err error
+	out string
+}
+
+func (e *runError) Error() string { return e.err.Error() + ": " + e.out }
