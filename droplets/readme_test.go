@@ -3,11 +3,12 @@ package droplets
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cloud-assembly/assemble/internal/readmetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the README's tables of droplet types")
@@ -42,27 +43,9 @@ func TestKindsDocumented(t *testing.T) {
 // The README's tables of droplet types are the registry (go test
 // ./droplets -update rewrites them).
 func TestReadmeDropletTables(t *testing.T) {
-	const begin, end = "<!-- droplets:begin (generated from the droplets registry: go test ./droplets -update) -->\n", "<!-- droplets:end -->"
-	path := filepath.Join("..", "README.md")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatalf("README.md has no %q ... %q section", strings.TrimSpace(begin), end)
-	}
-	want := kindTables()
-	if got := s[i+len(begin) : j]; got != want {
-		if *update {
-			if err := os.WriteFile(path, []byte(s[:i+len(begin)]+want+s[j:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Errorf("README.md's droplet tables differ from the registry (run go test ./droplets -update); want:\n%s", want)
-	}
+	readmetest.Section(t, filepath.Join("..", "README.md"),
+		"<!-- droplets:begin (generated from the droplets registry: go test ./droplets -update) -->\n", "<!-- droplets:end -->",
+		kindTables(), *update, "go test ./droplets -update")
 }
 
 // kindTables renders every kind as a heading, its sentence and one table
