@@ -198,3 +198,20 @@ func TestReadmeJSONExamples(t *testing.T) {
 		}
 	}
 }
+
+// runJSON runs a command line that holds --json, as run does, and fails
+// t unless its standard output is what the command's schema accepts.
+func runJSON(t testing.TB, args []string, stdout, stderr *bytes.Buffer) int {
+	t.Helper()
+	code := run(context.Background(), args, nil, stdout, stderr)
+	app := newApp(nil, nil, nil)
+	ordered := reorderArgs(app, args)
+	if !wantsJSON(app, ordered) {
+		t.Fatalf("%v: no --json", args)
+	}
+	path, _, _ := commandPath(app, ordered)
+	if err := checkJSONOutput(path, code, stdout.Bytes()); err != nil {
+		t.Errorf("%v: %v", args, err)
+	}
+	return code
+}
