@@ -27,6 +27,9 @@ command runs finds invalid is refused, as sign refuses it.
 signature.asc, byte for byte, for a co-signer to sign elsewhere and add with
 'assemble sign --add --signature FILE'.
 
+With --json, standard output gets one object describing the attestation
+(and holding it, as "text", when there is no -o FILE).
+
 Example:
    assemble attest -o att.json app.cloud
    gpg --clearsign --local-user release@example.com att.json   # writes att.json.asc
@@ -35,6 +38,7 @@ Example:
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the attestation to `FILE` (default: standard output)"},
 			&cli.StringFlag{Name: "algorithm", Value: "SHA256", Usage: "hash `ALGORITHM`: SHA256, SHA384 or SHA512"},
 			&cli.BoolFlag{Name: "signed", Usage: "write the attestation already signed in signature.asc (to co-sign it elsewhere)"},
+			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -47,14 +51,14 @@ Example:
 				}
 				rc, err := assembly.Open(in)
 				if err != nil {
-					return openError(in, err)
+					return openError(in, onFile("attest", in, err))
 				}
 				defer rc.Close()
 				text, err := signing.SignedText(&rc.Reader)
 				if err != nil {
 					return signError(in, fmt.Errorf("attest: %w", err))
 				}
-				return writeOutput(c, c.String("output"), append(text, '\n'), []string{in})
+				return writeAttestation(c, in, append(text, '\n'))
 			}
 			alg, err := signing.ParseAlgorithm(c.String("algorithm"))
 			if err != nil {
@@ -71,7 +75,47 @@ Example:
 			if err != nil {
 				return err
 			}
-			return writeOutput(c, c.String("output"), body, []string{in})
+			return writeAttestation(c, in, body)
 		},
 	}
+}
+
+// attestResult is what attest --json reports (docs/json/attest.json).
+type attestResult struct {
+	File      string `json:"file"`
+	Output    string `json:"output,omitempty"`
+	Algorithm string `json:"algorithm"`
+	Timestamp string `json:"timestamp"`
+	Files     int    `json:"files"`
+	Bytes     int64  `json:"bytes"`
+	Text      string `json:"text,omitempty"`
+}
+
+// writeAttestation writes the attestation text to -o FILE or standard
+// output; with --json, standard output gets the result object instead
+// (holding the text when there is no -o).
+func writeAttestation(c *cli.Context, in string, text []byte) error {
+	out := c.String("output")
+	if !c.Bool("json") {
+		return writeOutput(c, out, text, []string{in})
+	}
+	if out == "-" {
+		return withHint(usagef("--json and -o - both write to standard output"), "write the attestation to a file with -o FILE, or find it in the JSON's text")
+	}
+	a, err := signing.ParseAttestation(text)
+	if err != nil {
+		return onFile("attest", in, err)
+	}
+	res := attestResult{File: in, Output: out, Algorithm: signing.AlgorithmName(a.Algorithm), Timestamp: a.Timestamp.UTC().Format(time.RFC3339), Files: len(a.Items)}
+	for _, it := range a.Items {
+		res.Bytes += it.Size
+	}
+	if out != "" {
+		if err := writeOutput(c, out, text, []string{in}); err != nil {
+			return err
+		}
+	} else {
+		res.Text = string(text)
+	}
+	return printJSON(c, res)
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -44,7 +42,7 @@ func buildCmd() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the assembly to `FILE`"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail when anything is missing (a stack parameter with no value and no default)"},
 			&cli.StringFlag{Name: "environment", Usage: "default `ENV` for droplets that name none (e.g. aws://123456789012/eu-west-1)"},
-			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			jsonFlag,
 			&cli.StringFlag{Name: "schemas", Usage: "check every packaged template against the resource type schemas (*.json) in `DIR`"},
 			&cli.BoolFlag{Name: "schemas-warn", Usage: "report --schemas findings as warnings instead of failing the build"},
 			&cli.StringFlag{Name: "sign-algorithm", Value: "SHA256", Usage: "with --sign-key or --sign-gpg: hash `ALGORITHM`, SHA256, SHA384 or SHA512"},
@@ -64,6 +62,9 @@ func runBuild(c *cli.Context) error {
 		project = c.Args().First()
 	}
 	output := c.String("output")
+	if output == "-" && c.Bool("json") {
+		return withHint(usagef("--json and -o - both write to standard output"), "write the assembly to a file with -o FILE")
+	}
 	if output == "" {
 		abs, err := filepath.Abs(project)
 		if err != nil {
@@ -113,30 +114,31 @@ func runBuild(c *cli.Context) error {
 	opts.Progress = prog.Func()
 	plan, err := packager.Load(project, opts)
 	if err != nil {
-		return fmt.Errorf("build %s: %w", project, err)
+		return onFile("build", project, err)
 	}
-	f, err := writeBuild(c, plan, output, prog, keyFiles)
+	f, sum, size, err := writeBuild(c, plan, output, prog, keyFiles)
 	if err != nil {
 		if ss != nil {
-			return signError(project, fmt.Errorf("build: %w", err))
+			return signError(project, onFile("build", project, err))
 		}
-		return fmt.Errorf("build %s: %w", project, err)
+		return onFile("build", project, err)
 	}
-	var signers []signerResult
+	var signers []*signerResult
 	signed := ""
 	if ss != nil {
 		for _, s := range ss.Sealed().New() {
-			signers = append(signers, signerResult{Fingerprint: s.Fingerprint, SigningKey: s.SigningKey, UserID: s.UserID})
+			signers = append(signers, newSignerResult(s))
 		}
 		signed = ", signed by " + describeSignatures(ss.Sealed().New())
 	}
 	for _, w := range plan.Warnings {
 		warnf(c, "%s", w)
 	}
-	out := summaryWriter(c, f)
 	if c.Bool("json") {
-		return encodeJSON(out, buildResult{
+		return printJSON(c, buildResult{
 			Output:   output,
+			SHA256:   sum,
+			Size:     size,
 			Droplets: plan.Report.Order,
 			Files:    plan.Files(),
 			Missing:  sortedMissing(plan.Manifest),
@@ -144,7 +146,9 @@ func runBuild(c *cli.Context) error {
 			Signers:  signers,
 		})
 	}
+	out := summaryWriter(c, f)
 	printf(c, out, "built %s: %s, %s%s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"), signed)
+	printf(c, out, "sha256: %s\n", sum)
 	for _, k := range sortedMissing(plan.Manifest) {
 		printf(c, out, "missing: %s\n", k)
 	}
@@ -153,32 +157,44 @@ func runBuild(c *cli.Context) error {
 
 // writeBuild writes the planned assembly to the output through the one
 // output writer, never over a file the build read nor into a folder it
-// ships, with progress on standard error.
-func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress, keyFiles []string) (*output.File, error) {
-	f, err := createOutput(c, name, append(plan.Inputs(), keyFiles...), true)
+// ships, with progress on standard error. It returns the output and the
+// SHA-256 of what it wrote, hashed on the way. keyFiles are the signing
+// key files read, which the output may not overwrite either.
+func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress, keyFiles []string) (f *output.File, sum string, size int64, err error) {
+	f, err = createOutput(c, name, append(plan.Inputs(), keyFiles...), true)
 	if err != nil {
-		return nil, err
+		return nil, "", 0, err
 	}
 	defer f.Close()
 	if err := plan.CheckOutput(f.Target()); err != nil {
-		return nil, err
+		return nil, "", 0, err
 	}
-	_, err = plan.WriteTo(c.Context, f)
+	dw := newDigestWriter(f)
+	defer dw.close()
+	_, err = plan.WriteTo(c.Context, dw)
 	prog.Done()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		sum, err = dw.Sum()
 	}
-	return f, f.Commit()
+	if err == nil {
+		err = f.Commit()
+	}
+	if err != nil {
+		return nil, "", 0, err
+	}
+	return f, sum, dw.n, nil
 }
 
 type buildResult struct {
 	Output   string           `json:"output"`
+	SHA256   string           `json:"sha256"`
+	Size     int64            `json:"size"`
 	Droplets []string         `json:"droplets"`
 	Files    []string         `json:"files"`
 	Missing  []string         `json:"missing"`
 	Warnings []diagnosticJSON `json:"warnings"`
 	// Signers are the keys that signed it (build --sign-key, --sign-gpg).
-	Signers []signerResult `json:"signers,omitempty"`
+	Signers []*signerResult `json:"signers,omitempty"`
 }
 
 type diagnosticJSON struct {
@@ -204,17 +220,6 @@ func sortedMissing(m *assembly.Manifest) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// writeJSON prints v as indented JSON with a final newline.
-func writeJSON(c *cli.Context, v any) error { return encodeJSON(c.App.Writer, v) }
-
-// encodeJSON writes v to w as indented JSON with a final newline.
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // count formats "1 file", "2 files".

@@ -72,6 +72,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "keyring", Usage: "with --signature: a signature must verify under the public keys in `FILE` or folder (repeatable)"},
 			&cli.StringFlag{Name: "algorithm", Value: "SHA256", Usage: "hash `ALGORITHM`: SHA256, SHA384 or SHA512"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the signed assembly to `FILE` instead of in place (- for standard output)"},
+			jsonFlag,
 			quietFlag,
 			progressFlag,
 		),
@@ -84,6 +85,9 @@ func runSign(c *cli.Context) error {
 		return usagef("sign takes one ASSEMBLY argument, got %d", c.NArg())
 	}
 	in := c.Args().First()
+	if c.String("output") == "-" && c.Bool("json") {
+		return withHint(usagef("--json and -o - both write to standard output"), "write the signed assembly to a file with -o FILE, or in place")
+	}
 	alg, err := signing.ParseAlgorithm(c.String("algorithm"))
 	if err != nil {
 		return usagef("--algorithm %q: use SHA256, SHA384 or SHA512", c.String("algorithm"))
@@ -129,25 +133,42 @@ func runSign(c *cli.Context) error {
 	// build of the same file waits for this one.
 	dst, err := createOutput(c, out, inputs, false)
 	if err != nil {
-		return fmt.Errorf("sign %s: %w", in, err)
+		return onFile("sign", in, err)
 	}
 	defer dst.Close()
 	opts.Warn = func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }
 	prog := newProgress(c, "signing "+in)
 	opts.Progress = prog.Func()
-	s, err := signing.SealFileTo(c.Context, in, dst, signers, opts)
+	dw := newDigestWriter(dst)
+	defer dw.close()
+	s, err := signing.SealFileTo(c.Context, in, dw, signers, opts)
 	prog.Done()
+	var sum string
+	if err == nil {
+		sum, err = dw.Sum()
+	}
 	if err == nil {
 		err = dst.Commit()
 	}
 	if err != nil {
 		return signError(in, err)
 	}
-	var total int64
-	for _, it := range s.Attestation.Items {
-		total += it.Size
+	a := s.Attestation
+	res := signResult{File: in, Output: out, SHA256: sum, Size: dw.n, Files: len(a.Items),
+		Algorithm: signing.AlgorithmName(a.Algorithm), Timestamp: a.Timestamp.UTC().Format(time.RFC3339), Signatures: len(s.Signatures)}
+	for _, it := range a.Items {
+		res.Bytes += it.Size
 	}
-	what := fmt.Sprintf("%s (%s)", count(len(s.Attestation.Items), "file"), count(int(total), "byte"))
+	for _, n := range s.New() {
+		res.Signers = append(res.Signers, newSignerResult(n))
+	}
+	if len(res.Signers) > 0 {
+		res.Signer = res.Signers[0]
+	}
+	if c.Bool("json") {
+		return printJSON(c, res)
+	}
+	what := fmt.Sprintf("%s (%s)", count(res.Files, "file"), count(int(res.Bytes), "byte"))
 	w := summaryWriter(c, dst)
 	switch {
 	case opts.Add:
@@ -157,12 +178,41 @@ func runSign(c *cli.Context) error {
 	default:
 		printf(c, w, "signed %s: %s by %s\n", out, what, describeSignatures(s.New()))
 	}
+	printf(c, w, "sha256: %s\n", res.SHA256)
 	return nil
+}
+
+// signResult is what sign reports, in text or as JSON
+// (docs/json/sign.json). Signer is the first new signature's key, Signers
+// every new one's; Signatures counts them all (--add keeps the earlier).
+type signResult struct {
+	File       string          `json:"file"`
+	Output     string          `json:"output"`
+	SHA256     string          `json:"sha256"`
+	Size       int64           `json:"size"`
+	Files      int             `json:"files"`
+	Bytes      int64           `json:"bytes"`
+	Algorithm  string          `json:"algorithm"`
+	Timestamp  string          `json:"timestamp"`
+	Signer     *signerResult   `json:"signer"`
+	Signers    []*signerResult `json:"signers"`
+	Signatures int             `json:"signatures"`
+}
+
+// newSignerResult names the key of a new signature; an external
+// signature by a key no keyring holds has only the fingerprint it carries
+// (or its key ID).
+func newSignerResult(s signing.Signature) *signerResult {
+	if s.Fingerprint != "" {
+		return &signerResult{Fingerprint: s.Fingerprint, SigningKey: s.SigningKey, UserID: s.UserID}
+	}
+	fp := s.IssuerFingerprint
+	return &signerResult{Fingerprint: fp, SigningKey: fp, KeyID: s.KeyID}
 }
 
 // signError adds context and the hint for a failed sign.
 func signError(in string, err error) error {
-	err = fmt.Errorf("sign %s: %w", in, err)
+	err = onFile("sign", in, err)
 	var ce *assembly.CheckError
 	switch {
 	case errors.As(err, &ce):
@@ -245,7 +295,7 @@ func passphrasePrompt(e *openpgp.Entity) string {
 func flagFileError(flag string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s %s: %w", flag, pe.Path, pe.Err)
+		return onFile(flag, pe.Path, pe.Err)
 	}
 	return fmt.Errorf("%s: %w", flag, err)
 }

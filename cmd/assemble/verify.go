@@ -1,10 +1,11 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -63,7 +64,7 @@ Examples:
 ` + findingsHelp(),
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
-			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object"},
+			jsonFlag,
 			strictFlag,
 			quietFlag,
 			progressFlag,
@@ -73,44 +74,73 @@ Examples:
 				return usagef("verify takes one ASSEMBLY argument, got %d", c.NArg())
 			}
 			name := c.Args().First()
-			res, rc, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
-			if rc != nil {
-				defer rc.Close()
+			res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
+			defer res.close()
+			if err != nil {
+				return withResult(err, res.failure())
 			}
 			if c.Bool("json") {
-				printJSON(c, name, res, err)
-			} else if err == nil {
-				printVerified(c, name, res)
+				return printJSON(c, res)
 			}
-			return err
+			printVerified(c, name, res)
+			return nil
 		},
 	}
 }
 
-// verifyResult is what verify reports, in text or as JSON.
+// verifyResult is what verify reports, in text or as JSON
+// (docs/json/verify.json). Signer is the trusted key that made the
+// signature; Authenticated is true only when one did (an unsigned
+// assembly passed with --allow-unsigned is valid, not authenticated).
 type verifyResult struct {
-	File      string           `json:"file"`
-	Valid     bool             `json:"valid"`
-	Signed    bool             `json:"signed"`
-	Signer    *signerResult    `json:"signer,omitempty"`
-	Timestamp string           `json:"timestamp,omitempty"`
-	Algorithm string           `json:"algorithm,omitempty"`
-	Files     int              `json:"files"`
-	Bytes     int64            `json:"bytes"`
-	Droplets  int              `json:"droplets"`
-	Warnings  []diagnosticJSON `json:"warnings"`
+	File          string           `json:"file"`
+	SHA256        string           `json:"sha256"`
+	Size          int64            `json:"size"`
+	Valid         bool             `json:"valid"`
+	Authenticated bool             `json:"authenticated"`
+	Signed        bool             `json:"signed"`
+	Signer        *signerResult    `json:"signer,omitempty"`
+	Timestamp     string           `json:"timestamp,omitempty"`
+	Algorithm     string           `json:"algorithm,omitempty"`
+	Files         int              `json:"files"`
+	Bytes         int64            `json:"bytes"`
+	Droplets      int              `json:"droplets"`
+	Warnings      []diagnosticJSON `json:"warnings"`
 	// Signatures reports every signature of signature.asc (Signer is the
-	// first trusted one); Policy how they met the policy.
+	// first trusted one), Policy how they met the policy.
 	Signatures []signatureResult `json:"signatures,omitempty"`
 	Policy     *policyResult     `json:"policy,omitempty"`
-	Error      string            `json:"error,omitempty"`
-	verified   *signing.Verified
+
+	reader   *assembly.Reader  // the assembly, open until close
+	verified *signing.Verified // reads through reader; nil when unsigned
+	close    func()            // stops the digest and closes the file
 }
 
+// verifyFailure is what a failed verify reports beside its error: with
+// the signatures, when it got as far as reading them.
+type verifyFailure struct {
+	File          string            `json:"file"`
+	Valid         bool              `json:"valid"`
+	Authenticated bool              `json:"authenticated"`
+	Signed        bool              `json:"signed"`
+	Signatures    []signatureResult `json:"signatures,omitempty"`
+	Policy        *policyResult     `json:"policy,omitempty"`
+}
+
+func (r *verifyResult) failure() verifyFailure {
+	return verifyFailure{File: r.File, Signed: r.Signed, Signatures: r.Signatures, Policy: r.Policy}
+}
+
+// A signerResult names a signing key: the primary key's fingerprint, the
+// fingerprint of the key (or subkey) that made the signature, and the
+// primary user ID.
 type signerResult struct {
 	Fingerprint string `json:"fingerprint"`
 	SigningKey  string `json:"signingKey"`
 	UserID      string `json:"userID"`
+	// KeyID is set only for a signature attached by sign --signature
+	// whose key is unknown and names no fingerprint.
+	KeyID string `json:"keyID,omitempty"`
 }
 
 // signatureResult is one signature, as verify reports it.
@@ -159,41 +189,56 @@ func (res *verifyResult) setSignatures(sigs []signing.Signature, pr signing.Poli
 		Algorithms: algorithmNames(pol.Algorithms), Met: pr.Met}
 }
 
-// verifyAssembly opens the assembly and runs the checks. The caller closes
-// the returned ReadCloser when it is not nil (res.verified reads from it).
-func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyResult, *assembly.ReadCloser, error) {
-	res := &verifyResult{File: name, Warnings: []diagnosticJSON{}}
-	rc, err := assembly.Open(name)
+// verifyAssembly opens the assembly and runs the checks; the file's
+// SHA-256 is taken meanwhile, from the same open file. The caller calls
+// res.close when done with res.reader and res.verified.
+func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verifyResult, err error) {
+	res = &verifyResult{File: name, Warnings: []diagnosticJSON{}, close: func() {}}
+	f, r, size, err := openAssembly(name)
 	if err != nil {
-		return res, nil, openError(name, err)
+		return res, openError(name, err)
 	}
-	if !rc.Signed() {
+	res.reader, res.Size = r, size
+	ctx, cancel := context.WithCancel(c.Context)
+	digest := startDigest(ctx, f, size)
+	res.close = func() {
+		cancel()
+		digest()
+		f.Close()
+	}
+	defer func() {
+		if err == nil {
+			res.SHA256, err = digest()
+			err = onFile("verify", name, err)
+		}
+	}()
+	if !r.Signed() {
 		if !allowUnsigned {
-			return res, rc, withHint(fmt.Errorf("verify %s: %w", name, signing.ErrUnsigned),
+			return res, withHint(onFile("verify", name, signing.ErrUnsigned),
 				"sign it with 'assemble sign --key FILE', or pass --allow-unsigned to check only its structure and manifest")
 		}
-		rep, err := rc.Check(checkOptions(c))
+		rep, err := r.Check(checkOptions(c))
 		showFindings(c, name, rep)
 		if err != nil {
-			return res, rc, checkHint(fmt.Errorf("verify %s: %w", name, err), checkFailedHint)
+			return res, checkHint(onFile("verify", name, err), checkFailedHint)
 		}
 		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", name)
 		res.Valid = true
 		res.Droplets = len(rep.Manifest.Droplets)
 		res.Warnings = diagnosticsJSON(rep.Warnings())
-		res.Files = fileCount(&rc.Reader) // unsigned: every file
-		for _, f := range rc.Files() {
+		res.Files = fileCount(r) // unsigned: every file
+		for _, f := range r.Files() {
 			res.Bytes += f.Size()
 		}
-		return res, rc, nil
+		return res, nil
 	}
 	res.Signed = true
 	tr, err := loadTrust(c)
 	if err != nil {
-		return res, rc, err
+		return res, err
 	}
 	prog := newProgress(c, "verifying "+name)
-	v, err := signing.VerifyContext(c.Context, &rc.Reader, tr.trusted, &signing.VerifyOptions{Check: checkOptions(c), Progress: prog.Func(), Policy: tr.policy, Known: tr.known})
+	v, err := signing.VerifyContext(c.Context, r, tr.trusted, &signing.VerifyOptions{Check: checkOptions(c), Progress: prog.Func(), Policy: tr.policy, Known: tr.known})
 	prog.Done()
 	if err != nil {
 		var se *signing.SignaturesError
@@ -205,12 +250,13 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 				}
 			}
 		}
-		return res, rc, verifyHint(fmt.Errorf("verify %s: %w", name, err))
+		return res, verifyHint(onFile("verify", name, err))
 	}
 	res.setSignatures(v.Signatures(), v.Policy(), tr.policy)
 	showFindings(c, name, v.Report())
 	res.Warnings = diagnosticsJSON(v.Report().Warnings())
 	res.Valid = true
+	res.Authenticated = true
 	res.verified = v
 	res.Signer = &signerResult{Fingerprint: v.Fingerprint(), SigningKey: v.SigningKeyFingerprint(), UserID: v.UserID()}
 	res.Timestamp = v.Time().UTC().Format(time.RFC3339)
@@ -218,7 +264,26 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 	res.Files = len(v.Files())
 	res.Bytes = v.Bytes()
 	res.Droplets = len(v.Manifest().Droplets)
-	return res, rc, nil
+	return res, nil
+}
+
+// openAssembly opens the assembly file and reads its structure, as
+// assembly.Open does, keeping the file for the digest.
+func openAssembly(name string) (*os.File, *assembly.Reader, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		var r *assembly.Reader
+		if r, err = assembly.NewReader(f, st.Size()); err == nil {
+			return f, r, st.Size(), nil
+		}
+		err = onFile("", name, err)
+	}
+	f.Close()
+	return nil, nil, 0, err
 }
 
 // verifyHint adds the hint for the failure's cause.
@@ -256,10 +321,10 @@ const checkFailedHint = "the assembly is invalid: every command refuses it (see 
 func printVerified(c *cli.Context, name string, res *verifyResult) {
 	what := fmt.Sprintf("%s (%s, %s)", count(res.Files, "file"), count(int(res.Bytes), "byte"), count(res.Droplets, "droplet"))
 	if !res.Signed {
-		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\n", what, name)
+		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\nsha256: %s\n", what, name, res.SHA256)
 		return
 	}
-	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
+	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\nsha256: %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp, res.SHA256)
 	trustedAll := true
 	for _, s := range res.Signatures {
 		trustedAll = trustedAll && s.Trusted
@@ -339,18 +404,4 @@ func openError(name string, err error) error {
 		return withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
 	}
 	return err
-}
-
-func printJSON(c *cli.Context, name string, res *verifyResult, err error) {
-	if res == nil {
-		res = &verifyResult{File: name}
-	}
-	if err != nil {
-		res.Valid = false
-		res.Error = err.Error()
-	}
-	enc := json.NewEncoder(c.App.Writer)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	enc.Encode(res)
 }
