@@ -25,51 +25,10 @@ if [ ! -x /usr/bin/time ]; then
 fi
 command -v zip >/dev/null || { echo "bench: zip is not installed (apt-get install zip)" >&2; exit 1; }
 
+. bench/lib.sh # make_tree, run
+
 mkdir -p "$dir"
-if [ ! -f "$tree/.complete" ]; then
-  rm -rf "$tree"
-  gen=../shared/bench/gen_tree.py
-  if [ -f "$gen" ]; then
-    python3 "$gen" --out "$tree" --files "$files" --text-mib "$text" --blob-mib "$blob"
-  else
-    # No ../shared: a stand-in generator with the same shape (small YAML
-    # templates of varied sizes; one incompressible blob).
-    python3 - "$tree" "$files" "$text" <<'PY'
-import os, random, sys
-out, files, text = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-r = random.Random(1)
-words = "app api web queue bucket table role policy key topic rule alarm log group cluster service task image repo stage prod dev eu us west east".split()
-mean = text * 1048576 / files
-for i in range(files):
-    d = os.path.join(out, "templates", "d%03d" % (i // 100))
-    os.makedirs(d, exist_ok=True)
-    target = max(200, int(r.lognormvariate(0, 0.8) * mean / 1.377))
-    lines = ["AWSTemplateFormatVersion: '2010-09-09'", "Resources:"]
-    size = 0
-    while size < target:
-        name = "".join(w.capitalize() for w in r.sample(words, 3)) + str(r.randint(0, 999))
-        block = "  %s:\n    Type: AWS::S3::Bucket\n    Properties:\n      BucketName: %s-%016x\n      Tags:\n        - Key: %s\n          Value: %s\n" % (
-            name, "-".join(r.sample(words, 3)), r.getrandbits(64), r.choice(words), "-".join(r.sample(words, 2)))
-        lines.append(block.rstrip("\n"))
-        size += len(block)
-    with open(os.path.join(d, "t%05d.yaml" % i), "w") as f:
-        f.write("\n".join(lines) + "\n")
-PY
-    mkdir -p "$tree/images"
-    head -c "$((blob * 1048576))" /dev/urandom > "$tree/images/app-image.tar"
-  fi
-  cat > "$tree/assembly.yaml" <<'YAML'
-environment: aws://123456789012/eu-west-1
-droplets:
-  Templates:
-    type: directory
-    properties: {directory: templates, bucketName: bench-bucket}
-  Image:
-    type: file
-    properties: {file: images/app-image.tar, bucketName: bench-bucket, objectKey: app-image.tar}
-YAML
-  touch "$tree/.complete"
-fi
+make_tree "$tree" "$files" "$text" "$blob"
 [ "${KEEP:-1}" = 1 ] || trap 'rm -rf "$tree"' EXIT
 
 bin=$dir/assemble
@@ -78,8 +37,6 @@ out=$dir/out
 mkdir -p "$out"
 echo "tree: $tree ($(du -sh --apparent-size "$tree" | cut -f1), $(find "$tree/templates" -type f | wc -l) text files); $(nproc) cores"
 find "$tree" -type f -exec cat {} + >/dev/null # warm the page cache for both tools
-
-. bench/lib.sh # run NAME TARGET CMD...
 
 : > "$out/results.txt"
 for i in $(seq "$rounds"); do

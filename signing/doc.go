@@ -18,12 +18,19 @@
 // it returns a *Verified and no error, the following hold:
 //
 //   - signature.asc is exactly one cleartext-signed message, with nothing
-//     around it, signed once over SHA-256 or stronger by a key in the
-//     trusted list that existed and was not expired when it signed and
-//     carries no revocation at all (key, signing subkey or primary user ID),
-//     judged over every copy of that key in the list merged (Keyring);
-//   - the attestation was parsed from the signed text only, strictly, and
-//     its timestamp is within MaxClockSkew of the signature's time;
+//     around it, holding one or more signatures (co-signers), none over MD5,
+//     SHA-1 or RIPEMD-160;
+//   - as many distinct keys of the trusted list as the Policy asks (one by
+//     default, and any it requires by fingerprint) made a valid signature,
+//     each key existing and unexpired both at its signature's time and at
+//     the attestation's timestamp and carrying no revocation at all (key,
+//     signing subkey or primary user ID), judged over every copy of that key
+//     in the list merged (Keyring); a signature by a key outside the list is
+//     reported (Verified.Signatures) and does not count, one by a key in it
+//     that fails any of this fails the verification;
+//   - the attestation was parsed from the signed text only, strictly, its
+//     timestamp is within MaxClockSkew of the first signature, and no
+//     signature predates it (co-signatures may come any time after);
 //   - the archive holds exactly the attested files (plus signature.asc),
 //     and each one's size and salted hash matched when it was read;
 //   - assembly.Check then found the verified manifest.json and the attested
@@ -33,6 +40,15 @@
 // File content is only reachable through the *Verified (Open, ReadFile),
 // which checks every file again as it is read, so an archive changed after
 // Verify fails at the end of the read instead of yielding unsigned bytes.
+//
+// # Co-signing and other signers
+//
+// Seal signs with any Signer: keys in memory (Keys, chosen from a key file
+// by SelectSigners as gpg --local-user chooses), the local gpg and its agent
+// (GPG), or an attestation clear-signed elsewhere (SignOptions.Signature,
+// checked against the archive file for file). With SignOptions.Add it keeps
+// the signatures of signature.asc and adds new ones over its attestation.
+// StreamSigner signs while an assembly.Writer writes, in one pass.
 //
 // # Errors
 //

@@ -16,6 +16,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"gpghome":    gpgHome,
 		"gpgpreset":  gpgPreset,
 		"fpr":        fprCmd,
+		"readme":     readmeRecipes,
 		"filedigest": fileDigest,
 		"ghactions":  ghActions,
 	}

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -65,4 +68,49 @@ func fprCmd(ts *testscript.TestScript, neg bool, args []string) {
 	keys, err := signing.ReadKeys(f)
 	ts.Check(err)
 	ts.Setenv(args[0], fmt.Sprintf("%X", keys[0].PrimaryKey.Fingerprint))
+}
+
+// readme DIR OLD=NEW... writes the README's signing recipes (between its
+// recipes:begin and recipes:end markers) to DIR: each ```sh block as
+// block-N.sh (N from 1), each ```yaml block as the file its first line
+// names ("# release-policy.yaml"), with every OLD replaced by NEW (the
+// test keys' names for the README's example ones).
+func readmeRecipes(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: readme DIR OLD=NEW...")
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	ts.Check(err)
+	s := string(b)
+	i, j := strings.Index(s, "<!-- recipes:begin -->"), strings.Index(s, "<!-- recipes:end -->")
+	if i < 0 || j < i {
+		ts.Fatalf("README.md has no recipes:begin ... recipes:end section")
+	}
+	var subs []string
+	for _, a := range args[1:] {
+		old, new, ok := strings.Cut(a, "=")
+		if !ok {
+			ts.Fatalf("readme: %q is not OLD=NEW", a)
+		}
+		subs = append(subs, old, new)
+	}
+	r := strings.NewReplacer(subs...)
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	n := 0
+	for _, m := range regexp.MustCompile("(?s)```(sh|yaml)\n(.*?)```").FindAllStringSubmatch(s[i:j], -1) {
+		body := r.Replace(m[2])
+		name := ""
+		if m[1] == "sh" {
+			n++
+			name = fmt.Sprintf("block-%d.sh", n)
+		} else {
+			first, _, _ := strings.Cut(body, "\n")
+			name = strings.TrimSpace(strings.TrimPrefix(first, "#"))
+		}
+		ts.Check(os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	if n == 0 {
+		ts.Fatalf("no sh recipes in the README's recipes section")
+	}
 }
