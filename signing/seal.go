@@ -273,12 +273,8 @@ func seal(ctx context.Context, dst io.Writer, r *assembly.Reader, signers []Sign
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range signers {
-		if ks, ok := s.(keySigner); ok {
-			if _, err := ks.check(opts); err != nil {
-				return nil, err
-			}
-		}
+	if err := checkSigners(signers, opts); err != nil {
+		return nil, err
 	}
 	if err := opts.check(r); err != nil {
 		return nil, err
@@ -381,6 +377,20 @@ func (p *sealPlan) sign(ctx context.Context, signers []Signer, opts *SignOptions
 		}
 	}
 	return s, nil
+}
+
+// checkSigners refuses, before anything is read or written, the keys of
+// the key signers that the trust rule refuses now (the other signers are
+// judged by the signatures they make).
+func checkSigners(signers []Signer, opts *SignOptions) error {
+	for _, s := range signers {
+		if ks, ok := s.(keySigner); ok {
+			if _, err := ks.check(opts); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // signerError says why a key may not sign, in the signer's terms.

@@ -121,11 +121,7 @@ func (o *SignOptions) algorithm() (crypto.Hash, error) {
 // Attest hashes every file of r but signature.asc, in parallel, each read
 // once, and returns the attestation with a fresh nonce.
 func Attest(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attestation, error) {
-	alg, err := opts.algorithm()
-	if err != nil {
-		return nil, err
-	}
-	nonce, err := newNonce(alg, opts)
+	alg, nonce, err := newNonce(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -148,14 +144,19 @@ func Attest(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attest
 	return a, nil
 }
 
-// newNonce draws a nonce for alg from opts.Rand: MinNonceSize bytes, or
-// the digest's size when it is larger.
-func newNonce(alg crypto.Hash, opts *SignOptions) ([]byte, error) {
+// newNonce returns the attestation algorithm of opts and a nonce for it,
+// drawn from opts.Rand: MinNonceSize bytes, or the digest's size when it
+// is larger.
+func newNonce(opts *SignOptions) (crypto.Hash, []byte, error) {
+	alg, err := opts.algorithm()
+	if err != nil {
+		return 0, nil, err
+	}
 	nonce := make([]byte, max(MinNonceSize, alg.Size()))
 	if _, err := io.ReadFull(opts.rand(), nonce); err != nil {
-		return nil, fmt.Errorf("signing: reading random nonce: %w", err)
+		return 0, nil, fmt.Errorf("signing: reading random nonce: %w", err)
 	}
-	return nonce, nil
+	return alg, nonce, nil
 }
 
 // contentFiles lists r's files other than signature.asc, in archive order.

@@ -48,18 +48,10 @@ func NewStreamSigner(ctx context.Context, signers []Signer, opts *SignOptions) (
 	if len(signers) == 0 {
 		return nil, ErrNoKey
 	}
-	for _, s := range signers {
-		if ks, ok := s.(keySigner); ok {
-			if _, err := ks.check(opts); err != nil {
-				return nil, err
-			}
-		}
-	}
-	alg, err := opts.algorithm()
-	if err != nil {
+	if err := checkSigners(signers, opts); err != nil {
 		return nil, err
 	}
-	nonce, err := newNonce(alg, opts)
+	alg, nonce, err := newNonce(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -230,21 +230,12 @@ func VerifyContext(ctx context.Context, r *assembly.Reader, trusted openpgp.Enti
 	if len(trusted) == 0 {
 		return nil, fmt.Errorf("%w: no trusted keys given", ErrUnknownSigner)
 	}
-	sf := r.File(assembly.SignatureName)
-	if sf == nil {
+	data, err := readSignature(r)
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
 		return nil, ErrUnsigned
-	}
-	if sf.Size() > assembly.MaxSignatureSize {
-		return nil, fmt.Errorf("%w: %s is %d bytes, at most %d allowed", ErrMalformedSignature, assembly.SignatureName, sf.Size(), assembly.MaxSignatureSize)
-	}
-	rc, err := sf.Open()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformedSignature, err)
-	}
-	data, err := io.ReadAll(io.LimitReader(rc, assembly.MaxSignatureSize+1))
-	rc.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrMalformedSignature, assembly.SignatureName, err)
 	}
 	v, err := verifyCleartext(data, trusted, opts)
 	if err != nil {
