@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -199,6 +200,10 @@ type chunk struct {
 	last  bool
 	data  []byte
 	dict  []byte
+	// buf is data's pooled buffer, back to the pool when refs (its
+	// compressing worker, and a Sealer's hasher when there is one) are done.
+	buf  *[]byte
+	refs atomic.Int32
 	// Set by the reader on the last chunk: the entry's CRC-32 and size.
 	crc  uint32
 	size int64
@@ -209,6 +214,49 @@ type chunk struct {
 }
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
+
+// release drops one reference to c's buffer; the last one pools it.
+func (c *chunk) release() {
+	if c.refs.Add(-1) == 0 {
+		c.data = nil
+		chunkPool.Put(c.buf)
+	}
+}
+
+// A hasher gives a Sealer the entries' content, chunk by chunk, in order,
+// on a goroutine of its own: the reader goes on reading while a chunk is
+// hashed (as the workers compress it).
+type hasher struct {
+	jobs chan hashJob
+	done chan error
+}
+
+type hashJob struct {
+	w io.Writer
+	c *chunk
+}
+
+func startHasher(n int) *hasher {
+	h := &hasher{jobs: make(chan hashJob, n), done: make(chan error, 1)}
+	go func() {
+		var err error
+		for j := range h.jobs {
+			if err == nil {
+				_, err = j.w.Write(j.c.data)
+			}
+			j.c.release()
+		}
+		h.done <- err
+	}()
+	return h
+}
+
+// wait waits for the chunks given so far, and returns the first error of
+// the Sealer's writers.
+func (h *hasher) wait() error {
+	close(h.jobs)
+	return <-h.done
+}
 var outPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // WriteTo streams the archive to dst and returns the bytes written.
@@ -246,7 +294,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 	readErr := make(chan error, 1)
 	progress := newProgress(w.opts.Progress, entries)
 	go func() {
-		err := readEntries(ctx, entries, jobs, ordered, progress, w.opts.Sealer)
+		err := readEntries(ctx, entries, jobs, ordered, progress, w.opts.Sealer, workers)
 		close(jobs)
 		close(ordered)
 		readErr <- err
@@ -354,7 +402,7 @@ func splitRecords(b []byte, n int) ([][]byte, error) {
 
 // readEntries reads every entry in order, cuts it into chunks, and hands
 // each chunk both to the workers and, in order, to the writer.
-func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chunk, progress func(int64), sealer Sealer) error {
+func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chunk, progress func(int64), sealer Sealer, workers int) (err error) {
 	send := func(c *chunk) error {
 		select {
 		case ordered <- c:
@@ -368,12 +416,31 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 			return ctx.Err()
 		}
 	}
+	var h *hasher
+	if sealer != nil {
+		h = startHasher(2*workers + 2)
+		defer func() {
+			if herr := h.wait(); err == nil && herr != nil {
+				err = fmt.Errorf("sealing: %w", herr)
+			}
+		}()
+	}
 	for i, e := range entries {
-		sink := io.Discard
-		if sealer != nil {
-			sink = sealer.Entry(e.name)
+		hash := func(*chunk) error { return nil }
+		if h != nil {
+			sink := sealer.Entry(e.name)
+			hash = func(c *chunk) error {
+				c.refs.Add(1)
+				select {
+				case h.jobs <- hashJob{sink, c}:
+					return nil
+				case <-ctx.Done():
+					c.release()
+					return ctx.Err()
+				}
+			}
 		}
-		if err := readEntry(i, e, send, progress, sink); err != nil {
+		if err := readEntry(i, e, send, progress, hash); err != nil {
 			return err
 		}
 	}
@@ -408,7 +475,7 @@ func newProgress(report func(done, total int64), entries []input) func(n int64) 
 	}
 }
 
-func readEntry(i int, e input, send func(*chunk) error, progress func(int64), sink io.Writer) error {
+func readEntry(i int, e input, send func(*chunk) error, progress func(int64), hash func(*chunk) error) error {
 	r := io.Reader(bytes.NewReader(e.data))
 	switch {
 	case e.path != "":
@@ -441,9 +508,6 @@ func readEntry(i int, e input, send func(*chunk) error, progress func(int64), si
 		}
 		data := (*cur)[:n]
 		crc = crc32.Update(crc, crc32.IEEETable, data)
-		if _, err := sink.Write(data); err != nil {
-			return fmt.Errorf("%s: %w", e.name, err)
-		}
 		size += int64(n)
 		if n > 0 {
 			progress(int64(n))
@@ -451,11 +515,16 @@ func readEntry(i int, e input, send func(*chunk) error, progress func(int64), si
 		if size > MaxFileSize {
 			return fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, e.name, int64(MaxFileSize))
 		}
-		c := &chunk{entry: i, first: first, last: m == 0, data: data, dict: dict, done: make(chan struct{})}
+		c := &chunk{entry: i, first: first, last: m == 0, data: data, dict: dict, buf: cur, done: make(chan struct{})}
+		c.refs.Store(1)
 		if c.last {
 			c.crc, c.size = crc, size
 		} else {
 			dict = append([]byte(nil), data[n-min(n, dictSize):]...)
+		}
+		if err := hash(c); err != nil {
+			c.release()
+			return err
 		}
 		if err := send(c); err != nil {
 			return err
@@ -491,9 +560,8 @@ func compressChunks(jobs <-chan *chunk) {
 				err = fw.Flush()
 			}
 		}
-		buf := c.data[:cap(c.data)]
-		chunkPool.Put(&buf)
-		c.data, c.dict = nil, nil
+		c.release()
+		c.dict = nil
 		c.out, c.err = out, err
 		close(c.done)
 	}

@@ -570,3 +570,26 @@ func TestSignWithSeveralKeys(t *testing.T) {
 		t.Errorf("%d signature blocks, want 1", n)
 	}
 }
+
+// What writeMessage writes, parseMessage reads back: the same text, the
+// same canonical signed bytes (canonicalText), the same packets.
+func TestWriteMessageRoundTrip(t *testing.T) {
+	m, err := parseMessage(signatureOf(t, cosigned(t, "ed25519.sec.asc", "rsa3072.sec.asc")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{string(m.plaintext), "a\n- b\n-----BEGIN PGP SIGNATURE-----\nc  \t\nd", "x"} {
+		msg, err := writeMessage([]byte(text), m.hashList(), m.raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := parseMessage(msg)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		want := strings.TrimRight(strings.ReplaceAll(text, "  \t\n", "\n"), " \t")
+		if string(got.plaintext) != want || !bytes.Equal(got.text, canonicalText([]byte(text))) || len(got.raw) != 2 {
+			t.Errorf("%q: read back %q (%q)", text, got.plaintext, got.text)
+		}
+	}
+}

@@ -250,6 +250,17 @@ func checkTimes(sigs []*packet.Signature, att *Attestation, now time.Time) error
 	return nil
 }
 
+// canonicalText is the text a cleartext signature signs, for plaintext as
+// parseMessage returns it: each line without trailing spaces and tabs,
+// lines joined by CRLF (RFC 4880 §7.1), as clearsign.Decode makes it.
+func canonicalText(plaintext []byte) []byte {
+	lines := bytes.Split(plaintext, []byte("\n"))
+	for i, l := range lines {
+		lines[i] = bytes.TrimRight(l, " \t")
+	}
+	return bytes.Join(lines, []byte("\r\n"))
+}
+
 // writeMessage writes a cleartext-signed message of plaintext (LF line
 // ends, no trailing white space on a line, as parseMessage returns it)
 // signed by the given signature packets (their bytes as made or found),

@@ -356,10 +356,9 @@ func (p *sealPlan) sign(ctx context.Context, signers []Signer, opts *SignOptions
 	if err != nil {
 		return nil, err
 	}
-	m, err := parseMessage(msg)
-	if err != nil {
-		return nil, err
-	}
+	// msg is what parseMessage reads back as joined (the tests check it).
+	joined.raw, joined.text = packets, canonicalText(p.text)
+	m := joined
 	s := &Sealed{Attestation: p.att, Message: msg, Added: added}
 	ring := NewKeyring(made, opts.keyring())
 	for i, sig := range m.sigs {
