@@ -257,6 +257,7 @@ func (h *hasher) wait() error {
 	close(h.jobs)
 	return <-h.done
 }
+
 var outPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // WriteTo streams the archive to dst and returns the bytes written.
