@@ -114,12 +114,16 @@ func windowsDevice(seg string) bool {
 	return false
 }
 
-// foldName is the key under which two names count as the same: Unicode NFC
-// then full case folding, then NFC again (folding can denormalize).
+// foldName is the key under which two names count as the same on a
+// case-insensitive file system: Unicode NFC, then each letter's simple
+// upper case (what NTFS compares: the dotless ı is I there), then full case
+// folding (what APFS compares), then NFC again (folding can denormalize).
+// Upper-casing first also makes the key the same for both cases of letters
+// that golang.org/x/text folds inconsistently (Cherokee).
 func foldName(name string) string {
 	for i := 0; i < len(name); i++ {
 		if name[i] >= utf8.RuneSelf {
-			return norm.NFC.String(cases.Fold().String(norm.NFC.String(name)))
+			return norm.NFC.String(cases.Fold().String(strings.ToUpper(norm.NFC.String(name))))
 		}
 	}
 	// ASCII is in NFC, and folds to lower case.

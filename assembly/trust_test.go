@@ -450,5 +450,17 @@ func FuzzNameRules(f *testing.F) {
 				t.Fatalf("accepted %q with %U", name, c)
 			}
 		}
+		// The same name in other letter cases (each rune one step along
+		// its case orbit) is the same file on macOS and Windows.
+		variant := strings.Map(unicode.SimpleFold, name)
+		if variant != name && CheckName(variant) == nil {
+			s := newNameSet(2)
+			if err := s.addFile(name); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.addFile(variant); !errors.Is(err, ErrDuplicate) {
+				t.Fatalf("%q beside %q: got %v, want ErrDuplicate", variant, name, err)
+			}
+		}
 	})
 }
