@@ -67,8 +67,8 @@ var (
 	ruleRefDroplet     = &Rule{Code: "reference-droplet", Sentinel: ErrReference, Reading: Error, Writing: Error, Summary: "a reference or `dependsOn` entry naming a droplet the assembly does not hold"}
 	ruleRefAttribute   = &Rule{Code: "reference-attribute", Sentinel: ErrReference, Reading: Error, Writing: Error, Summary: "a reference to an attribute a known droplet kind does not output: it could never be resolved"}
 	ruleCycle          = &Rule{Code: "cycle", Sentinel: ErrCycle, Reading: Error, Writing: Error, Summary: "droplets that depend on each other, through `dependsOn` or references (MUST NOT)"}
-	rulePathUnsafe     = &Rule{Code: "path-unsafe", Sentinel: ErrInsecurePath, Reading: Error, Writing: Error, Summary: "a path property (`template`, `stackPolicy`, `file`, `directory`, `savedImage`, `blueprint`) that is absolute, leaves the archive with `..`, or is not a plain archive path"}
-	ruleMissingFile    = &Rule{Code: "missing-file", Sentinel: ErrMissingFile, Reading: Error, Writing: Error, Summary: "a path property naming a file the archive does not hold, or a folder holding no file: the assembly is not self-contained"}
+	rulePathUnsafe     = &Rule{Code: "path-unsafe", Sentinel: ErrInsecurePath, Reading: Error, Writing: Error, Summary: "a path property (`template`, `stackPolicy`, `file`, `directory`, `savedImage`, `blueprint`, and `dockerFile` and `executables` below a droplet's `directory`) that is absolute, leaves the archive (or that folder) with `..`, or is not a plain archive path"}
+	ruleMissingFile    = &Rule{Code: "missing-file", Sentinel: ErrMissingFile, Reading: Error, Writing: Error, Summary: "a path property naming a file the archive (or the droplet's folder) does not hold, or a folder holding no file: the assembly is not self-contained"}
 	ruleMetadata       = &Rule{Code: "metadata", Reading: Note, Writing: Note, Summary: "a droplet's `warning` or `error` metadata message, shown as it is (the spec: SHOULD surface)"}
 )
 

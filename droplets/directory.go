@@ -18,7 +18,7 @@ func init() {
 			{Name: "objectKey", Type: "string"},
 			// executables lists the files under directory (relative, "/"
 			// separated) that carry the executable bit.
-			{Name: "executables", Type: "list"},
+			{Name: "executables", Type: "list", InDirectory: true},
 		},
 		Attributes: []string{"bucketName", "keyPrefix", "objectKey"},
 	})

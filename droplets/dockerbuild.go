@@ -16,7 +16,7 @@ func init() {
 			{Name: "directory", Required: true, Type: "string", Path: PathDirectory},
 			// dockerFile names the Dockerfile inside directory (default
 			// "Dockerfile").
-			{Name: "dockerFile", Type: "string"},
+			{Name: "dockerFile", Type: "string", InDirectory: true},
 			{Name: "buildArgs", Type: "map"},
 			{Name: "buildTarget", Type: "string"},
 			{Name: "buildSecrets", Type: "map"},
@@ -36,7 +36,7 @@ func init() {
 			{Name: "imageTag", Required: true, Type: "string"},
 			// executables lists the files under directory (relative, "/"
 			// separated) that carry the executable bit.
-			{Name: "executables", Type: "list"},
+			{Name: "executables", Type: "list", InDirectory: true},
 		},
 		Attributes: []string{"exactImageId", "imageName"},
 	})
