@@ -3,6 +3,7 @@ package assembly
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -68,4 +69,73 @@ func TestCaseVariantsAreDuplicates(t *testing.T) {
 			t.Errorf("Writer.AddBytes of %q after %q: got %v, want ErrDuplicate", pair[1], pair[0], err)
 		}
 	}
+}
+
+// The root names the spec reserves, manifest.json and signature.asc, are
+// files spelled exactly so. A folder of either name, or a file whose name
+// is one of them in other letter cases, is refused by the reader and the
+// writer alike: sign would add signature.asc beside it and write an
+// archive that no reader accepts, and on macOS or Windows "SIGNATURE.ASC"
+// is signature.asc.
+func TestReservedRootNames(t *testing.T) {
+	for _, reserved := range []string{ManifestName, SignatureName} {
+		variants := caseVariants(reserved)
+		if len(variants) < 1<<10 {
+			t.Fatalf("%d case variants of %s", len(variants), reserved)
+		}
+		for _, v := range variants {
+			s := newNameSet(1)
+			err := s.addFile(v)
+			if v == reserved {
+				if err != nil {
+					t.Fatalf("%q: %v", v, err)
+				}
+			} else if !errors.Is(err, ErrInsecurePath) || !strings.Contains(err.Error(), "(rule "+RuleReserved+")") {
+				t.Fatalf("file %q: got %v, want ErrInsecurePath (rule %s)", v, err, RuleReserved)
+			}
+			for _, folder := range []func(*nameSet) error{
+				func(s *nameSet) error { return s.addFile(v + "/x") },
+				func(s *nameSet) error { return s.addFolder(v) },
+				func(s *nameSet) error { return s.addFolder(v + "/sub") },
+			} {
+				if err := folder(newNameSet(1)); !errors.Is(err, ErrInsecurePath) || !strings.Contains(err.Error(), "(rule "+RuleReserved+")") {
+					t.Fatalf("folder %q: got %v, want ErrInsecurePath (rule %s)", v, err, RuleReserved)
+				}
+			}
+		}
+		// Below the root the names are free.
+		if err := newNameSet(1).addFile("docs/" + strings.ToUpper(reserved)); err != nil {
+			t.Fatal(err)
+		}
+		if err := newNameSet(1).addFile("docs/" + reserved + "/x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The reader and the writer share the rule: a zip -r of a project
+	// holding an empty folder signature.asc/, or a file Signature.asc.
+	for _, names := range [][]string{{"manifest.json", "signature.asc/"}, {"manifest.json", "Signature.asc"}} {
+		b := rawZipEntries(t, names...)
+		if _, err := NewReader(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrInsecurePath) {
+			t.Errorf("NewReader of %q: got %v, want ErrInsecurePath", names, err)
+		}
+	}
+	if err := NewWriter(WriterOptions{}).AddBytes("SIGNATURE.ASC/index.html", nil); !errors.Is(err, ErrInsecurePath) {
+		t.Errorf("Writer: got %v, want ErrInsecurePath", err)
+	}
+}
+
+// caseVariants lists every spelling of an ASCII name in upper and lower case.
+func caseVariants(name string) []string {
+	out := []string{""}
+	for _, c := range name {
+		var next []string
+		for _, prefix := range out {
+			next = append(next, prefix+string(unicode.ToLower(c)))
+			if u := unicode.ToUpper(c); u != unicode.ToLower(c) {
+				next = append(next, prefix+string(u))
+			}
+		}
+		out = next
+	}
+	return out
 }

@@ -47,7 +47,7 @@ type Rule struct {
 // The rules, in the order of the README's table of findings.
 var (
 	ruleContainer      = &Rule{Code: "container", Sentinel: ErrFormat, Reading: Error, Writing: Error, Opening: true, Summary: "the ZIP structure: one end record at the very end, entries tiling the file, local and central headers agreeing, stored or deflated unencrypted regular files"}
-	ruleUnsafeName     = &Rule{Code: "unsafe-name", Sentinel: ErrInsecurePath, Reading: Error, Writing: Error, Opening: true, Summary: "an entry name that is absolute, holds `..`, `.`, an empty segment, a backslash, a drive letter or a control character, or is not UTF-8"}
+	ruleUnsafeName     = &Rule{Code: "unsafe-name", Sentinel: ErrInsecurePath, Reading: Error, Writing: Error, Opening: true, Summary: "an entry name that is absolute, holds `..`, `.`, an empty segment, a backslash, a drive letter or a control character, or is not UTF-8; that a Windows or macOS tree cannot hold (a device name, a trailing dot or space, a reserved character, a segment over 255 bytes); or, at the root, a folder or another spelling of `manifest.json` or `signature.asc`"}
 	ruleDuplicateName  = &Rule{Code: "duplicate-name", Sentinel: ErrDuplicate, Reading: Error, Writing: Error, Opening: true, Summary: "two entries with one name, also after Unicode normalization and case folding"}
 	ruleTooLarge       = &Rule{Code: "too-large", Sentinel: ErrTooLarge, Reading: Error, Writing: Error, Summary: "a limit exceeded: entries, sizes, name length, manifest.json size, droplets"}
 	ruleNoManifest     = &Rule{Code: "manifest-missing", Sentinel: ErrNoManifest, Reading: Error, Writing: Error, Summary: "no `manifest.json` at the root of the archive (the spec: MUST be present)"}
