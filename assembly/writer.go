@@ -208,6 +208,10 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 	}
 	entries := append([]input(nil), w.entries...)
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	sizes, err := entrySizes(entries)
+	if err != nil {
+		return 0, err
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -222,7 +226,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 		}()
 	}
 	readErr := make(chan error, 1)
-	progress := newProgress(w.opts.Progress, entries)
+	progress := newProgress(w.opts.Progress, sizes)
 	go func() {
 		err := readEntries(ctx, entries, jobs, ordered, progress)
 		close(jobs)
@@ -232,7 +236,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 
 	cw := &countingWriter{w: dst}
 	zw := zip.NewWriter(cw)
-	err := writeChunks(ctx, zw, entries, mod, ordered)
+	err = writeChunks(ctx, zw, entries, mod, ordered)
 	if err != nil {
 		cancel()
 		for range ordered {
@@ -264,8 +268,9 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 			return ctx.Err()
 		}
 	}
+	var total int64
 	for i, e := range entries {
-		if err := readEntry(i, e, send, progress); err != nil {
+		if err := readEntry(i, e, send, progress, &total); err != nil {
 			return err
 		}
 	}
@@ -273,20 +278,40 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 	return nil
 }
 
+// entrySizes returns each entry's size as far as it is known before it is
+// read (-1 when not), and refuses, before anything is read, what the
+// reader would refuse: a file over MaxFileSize, files adding up to more
+// than MaxTotalSize. (readEntry checks the bytes it really reads.)
+func entrySizes(entries []input) ([]int64, error) {
+	sizes := make([]int64, len(entries))
+	var total int64
+	for i, e := range entries {
+		size := e.size
+		if size < 0 && e.path != "" {
+			if st, err := os.Stat(e.path); err == nil && st.Mode().IsRegular() {
+				size = st.Size()
+			}
+		}
+		sizes[i] = size
+		if size > MaxFileSize {
+			return nil, fmt.Errorf("%w: %s is %d bytes, at most %d allowed", ErrTooLarge, e.name, size, int64(MaxFileSize))
+		}
+		if total += max(size, 0); total > MaxTotalSize {
+			return nil, fmt.Errorf("%w: files add up to more than %d bytes", ErrTooLarge, int64(MaxTotalSize))
+		}
+	}
+	return sizes, nil
+}
+
 // newProgress returns the function readEntries calls with the bytes of
-// each chunk it read: it keeps the count and passes it on to report.
-func newProgress(report func(done, total int64), entries []input) func(n int64) {
+// each chunk it read: it keeps the count and passes it on to report, with
+// the total of sizes (-1 when a size is not known in advance).
+func newProgress(report func(done, total int64), sizes []int64) func(n int64) {
 	if report == nil {
 		return func(int64) {}
 	}
 	var total int64
-	for _, e := range entries {
-		size := e.size
-		if size < 0 && e.path != "" {
-			if st, err := os.Stat(e.path); err == nil {
-				size = st.Size()
-			}
-		}
+	for _, size := range sizes {
 		if size < 0 || total < 0 {
 			total = -1
 			continue
@@ -300,7 +325,8 @@ func newProgress(report func(done, total int64), entries []input) func(n int64) 
 	}
 }
 
-func readEntry(i int, e input, send func(*chunk) error, progress func(int64)) error {
+// readEntry reads entry i, adding its bytes to *total (all entries so far).
+func readEntry(i int, e input, send func(*chunk) error, progress func(int64), total *int64) error {
 	r := io.Reader(bytes.NewReader(e.data))
 	switch {
 	case e.path != "":
@@ -339,6 +365,9 @@ func readEntry(i int, e input, send func(*chunk) error, progress func(int64)) er
 		}
 		if size > MaxFileSize {
 			return fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, e.name, int64(MaxFileSize))
+		}
+		if *total += int64(n); *total > MaxTotalSize {
+			return fmt.Errorf("%w: files add up to more than %d bytes", ErrTooLarge, int64(MaxTotalSize))
 		}
 		c := &chunk{entry: i, first: first, last: m == 0, data: data, dict: dict, done: make(chan struct{})}
 		if c.last {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand"
 	"os"
@@ -359,5 +360,42 @@ func TestManifestLimit(t *testing.T) {
 	b := make([]byte, MaxManifestSize+1)
 	if _, err := ParseManifest(b); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// The writer holds what it writes to the reader's size limits, and says so
+// before it reads anything: a file over MaxFileSize, or files adding up to
+// more than MaxTotalSize, which the reader would refuse (sparse files here,
+// so nothing is really read).
+func TestWriterSizeLimits(t *testing.T) {
+	dir := t.TempDir()
+	sparse := func(name string, size int64) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil {
+			t.Skipf("cannot make a sparse file of %d bytes: %v", size, err)
+		}
+		return p
+	}
+	w := NewWriter(WriterOptions{})
+	w.AddFile("big.bin", sparse("big.bin", MaxFileSize+1))
+	start := time.Now()
+	if _, err := w.WriteTo(context.Background(), io.Discard); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "big.bin") {
+		t.Fatalf("a file over MaxFileSize: got %v, want ErrTooLarge naming it", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v: the limit is known before reading", d)
+	}
+	w = NewWriter(WriterOptions{})
+	for i := 0; i*MaxFileSize <= MaxTotalSize; i++ {
+		name := fmt.Sprintf("part%d.bin", i)
+		w.AddFile(name, sparse(name, MaxFileSize))
+	}
+	if _, err := w.WriteTo(context.Background(), io.Discard); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "add up to") {
+		t.Fatalf("files over MaxTotalSize together: got %v, want ErrTooLarge", err)
 	}
 }
