@@ -175,6 +175,10 @@ func (s *nameSet) addFile(name string) error {
 		if prev == name {
 			return fmt.Errorf("%w: %q appears twice", ErrDuplicate, name)
 		}
+		if norm.NFC.String(prev) == norm.NFC.String(name) {
+			// They print alike: show the code points.
+			return fmt.Errorf("%w: %+q and %+q differ only in Unicode normalization (NFC and NFD), and are one file on macOS: rename one of them", ErrDuplicate, prev, name)
+		}
 		return fmt.Errorf("%w: %q and %q are the same name after Unicode normalization and case folding: rename one of them", ErrDuplicate, prev, name)
 	}
 	if err := reservedName(name, key, false); err != nil {

@@ -139,3 +139,16 @@ func caseVariants(name string) []string {
 	}
 	return out
 }
+
+// Two names that differ only in Unicode normalization print alike: the
+// message shows them escaped, so the difference can be seen.
+func TestDuplicateNormalizationShown(t *testing.T) {
+	s := newNameSet(2)
+	if err := s.addFile("site/caf\u00e9"); err != nil {
+		t.Fatal(err)
+	}
+	err := s.addFile("site/cafe\u0301")
+	if !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), `"site/caf\u00e9"`) || !strings.Contains(err.Error(), `"site/cafe\u0301"`) {
+		t.Fatalf("got %v, want ErrDuplicate showing both names escaped", err)
+	}
+}
