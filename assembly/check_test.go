@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zip"
 
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/readmetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the README's table of findings")
@@ -314,27 +315,9 @@ func FuzzCheck(f *testing.F) {
 // The README's table of findings is the rule table (go test ./assembly
 // -update rewrites it).
 func TestReadmeFindingsTable(t *testing.T) {
-	const begin, end = "<!-- findings:begin (generated from assembly.Rules: go test ./assembly -update) -->\n", "<!-- findings:end -->"
-	path := filepath.Join("..", "README.md")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatalf("README.md has no %q ... %q section", strings.TrimSpace(begin), end)
-	}
-	want := findingsTable()
-	if got := s[i+len(begin) : j]; got != want {
-		if *update {
-			if err := os.WriteFile(path, []byte(s[:i+len(begin)]+want+s[j:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Errorf("README.md's table of findings differs from assembly.Rules (run go test ./assembly -update); want:\n%s", want)
-	}
+	readmetest.Section(t, filepath.Join("..", "README.md"),
+		"<!-- findings:begin (generated from assembly.Rules: go test ./assembly -update) -->\n", "<!-- findings:end -->",
+		findingsTable(), *update, "go test ./assembly -update")
 }
 
 // findingsTable renders Rules as the README's Markdown table.

@@ -10,34 +10,30 @@ const DockerBuildType = "npm://@cloud-assembly/docker.DockerBuildDroplet"
 func init() {
 	Register(&Kind{
 		Alias: "docker-build",
+		Doc:   "A Docker build context, built into an image and pushed to a repository at deploy time (what an AWS CDK Docker image asset is).",
 		Type:  DockerBuildType,
 		Properties: []Property{
-			// directory is the build context.
-			{Name: "directory", Required: true, Type: "string", Path: PathDirectory},
-			// dockerFile names the Dockerfile inside directory (default
-			// "Dockerfile").
-			{Name: "dockerFile", Type: "string", InDirectory: true},
-			{Name: "buildArgs", Type: "map"},
-			{Name: "buildTarget", Type: "string"},
-			{Name: "buildSecrets", Type: "map"},
-			{Name: "buildSsh", Type: "string"},
-			{Name: "buildContexts", Type: "map"},
-			{Name: "networkMode", Type: "string"},
-			// platform is the target platform (linux/arm64).
-			{Name: "platform", Type: "string"},
-			// outputs, cacheFrom, cacheTo and cacheDisabled are passed to
-			// docker build as CDK gives them.
-			{Name: "outputs", Type: "list"},
-			{Name: "cacheFrom"},
-			{Name: "cacheTo"},
-			{Name: "cacheDisabled"},
-			// repositoryName and imageTag say where the image is pushed.
-			{Name: "repositoryName", Required: true, Type: "string"},
-			{Name: "imageTag", Required: true, Type: "string"},
-			// executables lists the files under directory (relative, "/"
-			// separated) that carry the executable bit.
-			{Name: "executables", Type: "list", InDirectory: true},
+			{Name: "directory", Required: true, Type: "string", Path: PathDirectory, Doc: "The build context."},
+			{Name: "dockerFile", Type: "string", InDirectory: true, Doc: "The Dockerfile inside the context (default `Dockerfile`)."},
+			{Name: "buildArgs", Type: "map", Doc: "Build arguments (`--build-arg`)."},
+			{Name: "buildTarget", Type: "string", Doc: "The stage to build (`--target`)."},
+			{Name: "buildSecrets", Type: "map", Doc: "Build secrets (`--secret`)."},
+			{Name: "buildSsh", Type: "string", Doc: "SSH agent socket or keys for the build (`--ssh`)."},
+			{Name: "buildContexts", Type: "map", Doc: "Additional build contexts (`--build-context`)."},
+			{Name: "networkMode", Type: "string", Doc: "The network mode of RUN instructions (`--network`)."},
+			{Name: "platform", Type: "string", Doc: "The target platform (`linux/arm64`)."},
+			{Name: "outputs", Type: "list", Doc: "Build outputs (`--output`), as CDK gives them."},
+			{Name: "cacheFrom", Doc: "Cache sources (`--cache-from`), as CDK gives them."},
+			{Name: "cacheTo", Doc: "Cache destination (`--cache-to`), as CDK gives it."},
+			{Name: "cacheDisabled", Doc: "Build without the cache (`--no-cache`)."},
+			{Name: "repositoryName", Required: true, Type: "string", Doc: "The repository the image is pushed to."},
+			{Name: "imageTag", Required: true, Type: "string", Doc: "The tag it is pushed with."},
+			{Name: "executables", Type: "list", InDirectory: true, Doc: "The files under the context (relative, `/`-separated) that carry the executable bit."},
 		},
 		Attributes: []string{"exactImageId", "imageName"},
+		AttributeDocs: map[string]string{
+			"exactImageId": "The pushed image by digest.",
+			"imageName":    "The pushed image by tag.",
+		},
 	})
 }

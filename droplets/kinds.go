@@ -48,6 +48,8 @@ type Property struct {
 	// Template marks the CloudFormation template of a stack: the packager
 	// packages it instead of copying it.
 	Template bool
+	// Doc says what the property is, for the README's tables.
+	Doc string
 }
 
 // A Kind is a droplet kind: its type specifier, properties and the output
@@ -55,6 +57,8 @@ type Property struct {
 type Kind struct {
 	// Alias is the short name assembly.yaml may use ("stack").
 	Alias string
+	// Doc says in a sentence what the droplet deploys.
+	Doc string
 	// Type is the full type specifier written to manifest.json.
 	Type string
 	// Properties lists the kind's properties, in documentation order.
@@ -64,6 +68,9 @@ type Kind struct {
 	// AttributePrefixes lists families of attributes ("output." for
 	// "output.<name>").
 	AttributePrefixes []string
+	// AttributeDocs says what each attribute and family of attributes
+	// (keyed by its prefix, "output.") holds.
+	AttributeDocs map[string]string
 
 	spec Specifier
 }

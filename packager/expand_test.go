@@ -25,6 +25,7 @@ var sentinels = map[string]error{
 	"ErrNameClash":        cfn.ErrNameClash,
 	"ErrOutsideRoot":      cfn.ErrOutsideRoot,
 	"ErrTooLarge":         cfn.ErrTooLarge,
+	"ErrDangling":         cfn.ErrDangling,
 }
 
 // TestExpand runs the golden cases in testdata/expand. Each archive's

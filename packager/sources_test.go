@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/klauspost/compress/zip"
 
+	"github.com/cloud-assembly/assemble/internal/fakes3"
 	"github.com/cloud-assembly/assemble/packager/cfn"
 	"github.com/cloud-assembly/assemble/packager/cfn/source"
 )
@@ -72,7 +74,7 @@ func TestPackagesZip(t *testing.T) {
 }
 
 // TestHTTPSSource: a module fetched from a local TLS server, pinned by
-// Hash; a wrong pin and an S3 source are errors.
+// Hash; a wrong pin is an error.
 func TestHTTPSSource(t *testing.T) {
 	module := "Resources:\n  Topic:\n    Type: AWS::SNS::Topic\n"
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -88,7 +90,6 @@ func TestHTTPSSource(t *testing.T) {
 	}{
 		{"pinned", good, srv.URL + "/m.yaml", nil},
 		{"mismatch", bad, srv.URL + "/m.yaml", source.ErrHashMismatch},
-		{"s3", "", "s3://bucket/m.yaml", source.ErrS3Unsupported},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -101,6 +102,7 @@ func TestHTTPSSource(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer srcs.(io.Closer).Close()
 			out, err := PackageTemplate(filepath.Join(dir, "template.yaml"), PackageOptions{Sources: srcs, NoSourceMap: true})
 			if tc.want == nil {
 				if err != nil {
@@ -120,4 +122,59 @@ func TestHTTPSSource(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestS3Source packages a template whose modules come from S3 (a real S3
+// API server on localhost, gofakes3): a module by s3:// URI that includes
+// another by a relative path, and a Packages zip from S3. With no AWS
+// credentials configured the error is at the Source and says how to set
+// them.
+func TestS3Source(t *testing.T) {
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	w, _ := zw.Create("lib/queue.yaml")
+	w.Write([]byte("Resources:\n  Queue:\n    Type: AWS::SQS::Queue\n"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srv := fakes3.Start(t, map[string][]byte{
+		"mods/outer.yaml":      []byte("Modules:\n  In:\n    Source: ./inner/leaf.yaml\nOutputs:\n  Arn:\n    Value: !GetAtt In.Arn\n"),
+		"mods/inner/leaf.yaml": []byte("Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\nOutputs:\n  Arn:\n    Value: !GetAtt Bucket.Arn\n"),
+		"pkg.zip":              zbuf.Bytes(),
+	})
+	tmpl := "Packages:\n  lib:\n    Source: s3://mods/pkg.zip\nModules:\n  Out:\n    Source: s3://mods/mods/outer.yaml\n  Q:\n    Source: $lib/lib/queue.yaml\nOutputs:\n  A:\n    Value: !GetAtt Out.Arn\n"
+	pack := func(t *testing.T) ([]byte, error) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"template.yaml": tmpl})
+		srcs, err := cfn.NewSources(context.Background(), dir, &source.Options{Client: srv.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srcs.(io.Closer).Close()
+		return PackageTemplate(filepath.Join(dir, "template.yaml"), PackageOptions{Sources: srcs})
+	}
+	t.Run("credentials", func(t *testing.T) {
+		fakes3.Env(t, srv.URL)
+		fakes3.Credentials(t, "AKIDPACKAGE")
+		out, err := pack(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"  OutInBucket:\n    Type: AWS::S3::Bucket", "SourceMap: s3://mods/mods/inner/leaf.yaml:Bucket:2", "  QQueue:\n", "Value: !GetAtt OutInBucket.Arn"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		}
+		if key, _ := srv.SignedWith(); key != "AKIDPACKAGE" {
+			t.Errorf("requests signed with %q, want AKIDPACKAGE", key)
+		}
+	})
+	t.Run("no credentials", func(t *testing.T) {
+		fakes3.Env(t, srv.URL)
+		_, err := pack(t)
+		var ce *cfn.Error
+		if !errors.Is(err, source.ErrNoCredentials) || !errors.As(err, &ce) || ce.Line == 0 || !strings.Contains(err.Error(), "AWS_ACCESS_KEY_ID") {
+			t.Fatalf("err = %v, want source.ErrNoCredentials placed in the template, with the fix", err)
+		}
+	})
 }

@@ -15,30 +15,37 @@ import (
 // group in the order given. A flag's value stays with its flag; "--" ends the
 // flags and everything after it stays positional; "-" is a positional.
 func reorderArgs(app *cli.App, args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	out := []string{args[0]}
-	rest := args[1:]
-	if rest[0] == "help" || rest[0] == "h" {
+	if len(args) < 2 || args[1] == "help" || args[1] == "h" {
 		return args // assemble help build: urfave/cli's help command
 	}
-	flags := app.Flags
+	out, flags, rest := commandPath(app, args)
+	return append(out, permute(flags, rest)...)
+}
+
+// commandPath splits a command line into the program and command names
+// (assemble schema validate), the flags of the last command named, and
+// the rest of the arguments.
+func commandPath(app *cli.App, args []string) (path []string, flags []cli.Flag, rest []string) {
+	if len(args) == 0 {
+		return nil, app.Flags, nil
+	}
+	path = []string{args[0]}
+	rest = args[1:]
+	flags = app.Flags
 	cmds := app.Commands
-	// Global flags come before the command name; pass them through.
 	for len(rest) > 0 {
 		cmd := findCommand(cmds, rest[0])
 		if cmd == nil {
 			break
 		}
-		out = append(out, rest[0])
+		path = append(path, rest[0])
 		rest = rest[1:]
 		flags, cmds = cmd.Flags, cmd.Subcommands
 		if len(cmds) == 0 {
 			break
 		}
 	}
-	return append(out, permute(flags, rest)...)
+	return path, flags, rest
 }
 
 func findCommand(cmds []*cli.Command, name string) *cli.Command {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -45,7 +44,7 @@ names a remote sourceType, are not loaded.
 Example:
    assemble blueprint validate --var environment=prod app.blueprint.yaml`,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout"},
+			jsonFlag,
 			&cli.StringFlag{Name: "cwd", Usage: "folder that ${cwd()} stands for (default: the working directory)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "value for a root blueprint variable, as `NAME=VALUE` (repeatable)"},
 		},
@@ -81,7 +80,8 @@ func blueprintValidate(c *cli.Context) error {
 		vars[name] = value
 	}
 	opts := blueprint.Options{Cwd: c.String("cwd"), Variables: vars}
-	var results []jsonResult
+	results := []jsonResult{}
+	var firstErr error
 	failed := 0
 	for _, file := range c.Args().Slice() {
 		bp, err := blueprint.Load(file, opts)
@@ -90,7 +90,10 @@ func blueprintValidate(c *cli.Context) error {
 			failed++
 			var list blueprint.ErrorList
 			if !errors.As(err, &list) {
-				return fmt.Errorf("validate %s: %w", file, err)
+				return onFile("validate", file, err)
+			}
+			if firstErr == nil {
+				firstErr = list
 			}
 			for _, e := range list {
 				res.Errors = append(res.Errors, jsonDiag{File: e.File, Line: e.Line, Column: e.Column, Code: blueprint.Code(e), Message: e.Msg})
@@ -98,13 +101,8 @@ func blueprintValidate(c *cli.Context) error {
 		}
 		results = append(results, res)
 	}
-	if c.Bool("json") {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
-			return err
-		}
-	} else {
+	res := blueprintResult{Valid: failed == 0, Files: results}
+	if !c.Bool("json") {
 		for _, r := range results {
 			if r.Valid {
 				fmt.Fprintf(c.App.Writer, "%s: valid (%d blueprint%s)\n", r.File, len(r.Blueprints), plural(len(r.Blueprints)))
@@ -120,12 +118,20 @@ func blueprintValidate(c *cli.Context) error {
 		}
 	}
 	if failed > 0 {
-		if c.Bool("json") {
-			return errSilent
-		}
-		return withHint(fmt.Errorf("%d of %d blueprint file%s invalid", failed, len(results), plural(len(results))), "fix the errors above; see the Blueprint Specification v2023-04-20")
+		err := because(firstErr, "", "%d of %d blueprint file%s invalid", failed, len(results), plural(len(results)))
+		return withResult(withHint(err, "fix the errors above; see the Blueprint Specification v2023-04-20"), res)
+	}
+	if c.Bool("json") {
+		return printJSON(c, res)
 	}
 	return nil
+}
+
+// blueprintResult is blueprint validate's result as JSON
+// (docs/json/blueprint-validate.json): one entry per file given.
+type blueprintResult struct {
+	Valid bool         `json:"valid"`
+	Files []jsonResult `json:"files"`
 }
 
 // loaded lists the blueprint and the children loaded with it, depth first.

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -35,7 +33,7 @@ func buildCmd() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the assembly to `FILE`"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail when anything is missing (a stack parameter with no value and no default)"},
 			&cli.StringFlag{Name: "environment", Usage: "default `ENV` for droplets that name none (e.g. aws://123456789012/eu-west-1)"},
-			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			jsonFlag,
 			&cli.StringFlag{Name: "schemas", Usage: "check every packaged template against the resource type schemas (*.json) in `DIR`"},
 			&cli.BoolFlag{Name: "schemas-warn", Usage: "report --schemas findings as warnings instead of failing the build"},
 			quietFlag,
@@ -54,6 +52,9 @@ func runBuild(c *cli.Context) error {
 		project = c.Args().First()
 	}
 	output := c.String("output")
+	if output == "-" && c.Bool("json") {
+		return withHint(usagef("--json and -o - both write to standard output"), "write the assembly to a file with -o FILE")
+	}
 	if output == "" {
 		abs, err := filepath.Abs(project)
 		if err != nil {
@@ -82,26 +83,29 @@ func runBuild(c *cli.Context) error {
 	opts.Progress = prog.Func()
 	plan, err := packager.Load(project, opts)
 	if err != nil {
-		return fmt.Errorf("build %s: %w", project, err)
+		return onFile("build", project, err)
 	}
-	f, err := writeBuild(c, plan, output, prog)
+	f, sum, size, err := writeBuild(c, plan, output, prog)
 	if err != nil {
-		return fmt.Errorf("build %s: %w", project, err)
+		return onFile("build", project, err)
 	}
 	for _, w := range plan.Warnings {
 		warnf(c, "%s", w)
 	}
-	out := summaryWriter(c, f)
 	if c.Bool("json") {
-		return encodeJSON(out, buildResult{
+		return printJSON(c, buildResult{
 			Output:   output,
+			SHA256:   sum,
+			Size:     size,
 			Droplets: plan.Report.Order,
 			Files:    plan.Files(),
 			Missing:  sortedMissing(plan.Manifest),
 			Warnings: diagnosticsJSON(plan.Warnings),
 		})
 	}
+	out := summaryWriter(c, f)
 	printf(c, out, "built %s: %s, %s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"))
+	printf(c, out, "sha256: %s\n", sum)
 	for _, k := range sortedMissing(plan.Manifest) {
 		printf(c, out, "missing: %s\n", k)
 	}
@@ -110,26 +114,37 @@ func runBuild(c *cli.Context) error {
 
 // writeBuild writes the planned assembly to the output through the one
 // output writer, never over a file the build read nor into a folder it
-// ships, with progress on standard error.
-func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress) (*output.File, error) {
-	f, err := createOutput(c, name, plan.Inputs(), true)
+// ships, with progress on standard error. It returns the output and the
+// SHA-256 of what it wrote, hashed on the way.
+func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress) (f *output.File, sum string, size int64, err error) {
+	f, err = createOutput(c, name, plan.Inputs(), true)
 	if err != nil {
-		return nil, err
+		return nil, "", 0, err
 	}
 	defer f.Close()
 	if err := plan.CheckOutput(f.Target()); err != nil {
-		return nil, err
+		return nil, "", 0, err
 	}
-	_, err = plan.WriteTo(c.Context, f)
+	dw := newDigestWriter(f)
+	defer dw.close()
+	_, err = plan.WriteTo(c.Context, dw)
 	prog.Done()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		sum, err = dw.Sum()
 	}
-	return f, f.Commit()
+	if err == nil {
+		err = f.Commit()
+	}
+	if err != nil {
+		return nil, "", 0, err
+	}
+	return f, sum, dw.n, nil
 }
 
 type buildResult struct {
 	Output   string           `json:"output"`
+	SHA256   string           `json:"sha256"`
+	Size     int64            `json:"size"`
 	Droplets []string         `json:"droplets"`
 	Files    []string         `json:"files"`
 	Missing  []string         `json:"missing"`
@@ -159,17 +174,6 @@ func sortedMissing(m *assembly.Manifest) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// writeJSON prints v as indented JSON with a final newline.
-func writeJSON(c *cli.Context, v any) error { return encodeJSON(c.App.Writer, v) }
-
-// encodeJSON writes v to w as indented JSON with a final newline.
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // count formats "1 file", "2 files".

@@ -67,24 +67,32 @@ func completionCmd() *cli.Command {
           (or save it as /etc/bash_completion.d/assemble)
    zsh:   assemble completion zsh > "${fpath[1]}/_assemble" && compinit
    fish:  assemble completion fish > ~/.config/fish/completions/assemble.fish`,
+		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return withHint(usagef("completion takes one SHELL argument, got %d", c.NArg()), "example: assemble completion bash")
 			}
+			var script string
 			switch sh := c.Args().First(); sh {
 			case "bash":
-				fmt.Fprint(c.App.Writer, bashCompletion)
+				script = bashCompletion
 			case "zsh":
-				fmt.Fprint(c.App.Writer, zshCompletion)
+				script = zshCompletion
 			case "fish":
-				script, err := c.App.ToFishCompletion()
-				if err != nil {
+				var err error
+				if script, err = c.App.ToFishCompletion(); err != nil {
 					return err
 				}
-				fmt.Fprint(c.App.Writer, script)
 			default:
 				return usagef("completion: unknown shell %q: use bash, zsh or fish", sh)
 			}
+			if c.Bool("json") {
+				return printJSON(c, struct {
+					Shell  string `json:"shell"`
+					Script string `json:"script"`
+				}{c.Args().First(), script})
+			}
+			fmt.Fprint(c.App.Writer, script)
 			return nil
 		},
 	}
@@ -98,6 +106,7 @@ func manCmd() *cli.Command {
 		Description: `Prints assemble(1) as a roff manual page, generated from the commands'
 help. Read it with: assemble man | man -l -
 Install it with: assemble man > /usr/local/share/man/man1/assemble.1`,
+		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("man takes no arguments, got %d", c.NArg())
@@ -105,6 +114,12 @@ Install it with: assemble man > /usr/local/share/man/man1/assemble.1`,
 			page, err := c.App.ToManWithSection(1)
 			if err != nil {
 				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c, struct {
+					Section int    `json:"section"`
+					Page    string `json:"page"`
+				}{1, page})
 			}
 			fmt.Fprint(c.App.Writer, page)
 			return nil

@@ -44,6 +44,7 @@ Example:
 			&cli.StringFlag{Name: "cdk-out", Usage: "write the CDK cloud assembly the assembly was built from to `DIR` (for cdk deploy --app DIR)"},
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "extract an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			strictFlag,
+			jsonFlag,
 			quietFlag,
 			progressFlag,
 		},
@@ -70,13 +71,12 @@ Example:
 			}
 			defer out.Close()
 			name := c.Args().First()
-			res, rc, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
-			if rc != nil {
-				defer rc.Close()
-			}
+			res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
+			defer res.close()
 			if err != nil {
 				return err
 			}
+			rc := res.reader
 			open := func(f *assembly.File) (io.ReadCloser, error) {
 				if res.verified == nil || f.Name() == assembly.SignatureName {
 					// Unsigned (--allow-unsigned), or the signature that
@@ -90,16 +90,16 @@ Example:
 			for i, f := range rc.Files() {
 				files[i] = extractFile{File: f, path: f.Name()}
 			}
-			what := count(res.Files, "file")
+			what, written := count(res.Files, "file"), res.Files
 			if cdkOut != "" {
 				if files, err = cdkOutFiles(c, res, rc); err != nil {
-					return withHint(fmt.Errorf("extract %s: %w", name, err), "extract --cdk-out gives back the cdk.out of an assembly built with 'assemble build CDK_OUT'; use -d DIR for the files of any assembly")
+					return withHint(onFile("extract", name, err), "extract --cdk-out gives back the cdk.out of an assembly built with 'assemble build CDK_OUT'; use -d DIR for the files of any assembly")
 				}
 				var size int64
 				for _, f := range files {
 					size += f.Size()
 				}
-				what = fmt.Sprintf("the cdk.out: %s", count(len(files), "file"))
+				what, written = fmt.Sprintf("the cdk.out: %s", count(len(files), "file")), len(files)
 				res.Bytes = size
 			}
 			prog := newProgress(c, "extracting "+name)
@@ -109,7 +109,11 @@ Example:
 				err = out.Commit()
 			}
 			if err != nil {
-				return fmt.Errorf("extract %s: %w", name, err)
+				return onFile("extract", name, err)
+			}
+			if c.Bool("json") {
+				return printJSON(c, extractResult{File: name, Dir: dir, CDKOut: cdkOut != "", SHA256: res.SHA256, Files: written, Bytes: res.Bytes,
+					Authenticated: res.Authenticated, Signer: res.Signer})
 			}
 			if res.Signer == nil {
 				printf(c, c.App.Writer, "extracted %s (%s) from %s to %s: UNSIGNED, not authenticated\n",
@@ -123,6 +127,18 @@ Example:
 	}
 }
 
+// extractResult is what extract reports as JSON (docs/json/extract.json).
+type extractResult struct {
+	File          string        `json:"file"`
+	Dir           string        `json:"dir"`
+	CDKOut        bool          `json:"cdkOut,omitempty"`
+	SHA256        string        `json:"sha256"`
+	Files         int           `json:"files"`
+	Bytes         int64         `json:"bytes"`
+	Authenticated bool          `json:"authenticated"`
+	Signer        *signerResult `json:"signer,omitempty"`
+}
+
 // An extractFile is an entry of the assembly and where extract writes it:
 // its slash path below the folder, and whether it is executable.
 type extractFile struct {
@@ -134,7 +150,7 @@ type extractFile struct {
 // cdkOutFiles lists the files of the cdk.out an assembly was built from,
 // at their places in it (package cdk decides), from the verified manifest
 // (or, with --allow-unsigned, the checked one).
-func cdkOutFiles(c *cli.Context, res *verifyResult, rc *assembly.ReadCloser) ([]extractFile, error) {
+func cdkOutFiles(c *cli.Context, res *verifyResult, rc *assembly.Reader) ([]extractFile, error) {
 	var m *assembly.Manifest
 	if res.verified != nil {
 		m = res.verified.Manifest()

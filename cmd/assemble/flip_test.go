@@ -67,7 +67,7 @@ func TestByteFlipsFailOrChangeNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out, errb bytes.Buffer
-		if code := run(context.Background(), []string{"assemble", "inspect", "--json", flipped}, nil, &out, &errb); code != 0 {
+		if code := runJSON(t, []string{"assemble", "inspect", "--json", flipped}, &out, &errb); code != 0 {
 			return fmt.Sprintf("inspect failed: %s", errb.String()), nil
 		}
 		dst := filepath.Join(dir, fmt.Sprintf("out%d", time.Now().UnixNano()))

@@ -27,6 +27,7 @@ func graphCmd() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "dot", Usage: "output `FORMAT`: dot or mermaid"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the graph to `FILE` instead of standard output"},
+			jsonFlag,
 		},
 		Action: runGraph,
 	}
@@ -45,13 +46,61 @@ func runGraph(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	out := c.String("output")
+	if c.Bool("json") && (out == "" || out == "-") {
+		return printJSON(c, graphJSON(target, m, rep, "", ""))
+	}
 	var buf bytes.Buffer
 	if format == "dot" {
 		writeDot(&buf, m, rep.Graph)
 	} else {
 		writeMermaid(&buf, m, rep.Graph)
 	}
-	return writeOutput(c, c.String("output"), buf.Bytes(), inputs)
+	if err := writeOutput(c, out, buf.Bytes(), inputs); err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, graphJSON(target, m, rep, format, out))
+	}
+	return nil
+}
+
+// graphResult is graph's result as JSON (docs/json/graph.json): the
+// droplets, each dependency with what makes it, and a deploy order; with
+// -o, the file the drawing was written to.
+type graphResult struct {
+	Source   string      `json:"source"`
+	Droplets []graphNode `json:"droplets"`
+	Edges    []graphEdge `json:"edges"`
+	Order    []string    `json:"order"`
+	Format   string      `json:"format,omitempty"`
+	Output   string      `json:"output,omitempty"`
+}
+
+type graphNode struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	Kind string `json:"kind"`
+}
+
+// A graphEdge says that Droplet depends on DependsOn, because of Via (a
+// dependsOn entry or the references that make it).
+type graphEdge struct {
+	Droplet   string `json:"droplet"`
+	DependsOn string `json:"dependsOn"`
+	Via       string `json:"via"`
+}
+
+func graphJSON(source string, m *assembly.Manifest, rep *assembly.Report, format, output string) graphResult {
+	res := graphResult{Source: source, Droplets: []graphNode{}, Edges: []graphEdge{}, Order: rep.Order, Format: format, Output: output}
+	for _, id := range rep.Graph.IDs {
+		res.Droplets = append(res.Droplets, graphNode{id, m.Droplets[id].Type, kindName(m.Droplets[id])})
+	}
+	pairs, labels := edgeLabels(rep.Graph)
+	for _, p := range pairs {
+		res.Edges = append(res.Edges, graphEdge{Droplet: p[1], DependsOn: p[0], Via: labels[p]})
+	}
+	return res
 }
 
 // loadGraph reads an assembly (a ZIP file) or loads a project. It returns
@@ -60,7 +109,7 @@ func loadGraph(c *cli.Context, target string) (*assembly.Manifest, *assembly.Rep
 	if isZip(target) {
 		rc, err := assembly.Open(target)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, openError(target, err)
 		}
 		defer rc.Close()
 		if rc.Signed() {
@@ -69,13 +118,13 @@ func loadGraph(c *cli.Context, target string) (*assembly.Manifest, *assembly.Rep
 		rep, err := rc.Check(assembly.CheckOptions{})
 		showFindings(c, target, rep)
 		if err != nil {
-			return nil, nil, nil, checkHint(fmt.Errorf("%s: %w", target, err), "the assembly is invalid; 'assemble inspect' lists every finding")
+			return nil, nil, nil, checkHint(onFile("", target, err), "the assembly is invalid; 'assemble inspect' lists every finding")
 		}
 		return rep.Manifest, rep, []string{target}, nil
 	}
 	plan, err := packager.Load(target, packager.BuildOptions{})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("graph %s: %w", target, err)
+		return nil, nil, nil, onFile("graph", target, err)
 	}
 	for _, d := range plan.Warnings {
 		warnf(c, "%s", d)

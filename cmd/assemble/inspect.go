@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,7 +30,7 @@ func inspectCmd() *cli.Command {
 
 ` + findingsHelp(),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			jsonFlag,
 			&cli.StringFlag{Name: "query", Usage: "print the part of manifest.json the gjson `PATH` selects"},
 			strictFlag,
 		},
@@ -43,7 +44,7 @@ func runInspect(c *cli.Context) error {
 	}
 	file := c.Args().First()
 	if st, err := os.Stat(file); err == nil && st.IsDir() {
-		return withHint(fmt.Errorf("%s is a folder, not an assembly", file), fmt.Sprintf("build it first with 'assemble build -o app.cloud %s', or draw a project with 'assemble graph %s'", file, file))
+		return withHint(because(errIsFolder, file, "%s is a folder, not an assembly", file), fmt.Sprintf("build it first with 'assemble build -o app.cloud %s', or draw a project with 'assemble graph %s'", file, file))
 	}
 	rc, err := assembly.Open(file)
 	if err != nil {
@@ -61,7 +62,7 @@ func runInspect(c *cli.Context) error {
 	rep, err := r.Check(checkOptions(c))
 	showFindings(c, file, rep)
 	if err != nil {
-		return checkHint(fmt.Errorf("%s: %w", file, err), "the assembly is invalid: every command refuses it (see FINDINGS in 'assemble inspect --help')")
+		return checkHint(onFile("", file, err), "the assembly is invalid: every command refuses it (see FINDINGS in 'assemble inspect --help')")
 	}
 	m := rep.Manifest
 	if q := c.String("query"); q != "" {
@@ -71,17 +72,20 @@ func runInspect(c *cli.Context) error {
 		}
 		res := gjson.GetBytes(body, q)
 		if !res.Exists() {
-			return withHint(fmt.Errorf("%s: query %q matches nothing in manifest.json", file, q), "paths look like droplets.Service.properties or droplets.@keys")
+			return withHint(because(errNoMatch, file, "%s: query %q matches nothing in manifest.json", file, q), "paths look like droplets.Service.properties or droplets.@keys")
 		}
-		if res.Type == gjson.String && !c.Bool("json") {
+		switch {
+		case c.Bool("json"):
+			return printJSON(c, queryResult{File: file, Query: q, Value: json.RawMessage(res.Raw)})
+		case res.Type == gjson.String:
 			fmt.Fprintln(c.App.Writer, res.String())
-		} else {
+		default:
 			fmt.Fprintln(c.App.Writer, res.Raw)
 		}
 		return nil
 	}
 	if c.Bool("json") {
-		return writeJSON(c, inspectJSON(file, r, m, rep))
+		return printJSON(c, inspectJSON(file, r, m, rep))
 	}
 	w := c.App.Writer
 	state := "unsigned"
@@ -105,6 +109,14 @@ func runInspect(c *cli.Context) error {
 		fmt.Fprintf(w, "missing: %s (provider %s)\n", k, m.Missing[k].Provider)
 	}
 	return nil
+}
+
+// queryResult is inspect --query's result as JSON: the part of
+// manifest.json the query selects, as it is there.
+type queryResult struct {
+	File  string          `json:"file"`
+	Query string          `json:"query"`
+	Value json.RawMessage `json:"value"`
 }
 
 type inspectDroplet struct {

@@ -41,7 +41,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	return report(stderr, err)
+	var jsonOut io.Writer
+	if wantsJSON(app, args) {
+		jsonOut = stdout
+	}
+	return report(stderr, jsonOut, err)
 }
 
 // commands lists every subcommand, in the order --help shows them.
@@ -98,7 +102,7 @@ EXIT CODES:
 			// error, and the exit code is 2.
 			c.App.Writer = c.App.ErrWriter
 			cli.ShowAppHelp(c)
-			return usageError{errSilent}
+			return usageError{shownError{errors.New("no command given")}}
 		},
 	}
 	for _, c := range app.Commands {
@@ -145,8 +149,11 @@ func withHint(err error, hint string) error {
 // exitCoder lets a library error choose its exit code.
 type exitCoder interface{ ExitCode() int }
 
-// report prints err in the CLI's error format and returns its exit code.
-func report(stderr io.Writer, err error) int {
+// report prints err in the CLI's error format on stderr and returns its
+// exit code. When jsonOut is not nil (the command line asked for --json),
+// it also prints the error there as the command's one JSON object
+// (docs/json/error.json).
+func report(stderr, jsonOut io.Writer, err error) int {
 	code := exitFailure
 	var ue usageError
 	var ec exitCoder
@@ -156,21 +163,28 @@ func report(stderr io.Writer, err error) int {
 	case errors.As(err, &ec):
 		code = ec.ExitCode()
 	}
-	if errors.Is(err, errSilent) {
+	hint := ""
+	var he hintError
+	if errors.As(err, &he) {
+		hint = he.hint
+	} else if code == exitUsage {
+		hint = "run 'assemble --help' for usage"
+	}
+	if jsonOut != nil {
+		if werr := writeErrorJSON(jsonOut, err, hint); werr != nil {
+			fmt.Fprintf(stderr, "assemble: error: printing the error as JSON: %s\n", werr)
+		}
+	}
+	var se shownError
+	if errors.As(err, &se) {
 		return code
 	}
 	fmt.Fprintf(stderr, "assemble: error: %s\n", err)
-	var he hintError
-	if errors.As(err, &he) {
-		fmt.Fprintf(stderr, "assemble: hint: %s\n", he.hint)
-	} else if code == exitUsage {
-		fmt.Fprintf(stderr, "assemble: hint: run 'assemble --help' for usage\n")
+	if hint != "" {
+		fmt.Fprintf(stderr, "assemble: hint: %s\n", hint)
 	}
 	return code
 }
-
-// errSilent is returned when the error has already been reported.
-var errSilent = errors.New("already reported")
 
 // warnf prints a warning line to the command's error stream.
 func warnf(c *cli.Context, format string, args ...any) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,18 +10,19 @@ import (
 )
 
 // TestMain registers the assemble command so that the test binary doubles as
-// the tool inside testscript scripts, with no build step.
+// the tool inside testscript scripts, with no build step. It checks every
+// --json output against its schema in docs/json (runChecked).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"assemble": func() {
-			os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
-		},
+		"assemble": func() { os.Exit(runChecked(os.Args)) },
 	})
 }
 
 // TestScript runs the end-to-end scripts in testdata/script. Each script's
 // $WORK holds a copy of fixtures/ as $WORK/fixtures; $SHARED points at
-// ../shared when it exists (scripts that need it use [exists $SHARED]).
+// ../shared when it exists (scripts that need it use [exists $SHARED]);
+// $DOCS is the repository's docs folder.
+// A script fails when a command's --json output broke its schema.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
@@ -32,6 +32,13 @@ func TestScript(t *testing.T) {
 			}
 			shared, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared"))
 			env.Setenv("SHARED", shared)
+			env.Setenv(envJSONDocs, jsonDocsDir())
+			env.Setenv("DOCS", filepath.Dir(jsonDocsDir()))
+			env.Defer(func() {
+				if b, err := os.ReadFile(filepath.Join(env.WorkDir, violationsFile)); err == nil {
+					env.T().Fatal("--json output breaks its schema:\n" + string(b))
+				}
+			})
 			return nil
 		},
 		Cmds: scriptCmds(),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -27,7 +28,7 @@ that modules in neighbouring project folders nest at most 3 levels deep
 without cycles. Exits 1 if the module is invalid.
 
    Example: assemble module validate modules/S3_Bucket`,
-				Flags:  []cli.Flag{typeName},
+				Flags:  []cli.Flag{typeName, jsonFlag},
 				Action: moduleValidate,
 			},
 			{
@@ -41,6 +42,7 @@ The fragment must be valid.
 				Flags: []cli.Flag{
 					typeName,
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the schema to `FILE` instead of standard output"},
+					jsonFlag,
 				},
 				Action: moduleSchema,
 			},
@@ -67,22 +69,58 @@ func loadModule(c *cli.Context, verb string) (*registry.Module, error) {
 	return m, nil
 }
 
-// moduleError prints each problem of a fragment on its own line and
-// returns a one-line summary.
+// moduleError prints each problem of a fragment on its own line (with
+// --json, they are in the result instead) and returns a one-line summary.
 func moduleError(c *cli.Context, err error) error {
 	var ve *registry.ValidationError
 	if !errors.As(err, &ve) {
 		return err
 	}
+	res := moduleFailure{File: ve.File, Problems: []moduleProblem{}}
 	for _, p := range ve.Problems {
-		if p.Line > 0 {
+		res.Problems = append(res.Problems, moduleProblem{p.Line, p.Col, p.Message})
+		switch {
+		case c.Bool("json"):
+		case p.Line > 0:
 			fmt.Fprintf(c.App.Writer, "%s:%d:%d: %s\n", ve.File, p.Line, p.Col, p.Message)
-		} else {
+		default:
 			fmt.Fprintf(c.App.Writer, "%s: %s\n", ve.File, p.Message)
 		}
 	}
-	return withHint(fmt.Errorf("%s: %s: %w", ve.File, count(len(ve.Problems), "problem"), registry.ErrInvalidFragment),
-		"fix the problems listed above; modules cannot import values, nest stacks or use transforms or macros")
+	err = because(ve, ve.File, "%s: %s: %s", ve.File, count(len(ve.Problems), "problem"), registry.ErrInvalidFragment)
+	return withResult(withHint(err, "fix the problems listed above; modules cannot import values, nest stacks or use transforms or macros"), res)
+}
+
+// moduleFailure is what module validate and module schema report as JSON
+// beside the error of an invalid fragment: every problem.
+type moduleFailure struct {
+	File     string          `json:"file"`
+	Valid    bool            `json:"valid"`
+	Problems []moduleProblem `json:"problems"`
+}
+
+type moduleProblem struct {
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
+}
+
+// moduleResult is module validate's result as JSON
+// (docs/json/module-validate.json).
+type moduleResult struct {
+	File     string `json:"file"`
+	TypeName string `json:"typeName,omitempty"`
+	Valid    bool   `json:"valid"`
+}
+
+// moduleSchemaResult is module schema's result as JSON
+// (docs/json/module-schema.json): the schema itself, or the file it was
+// written to.
+type moduleSchemaResult struct {
+	File     string          `json:"file"`
+	TypeName string          `json:"typeName"`
+	Output   string          `json:"output,omitempty"`
+	Schema   json.RawMessage `json:"schema,omitempty"`
 }
 
 func moduleValidate(c *cli.Context) error {
@@ -92,6 +130,9 @@ func moduleValidate(c *cli.Context) error {
 	}
 	if err := m.Validate(registry.DefaultLimits()); err != nil {
 		return moduleError(c, err)
+	}
+	if c.Bool("json") {
+		return printJSON(c, moduleResult{File: m.Fragment.File, TypeName: m.TypeName, Valid: true})
 	}
 	if m.TypeName != "" {
 		fmt.Fprintf(c.App.Writer, "%s: valid module fragment (%s)\n", m.Fragment.File, m.TypeName)
@@ -114,5 +155,15 @@ func moduleSchema(c *cli.Context) error {
 	if err != nil {
 		return moduleError(c, err)
 	}
-	return writeOutput(c, c.String("output"), b, []string{c.Args().First(), m.Fragment.File})
+	out := c.String("output")
+	if c.Bool("json") && (out == "" || out == "-") {
+		return printJSON(c, moduleSchemaResult{File: m.Fragment.File, TypeName: m.TypeName, Schema: b})
+	}
+	if err := writeOutput(c, out, b, []string{c.Args().First(), m.Fragment.File}); err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, moduleSchemaResult{File: m.Fragment.File, TypeName: m.TypeName, Output: out})
+	}
+	return nil
 }

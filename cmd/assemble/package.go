@@ -2,10 +2,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -32,6 +32,7 @@ Example:
 			&cli.StringFlag{Name: "format", Usage: "output format: yaml or json (default: the input's)"},
 			&cli.BoolFlag{Name: "no-source-map", Usage: "do not add Metadata.SourceMap to resources made by modules"},
 			&cli.StringFlag{Name: "root", Usage: "folder that module and inserted file paths may reach (default: the template's folder)"},
+			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -64,7 +65,21 @@ Example:
 				}
 				return err
 			}
-			return writeOutput(c, c.String("output"), out, append(read, tmpl))
+			dst := c.String("output")
+			res := packageResult{Template: tmpl, Inputs: sortedUnique(read)}
+			if c.Bool("json") && (dst == "" || dst == "-") {
+				packaged := string(out)
+				res.Packaged = &packaged
+				return printJSON(c, res)
+			}
+			if err := writeOutput(c, dst, out, append(read, tmpl)); err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				res.Output = dst
+				return printJSON(c, res)
+			}
+			return nil
 		},
 	}
 }
@@ -74,11 +89,28 @@ func checkTemplateArg(name string) error {
 	st, err := os.Stat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: no such file", name)
+		return because(fs.ErrNotExist, name, "%s: no such file", name)
 	case err != nil:
 		return err
 	case st.IsDir():
-		return withHint(fmt.Errorf("%s is a folder, not a template", name), "name the template file (e.g. "+filepath.Join(name, "template.yaml")+"), or build the folder with 'assemble build'")
+		return withHint(because(errIsFolder, name, "%s is a folder, not a template", name), "name the template file (e.g. "+filepath.Join(name, "template.yaml")+"), or build the folder with 'assemble build'")
 	}
 	return nil
+}
+
+// packageResult is package's result as JSON (docs/json/package.json): the
+// packaged template itself, or the file it was written to, and the files
+// read to make it.
+type packageResult struct {
+	Template string   `json:"template"`
+	Output   string   `json:"output,omitempty"`
+	Inputs   []string `json:"inputs"`
+	Packaged *string  `json:"packaged,omitempty"`
+}
+
+// sortedUnique returns names sorted, without repeats (never nil).
+func sortedUnique(names []string) []string {
+	out := append([]string{}, names...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -29,7 +28,7 @@ Exits 1 if any schema is invalid.
 
    Example: assemble schema validate --json schemas/*.json`,
 				Flags: []cli.Flag{
-					&cli.BoolFlag{Name: "json", Usage: "print the results as a JSON array"},
+					jsonFlag,
 					&cli.BoolFlag{Name: "warnings", Aliases: []string{"w"}, Usage: "also print each warning"},
 					&cli.BoolFlag{Name: "strict", Usage: "report identifier and property-list pointers that name no property as errors, not warnings"},
 				},
@@ -64,13 +63,8 @@ func schemaValidate(c *cli.Context) error {
 		}
 	}
 	w := c.App.Writer
-	if c.Bool("json") {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
-			return err
-		}
-	} else {
+	res := schemaResult{Valid: invalid == 0, Files: results}
+	if !c.Bool("json") {
 		for _, r := range results {
 			if r.Valid {
 				if n := len(r.Warnings); n > 0 {
@@ -90,10 +84,21 @@ func schemaValidate(c *cli.Context) error {
 		}
 	}
 	if invalid > 0 {
-		return withHint(fmt.Errorf("%d of %d schemas invalid: %w", invalid, len(results), schema.ErrInvalid),
+		err := withHint(fmt.Errorf("%d of %d schemas invalid: %w", invalid, len(results), schema.ErrInvalid),
 			"fix the errors listed above; each names the JSON path of the offending value")
+		return withResult(err, res)
+	}
+	if c.Bool("json") {
+		return printJSON(c, res)
 	}
 	return nil
+}
+
+// schemaResult is schema validate's result as JSON
+// (docs/json/schema-validate.json): one entry per file given.
+type schemaResult struct {
+	Valid bool            `json:"valid"`
+	Files []schema.Result `json:"files"`
 }
 
 // subcommandGroupAction handles a command that only groups subcommands: no argument

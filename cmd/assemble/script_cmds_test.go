@@ -6,12 +6,14 @@ import "github.com/rogpeppe/go-internal/testscript"
 // Each is small and documented where it is defined (script_*_test.go).
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"addentry": addEntry,
-		"touchall": touchAll,
-		"mkcloud":  mkcloud,
-		"tamper":   tamper,
-		"envfile":  envfile,
-		"islink":   isLink,
-		"samemode": sameMode,
+		"addentry":   addEntry,
+		"touchall":   touchAll,
+		"mkcloud":    mkcloud,
+		"tamper":     tamper,
+		"envfile":    envfile,
+		"islink":     isLink,
+		"samemode":   sameMode,
+		"filedigest": fileDigest,
+		"ghactions":  ghActions,
 	}
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
 	"os"
+	"strconv"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -34,4 +37,17 @@ func sameMode(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s has mode %v, %s has %v", args[0], first, a, st.Mode().Perm())
 		}
 	}
+}
+
+// filedigest FILE sets $SHA256 to FILE's SHA-256 (hex) and $SIZE to its
+// size, for scripts that check what build, sign and verify report.
+func fileDigest(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: filedigest FILE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	sum := sha256.Sum256(b)
+	ts.Setenv("SHA256", hex.EncodeToString(sum[:]))
+	ts.Setenv("SIZE", strconv.Itoa(len(b)))
 }

@@ -57,6 +57,7 @@ Example:
 			&cli.StringFlag{Name: "passphrase-file", Usage: "read the key's passphrase from `FILE` (default $" + envPassphrase + ")"},
 			&cli.StringFlag{Name: "algorithm", Value: "SHA256", Usage: "hash `ALGORITHM`: SHA256, SHA384 or SHA512"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the signed assembly to `FILE` instead of in place (- for standard output)"},
+			jsonFlag,
 			quietFlag,
 			progressFlag,
 		},
@@ -65,6 +66,9 @@ Example:
 				return usagef("sign takes one ASSEMBLY argument, got %d", c.NArg())
 			}
 			in := c.Args().First()
+			if c.String("output") == "-" && c.Bool("json") {
+				return withHint(usagef("--json and -o - both write to standard output"), "write the signed assembly to a file with -o FILE, or in place")
+			}
 			alg, err := signing.ParseAlgorithm(c.String("algorithm"))
 			if err != nil {
 				return usagef("--algorithm %q: use SHA256, SHA384 or SHA512", c.String("algorithm"))
@@ -109,32 +113,67 @@ Example:
 			// sign or a build of the same file waits for this one.
 			dst, err := createOutput(c, out, []string{c.String("key"), c.String("passphrase-file")}, false)
 			if err != nil {
-				return fmt.Errorf("sign %s: %w", in, err)
+				return onFile("sign", in, err)
 			}
 			defer dst.Close()
 			warn := func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }
 			prog := newProgress(c, "signing "+in)
-			a, err := signing.SignFileTo(c.Context, in, dst, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Warn: warn, Progress: prog.Func()})
+			dw := newDigestWriter(dst)
+			defer dw.close()
+			a, err := signing.SignFileTo(c.Context, in, dw, signer, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Warn: warn, Progress: prog.Func()})
 			prog.Done()
+			var sum string
+			if err == nil {
+				sum, err = dw.Sum()
+			}
 			if err == nil {
 				err = dst.Commit()
 			}
 			if err != nil {
 				return signError(in, err)
 			}
-			var total int64
+			res := signResult{File: in, Output: out, SHA256: sum, Size: dw.n, Files: len(a.Items),
+				Algorithm: signing.AlgorithmName(a.Algorithm), Timestamp: a.Timestamp.UTC().Format(time.RFC3339), Signer: newSignerResult(signer, now)}
 			for _, it := range a.Items {
-				total += it.Size
+				res.Bytes += it.Size
 			}
-			printf(c, summaryWriter(c, dst), "signed %s: %s (%s) by %q (%X)\n", out, count(len(a.Items), "file"), count(int(total), "byte"), signing.UserID(signer), signer.PrimaryKey.Fingerprint)
+			if c.Bool("json") {
+				return printJSON(c, res)
+			}
+			w := summaryWriter(c, dst)
+			printf(c, w, "signed %s: %s (%s) by %q (%s)\n", out, count(res.Files, "file"), count(int(res.Bytes), "byte"), res.Signer.UserID, res.Signer.Fingerprint)
+			printf(c, w, "sha256: %s\n", res.SHA256)
 			return nil
 		},
 	}
 }
 
+// signResult is what sign reports, in text or as JSON.
+type signResult struct {
+	File      string        `json:"file"`
+	Output    string        `json:"output"`
+	SHA256    string        `json:"sha256"`
+	Size      int64         `json:"size"`
+	Files     int           `json:"files"`
+	Bytes     int64         `json:"bytes"`
+	Algorithm string        `json:"algorithm"`
+	Timestamp string        `json:"timestamp"`
+	Signer    *signerResult `json:"signer"`
+}
+
+// newSignerResult describes the key that signs at now.
+func newSignerResult(e *openpgp.Entity, now time.Time) *signerResult {
+	fp := fmt.Sprintf("%X", e.PrimaryKey.Fingerprint)
+	res := &signerResult{Fingerprint: fp, SigningKey: fp, UserID: signing.UserID(e)}
+	if k, ok := e.SigningKey(now); ok {
+		res.SigningKey = fmt.Sprintf("%X", k.PublicKey.Fingerprint)
+	}
+	return res
+}
+
 // signError adds context and the hint for a failed sign.
 func signError(in string, err error) error {
-	err = fmt.Errorf("sign %s: %w", in, err)
+	err = onFile("sign", in, err)
 	var ce *assembly.CheckError
 	switch {
 	case errors.As(err, &ce):
@@ -260,7 +299,7 @@ func loadPassphrase(c *cli.Context) ([]byte, error) {
 func flagFileError(flag string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s %s: %w", flag, pe.Path, pe.Err)
+		return onFile(flag, pe.Path, pe.Err)
 	}
 	return fmt.Errorf("%s: %w", flag, err)
 }

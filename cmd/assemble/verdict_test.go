@@ -7,12 +7,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -235,7 +237,7 @@ func runCLI(args ...string) cliResult {
 	err := app.RunContext(context.Background(), reorderArgs(app, append([]string{"assemble"}, args...)))
 	code := exitOK
 	if err != nil {
-		code = report(&stderr, err)
+		code = report(&stderr, nil, err)
 	}
 	return cliResult{code, err, stderr.String()}
 }
@@ -269,9 +271,13 @@ func TestVerdictMatrix(t *testing.T) {
 			for name, args := range reading {
 				res := runCLI(args...)
 				expect(t, name, d, res, d.warning)
+				strict := append([]string{args[0], "--strict"}, args[1:]...)
 				if d.warning {
-					expect(t, name+" --strict", d, runCLI(append([]string{args[0], "--strict"}, args[1:]...)...), false)
+					expect(t, name+" --strict", d, runCLI(strict...), false)
+				} else {
+					expectJSON(t, name, d, args)
 				}
+				expectJSON(t, name+" --strict", d, strict)
 			}
 
 			// extract: the same verdict; nothing written when it fails.
@@ -293,6 +299,9 @@ func TestVerdictMatrix(t *testing.T) {
 			before, _ := os.ReadFile(unsigned)
 			res = runCLI("sign", "--key", secret, unsigned)
 			expect(t, "sign", d, res, d.warning)
+			if !d.warning {
+				expectJSON(t, "sign", d, []string{"sign", "--key", secret, unsigned})
+			}
 			after, _ := os.ReadFile(unsigned)
 			if !d.warning && !bytes.Equal(before, after) {
 				t.Errorf("sign changed the file it refused to sign")
@@ -320,6 +329,7 @@ func TestVerdictMatrix(t *testing.T) {
 			if _, err := os.Stat(built); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("a failed build wrote %s", built)
 			}
+			expectJSON(t, "build", d, []string{"build", "-o", built, project})
 		})
 	}
 }
@@ -344,6 +354,32 @@ func expect(t *testing.T, cmd string, d defect, res cliResult, warning bool) {
 		t.Errorf("%s: error %q, want it to end with %q", cmd, res.err, d.text)
 	case !strings.Contains(res.stderr, d.text+"\n"):
 		t.Errorf("%s: stderr lacks %q\n%s", cmd, d.text, res.stderr)
+	}
+}
+
+// expectJSON runs a command that must refuse d again with --json: one
+// object its schema accepts, whose error has the code of the finding's
+// rule (the text's "[rule]").
+func expectJSON(t *testing.T, cmd string, d defect, args []string) {
+	t.Helper()
+	m := regexp.MustCompile(`\[([a-z-]+)\]$`).FindStringSubmatch(d.text)
+	if m == nil {
+		t.Fatalf("%s: no rule in %q", d.name, d.text)
+	}
+	var stdout, stderr bytes.Buffer
+	exit := run(context.Background(), append(append([]string{"assemble"}, args...), "--json"), nil, &stdout, &stderr)
+	app := newApp(nil, nil, nil)
+	path, _, _ := commandPath(app, append([]string{"assemble"}, args...))
+	if err := checkJSONOutput(path, exit, stdout.Bytes()); err != nil {
+		t.Errorf("%s --json: %v", cmd, err)
+		return
+	}
+	var out struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	json.Unmarshal(stdout.Bytes(), &out)
+	if want := ruleCode(m[1]); exit != exitFailure || out.Error.Code != want {
+		t.Errorf("%s --json: exit %d, code %q; want 1 and %q\n%s", cmd, exit, out.Error.Code, want, stdout.String())
 	}
 }
 

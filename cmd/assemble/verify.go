@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -44,7 +44,7 @@ Example:
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keyring", Usage: "trusted public keys `FILE` (repeatable)"},
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
-			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object"},
+			jsonFlag,
 			strictFlag,
 			quietFlag,
 			progressFlag,
@@ -54,84 +54,123 @@ Example:
 				return usagef("verify takes one ASSEMBLY argument, got %d", c.NArg())
 			}
 			name := c.Args().First()
-			res, rc, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
-			if rc != nil {
-				defer rc.Close()
+			res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
+			defer res.close()
+			if err != nil {
+				return withResult(err, res.failure())
 			}
 			if c.Bool("json") {
-				printJSON(c, name, res, err)
-			} else if err == nil {
-				printVerified(c, name, res)
+				return printJSON(c, res)
 			}
-			return err
+			printVerified(c, name, res)
+			return nil
 		},
 	}
 }
 
-// verifyResult is what verify reports, in text or as JSON.
+// verifyResult is what verify reports, in text or as JSON
+// (docs/json/verify.json). Signer is the trusted key that made the
+// signature; Authenticated is true only when one did (an unsigned
+// assembly passed with --allow-unsigned is valid, not authenticated).
 type verifyResult struct {
-	File      string           `json:"file"`
-	Valid     bool             `json:"valid"`
-	Signed    bool             `json:"signed"`
-	Signer    *signerResult    `json:"signer,omitempty"`
-	Timestamp string           `json:"timestamp,omitempty"`
-	Algorithm string           `json:"algorithm,omitempty"`
-	Files     int              `json:"files"`
-	Bytes     int64            `json:"bytes"`
-	Droplets  int              `json:"droplets"`
-	Warnings  []diagnosticJSON `json:"warnings"`
-	Error     string           `json:"error,omitempty"`
-	verified  *signing.Verified
+	File          string           `json:"file"`
+	SHA256        string           `json:"sha256"`
+	Size          int64            `json:"size"`
+	Valid         bool             `json:"valid"`
+	Authenticated bool             `json:"authenticated"`
+	Signed        bool             `json:"signed"`
+	Signer        *signerResult    `json:"signer,omitempty"`
+	Timestamp     string           `json:"timestamp,omitempty"`
+	Algorithm     string           `json:"algorithm,omitempty"`
+	Files         int              `json:"files"`
+	Bytes         int64            `json:"bytes"`
+	Droplets      int              `json:"droplets"`
+	Warnings      []diagnosticJSON `json:"warnings"`
+
+	reader   *assembly.Reader  // the assembly, open until close
+	verified *signing.Verified // reads through reader; nil when unsigned
+	close    func()            // stops the digest and closes the file
 }
 
+// verifyFailure is what a failed verify reports beside its error.
+type verifyFailure struct {
+	File          string `json:"file"`
+	Valid         bool   `json:"valid"`
+	Authenticated bool   `json:"authenticated"`
+	Signed        bool   `json:"signed"`
+}
+
+func (r *verifyResult) failure() verifyFailure {
+	return verifyFailure{File: r.File, Signed: r.Signed}
+}
+
+// A signerResult names a signing key: the primary key's fingerprint, the
+// fingerprint of the key (or subkey) that made the signature, and the
+// primary user ID.
 type signerResult struct {
 	Fingerprint string `json:"fingerprint"`
 	SigningKey  string `json:"signingKey"`
 	UserID      string `json:"userID"`
 }
 
-// verifyAssembly opens the assembly and runs the checks. The caller closes
-// the returned ReadCloser when it is not nil (res.verified reads from it).
-func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyResult, *assembly.ReadCloser, error) {
-	res := &verifyResult{File: name, Warnings: []diagnosticJSON{}}
-	rc, err := assembly.Open(name)
+// verifyAssembly opens the assembly and runs the checks; the file's
+// SHA-256 is taken meanwhile, from the same open file. The caller calls
+// res.close when done with res.reader and res.verified.
+func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verifyResult, err error) {
+	res = &verifyResult{File: name, Warnings: []diagnosticJSON{}, close: func() {}}
+	f, r, size, err := openAssembly(name)
 	if err != nil {
-		return res, nil, openError(name, err)
+		return res, openError(name, err)
 	}
-	if !rc.Signed() {
+	res.reader, res.Size = r, size
+	ctx, cancel := context.WithCancel(c.Context)
+	digest := startDigest(ctx, f, size)
+	res.close = func() {
+		cancel()
+		digest()
+		f.Close()
+	}
+	defer func() {
+		if err == nil {
+			res.SHA256, err = digest()
+			err = onFile("verify", name, err)
+		}
+	}()
+	if !r.Signed() {
 		if !allowUnsigned {
-			return res, rc, withHint(fmt.Errorf("verify %s: %w", name, signing.ErrUnsigned),
+			return res, withHint(onFile("verify", name, signing.ErrUnsigned),
 				"sign it with 'assemble sign --key FILE', or pass --allow-unsigned to check only its structure and manifest")
 		}
-		rep, err := rc.Check(checkOptions(c))
+		rep, err := r.Check(checkOptions(c))
 		showFindings(c, name, rep)
 		if err != nil {
-			return res, rc, checkHint(fmt.Errorf("verify %s: %w", name, err), checkFailedHint)
+			return res, checkHint(onFile("verify", name, err), checkFailedHint)
 		}
 		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", name)
 		res.Valid = true
 		res.Droplets = len(rep.Manifest.Droplets)
 		res.Warnings = diagnosticsJSON(rep.Warnings())
-		res.Files = fileCount(&rc.Reader) // unsigned: every file
-		for _, f := range rc.Files() {
+		res.Files = fileCount(r) // unsigned: every file
+		for _, f := range r.Files() {
 			res.Bytes += f.Size()
 		}
-		return res, rc, nil
+		return res, nil
 	}
 	res.Signed = true
 	trusted, err := loadKeyrings(c)
 	if err != nil {
-		return res, rc, err
+		return res, err
 	}
 	prog := newProgress(c, "verifying "+name)
-	v, err := signing.VerifyContext(c.Context, &rc.Reader, trusted, &signing.VerifyOptions{Check: checkOptions(c), Progress: prog.Func()})
+	v, err := signing.VerifyContext(c.Context, r, trusted, &signing.VerifyOptions{Check: checkOptions(c), Progress: prog.Func()})
 	prog.Done()
 	if err != nil {
-		return res, rc, verifyHint(fmt.Errorf("verify %s: %w", name, err))
+		return res, verifyHint(onFile("verify", name, err))
 	}
 	showFindings(c, name, v.Report())
 	res.Warnings = diagnosticsJSON(v.Report().Warnings())
 	res.Valid = true
+	res.Authenticated = true
 	res.verified = v
 	res.Signer = &signerResult{Fingerprint: v.Fingerprint(), SigningKey: v.SigningKeyFingerprint(), UserID: v.UserID()}
 	res.Timestamp = v.Time().UTC().Format(time.RFC3339)
@@ -139,7 +178,26 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (*verifyRes
 	res.Files = len(v.Files())
 	res.Bytes = v.Bytes()
 	res.Droplets = len(v.Manifest().Droplets)
-	return res, rc, nil
+	return res, nil
+}
+
+// openAssembly opens the assembly file and reads its structure, as
+// assembly.Open does, keeping the file for the digest.
+func openAssembly(name string) (*os.File, *assembly.Reader, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		var r *assembly.Reader
+		if r, err = assembly.NewReader(f, st.Size()); err == nil {
+			return f, r, st.Size(), nil
+		}
+		err = onFile("", name, err)
+	}
+	f.Close()
+	return nil, nil, 0, err
 }
 
 // loadKeyrings reads every --keyring file into one trusted key list.
@@ -157,7 +215,7 @@ func loadKeyrings(c *cli.Context) (openpgp.EntityList, error) {
 		keys, err := signing.ReadKeys(f)
 		f.Close()
 		if err != nil {
-			return nil, withHint(fmt.Errorf("--keyring %s: %w", p, err), "export trusted keys with 'gpg --export --armor KEYID'")
+			return nil, withHint(onFile("--keyring", p, err), "export trusted keys with 'gpg --export --armor KEYID'")
 		}
 		all = append(all, keys...)
 	}
@@ -193,10 +251,10 @@ const checkFailedHint = "the assembly is invalid: every command refuses it (see 
 func printVerified(c *cli.Context, name string, res *verifyResult) {
 	what := fmt.Sprintf("%s (%s, %s)", count(res.Files, "file"), count(int(res.Bytes), "byte"), count(res.Droplets, "droplet"))
 	if !res.Signed {
-		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\n", what, name)
+		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\nsha256: %s\n", what, name, res.SHA256)
 		return
 	}
-	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp)
+	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\nsha256: %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp, res.SHA256)
 }
 
 // fileCount is the number of an assembly's files but signature.asc: what
@@ -218,18 +276,4 @@ func openError(name string, err error) error {
 		return withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
 	}
 	return err
-}
-
-func printJSON(c *cli.Context, name string, res *verifyResult, err error) {
-	if res == nil {
-		res = &verifyResult{File: name}
-	}
-	if err != nil {
-		res.Valid = false
-		res.Error = err.Error()
-	}
-	enc := json.NewEncoder(c.App.Writer)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	enc.Encode(res)
 }

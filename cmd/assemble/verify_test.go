@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/cloud-assembly/assemble/assembly"
@@ -25,7 +26,11 @@ func TestVerifyExitCodes(t *testing.T) {
 	untrusted := filepath.Join(dir, "untrusted.cloud")
 	exec := func(args ...string) (int, string) {
 		var out, errb bytes.Buffer
-		code := run(context.Background(), append([]string{"assemble"}, args...), bytes.NewReader(nil), &out, &errb)
+		line := append([]string{"assemble"}, args...)
+		if slices.Contains(args, "--json") {
+			return runJSON(t, line, &out, &errb), errb.String()
+		}
+		code := run(context.Background(), line, bytes.NewReader(nil), &out, &errb)
 		return code, errb.String()
 	}
 	if code, stderr := exec("sign", "--key", filepath.Join(keys, "ed25519.sec.asc"), "-o", signed, unsigned); code != 0 {
@@ -44,6 +49,8 @@ func TestVerifyExitCodes(t *testing.T) {
 		{[]string{"verify", "--allow-unsigned", unsigned}, 0},
 		{[]string{"verify", "--keyring", trusted, unsigned}, 1},
 		{[]string{"verify", "--keyring", trusted, untrusted}, 1},
+		{[]string{"verify", "--keyring", trusted, untrusted, "--json"}, 1},
+		{[]string{"verify", "--json", "--keyring", trusted}, 2},
 		{[]string{"verify", "--keyring", trusted, filepath.Join(dir, "absent.cloud")}, 1},
 		{[]string{"verify", "--keyring", trusted}, 2},
 		{[]string{"verify", signed}, 2},

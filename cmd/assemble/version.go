@@ -75,14 +75,14 @@ revision, commit time and whether the work tree had uncommitted changes, and
 the Go version. --json prints them as one object.
 
 Example: assemble version --json`,
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"}},
+		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("version takes no arguments, got %d", c.NArg())
 			}
 			info := readBuildInfo()
 			if c.Bool("json") {
-				return writeJSON(c, info)
+				return printJSON(c, info)
 			}
 			fmt.Fprintf(c.App.Writer, "assemble %s\n", info)
 			return nil

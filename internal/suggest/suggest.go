@@ -28,6 +28,24 @@ func Closest(name string, candidates []string) string {
 	return best
 }
 
+// Nearest returns the candidate nearest to name at any distance
+// (case-insensitive; ties go to the earliest candidate), or "" when there
+// is none but name itself: for "the nearest name is X" where even a far
+// name helps.
+func Nearest(name string, candidates []string) string {
+	best, bestD := "", -1
+	lower := strings.ToLower(name)
+	for _, c := range candidates {
+		if c == name {
+			continue
+		}
+		if d := distance(lower, strings.ToLower(c)); bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
 // Hint returns ` (did you mean "X"?)` for the closest candidate, or "".
 func Hint(name string, candidates []string) string {
 	if best := Closest(name, candidates); best != "" {

@@ -29,6 +29,23 @@ func TestClosest(t *testing.T) {
 	}
 }
 
+// TestNearest: Nearest agrees with Closest where Closest finds a name, and
+// also names a farther one.
+func TestNearest(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{{"Sizee", "Size"}, {"Tabel9x", "Tables"}, {"Size", "Sizes"}} {
+		cands := []string{"Bucket", "Size", "Sizes", "Tables"}
+		if got := Nearest(tt.name, cands); got != tt.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+		if c := Closest(tt.name, cands); c != "" && c != Nearest(tt.name, cands) {
+			t.Errorf("Closest(%q) = %q but Nearest differs", tt.name, c)
+		}
+	}
+	if got := Nearest("x", nil); got != "" {
+		t.Errorf("Nearest over nothing = %q", got)
+	}
+}
+
 // The distance is a metric on the names it measures: symmetric, zero only
 // between equal strings, and within the triangle inequality.
 func FuzzDistance(f *testing.F) {

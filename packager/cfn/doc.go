@@ -26,19 +26,42 @@
 // aws-cli: modules meant for Fn::Invoke often leave some unset.
 //
 // Conditions of a module are evaluated from its parameters; parameters of
-// the top template are deploy-time values, so a condition that needs one is
-// emitted into the parent as Prefix+Name (a clash is ErrNameClash). The top
-// template's own conditions are left as written.
+// the top template are deploy-time values, so every condition that needs
+// one is emitted into the parent as Prefix+Name, used or not (a clash is
+// ErrNameClash). The top template's own conditions are left as written.
+//
+// A module parameter declared CommaDelimitedList or List<...> and given a
+// comma-separated string is the list it stands for (items trimmed, as
+// CloudFormation does), so Fn::Select, Fn::Join, Fn::Length, Fn::Split,
+// GetAtt Name[i] and ForEach see a list.
+//
+// Overrides are resolved in the scope of the file that writes them: inside
+// a module their Ref, GetAtt, Sub, DependsOn and Condition name that
+// module's resources and conditions and get its prefix; at the top level
+// they stay as written.
+//
+// # Checks
+//
+// A Modules entry takes only Source, Properties, Overrides, ForEach,
+// Condition, DependsOn and Hash (Type: LocalModule is ignored); a module
+// output that is a mapping has a Value; every logical ID made is 1 to 255
+// letters and digits. After expansion every Ref, Fn::GetAtt, DependsOn,
+// Condition and Sub variable must name a parameter, resource, condition,
+// pseudo parameter or Fn::ForEach identifier of the packaged template
+// (ErrDangling, placed where the name was written, with the nearest name);
+// names CloudFormation's Fn::ForEach or the AWS::Serverless transform make
+// count, and a template with another macro is not checked.
 //
 // # Extension points
 //
 // Resolving a module Source (and an Fn::InsertFile path) goes through one
 // interface, Sources; NewSources backs it with package source (local files
-// bounded by the project folder, Packages zips, HTTPS with Hash pinning).
+// bounded by the project folder, Packages zips, HTTPS and S3, with Hash
+// pinning).
 // Intrinsic functions are dispatched from one table (intrinsics in
 // resolve.go): Ref, Fn::GetAtt, Fn::Sub, Fn::If, Fn::Select, Fn::Join,
-// Fn::FindInMap, Fn::Merge (package merge), Fn::Flatten (package flatten),
-// Fn::InsertFile and Fn::Invoke. ParameterSchema is checked with package
+// Fn::Split, Fn::Length, Fn::FindInMap, Fn::Merge (package merge),
+// Fn::Flatten (package flatten), Fn::InsertFile and Fn::Invoke. ParameterSchema is checked with package
 // paramschema before a module is expanded.
 //
 // # ForEach
@@ -46,14 +69,21 @@
 // ForEach on a module or resource, and Fn::ForEach::Name entries in
 // Modules (and in a module's Resources; the top template's own
 // Fn::ForEach resources are CloudFormation's and are kept), repeat the
-// entry once per item. Instances are named Name0, Name1, ... unless the
-// name uses &{Identifier}. $Identifier, ${Identifier}, $Index, ${Index} and,
-// for lists of objects, $Value and ${Value.Field} are replaced as text in
-// every string of the entry. The list must be known at packaging time; a
-// Ref to a parameter of the top template uses its Default.
-// Name[0].Out, Name[key].Out, Name[*].Out (a list) and the dotted forms
-// Name.key.Out and Name.*.Out work in Fn::GetAtt and in Fn::Sub, and on
-// Map parameters (Map[*], Map[key], Map[key].Attr).
+// entry once per item of a list, a comma-separated string or a map (its
+// keys, in order), given inline, by a parameter (for a parameter of the
+// top template, its Default) or by Fn::Flatten. Instances are named Name0,
+// Name1, ... unless the name uses &{Identifier} (its letters and digits
+// only, as in CloudFormation) or ${Identifier}. In the entry,
+// $Identifier / ${Identifier} is the item or map key, $Index / ${Index}
+// its position, and $Value / ${Value} the item, the object or the map
+// entry's value, with $Value.Field / ${Value.Field} reaching into it: a
+// reference that is a whole value (or the target of !Ref or !GetAtt, as
+// in !GetAtt $Value.Port) is replaced by the value itself, of any type;
+// inside a longer string it is written as text.
+// Name[0].Out, Name[key].Out, Name[*].Out (a list, in order) and the
+// dotted forms Name.key.Out and Name.*.Out work in Fn::GetAtt and in
+// Fn::Sub, and on Map parameters (Map[*], Map[key], Map[key].Attr). A Sub
+// variable that resolves to a list or an object is an error.
 //
 // # Transform order
 //

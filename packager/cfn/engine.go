@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/cloud-assembly/assemble/internal/suggest"
 	"github.com/cloud-assembly/assemble/packager/cfn/paramschema"
 	"github.com/cloud-assembly/assemble/packager/cfn/source"
 )
@@ -55,6 +58,9 @@ func Package(path string, opts Options) (*Template, error) {
 		var err error
 		if srcs, err = NewSources(context.Background(), root, &source.Options{Read: opts.Read}); err != nil {
 			return nil, wrapLoad(path, 0, 0, nil, err)
+		}
+		if c, ok := srcs.(io.Closer); ok {
+			defer c.Close()
 		}
 	}
 	e := &engine{
@@ -119,7 +125,9 @@ type engine struct {
 	mapSet     map[string]bool
 	transforms []*yaml.Node
 	instances  int
-	expansion  int64 // node bytes parsed and copied so far (maxExpansionBytes)
+	places     map[placeKey][]place // references left as written, by name
+	combined   map[string]bool      // conditions addCondition made
+	expansion  int64                // node bytes parsed and copied so far (maxExpansionBytes)
 }
 
 // emitted is a resource in its final form.
@@ -140,12 +148,13 @@ type module struct {
 
 // scope is one file being expanded: the top template or a module instance.
 type scope struct {
-	e      *engine
-	t      *Template
-	file   string
-	prefix string
-	top    bool
-	chain  []Frame
+	e       *engine
+	t       *Template
+	file    string
+	prefix  string
+	top     bool
+	invoked bool // an Fn::Invoke evaluation: its resources are not emitted
+	chain   []Frame
 
 	params    map[string]*yaml.Node // values in the top template's terms
 	consts    map[string]*yaml.Node
@@ -251,6 +260,15 @@ func (sc *scope) run() error {
 			sc.mappings[maps.Content[i].Value] = maps.Content[i+1]
 		}
 	}
+	if conds, _ := sc.section("Conditions"); conds != nil && !sc.top && !sc.invoked {
+		// Every condition that depends on deploy-time values is emitted
+		// into the parent, prefixed, whether or not anything uses it.
+		for i := 0; i+1 < len(conds.Content); i += 2 {
+			if _, _, err := sc.condName(conds.Content[i].Value, conds.Content[i]); err != nil {
+				return err
+			}
+		}
+	}
 	resources, err := sc.section("Resources")
 	if err != nil {
 		return err
@@ -271,9 +289,12 @@ func (sc *scope) run() error {
 			if _, dup := sc.res[name]; dup {
 				return sc.errorf(pairs[i], ErrNameClash, "two resources are named %s (one made by ForEach); rename one of them", name)
 			}
+			if err := sc.checkLogicalID("resource", pairs[i]); err != nil {
+				return err
+			}
 			sc.res[name] = sc.prefix + name
 		}
-		if !sc.top {
+		if !sc.top && !sc.invoked { // an Fn::Invoke evaluation resolves no resource
 			for i := 0; i+1 < len(pairs); i += 2 {
 				if c := mapGet(pairs[i+1], "Condition"); c != nil && pairs[i+1].Kind == yaml.MappingNode {
 					st, _, err := sc.condRef(c)
@@ -308,6 +329,12 @@ func (sc *scope) run() error {
 			if _, dup := sc.res[k.Value]; dup {
 				return sc.errorf(k, ErrNameClash, "%s is both a resource and a module; rename one", k.Value)
 			}
+			if err := sc.checkEntry(k.Value, v); err != nil {
+				return err
+			}
+			if err := sc.checkLogicalID("module", k); err != nil {
+				return err
+			}
 			m := &module{name: k.Value, key: k, entry: v}
 			sc.mods[k.Value] = m
 			sc.modOrder = append(sc.modOrder, m)
@@ -334,6 +361,12 @@ func (sc *scope) run() error {
 			}
 			continue
 		}
+		if sc.invoked {
+			// Fn::Invoke returns outputs only: the resources are named, for
+			// the outputs' references, but not resolved.
+			sc.add(&emitted{local: name, name: sc.prefix + name, node: mapNode()})
+			continue
+		}
 		r, err := sc.resource(pairs[i], pairs[i+1])
 		if err != nil {
 			return err
@@ -351,6 +384,58 @@ func (sc *scope) run() error {
 	return nil
 }
 
+// checkLogicalID checks that the name written at k, with the scope's
+// prefix, is a valid logical ID.
+func (sc *scope) checkLogicalID(what string, k *yaml.Node) error {
+	final := sc.prefix + k.Value
+	if validLogicalID(final) || sc.top && k.Value == "Fn::Transform" { // AWS::Include of resources
+		return nil
+	}
+	if len(final) > maxLogicalID {
+		return sc.errorf(k, ErrInvalid, "%s %s makes the logical ID %s, longer than %d characters; shorten the module or resource names", what, k.Value, final, maxLogicalID)
+	}
+	return sc.errorf(k, ErrInvalid, "%s name %q makes the logical ID %q; logical IDs hold only letters and digits (A-Z, a-z, 0-9)", what, k.Value, final)
+}
+
+// entryKeys are the keys a Modules entry may hold (ForEach is taken off
+// before the entry is checked).
+var entryKeys = []string{"Source", "Properties", "Overrides", "ForEach", "Condition", "DependsOn", "Hash"}
+
+// entryRenames says what to write instead of keys people carry over from
+// elsewhere.
+var entryRenames = map[string]string{
+	"Map":        "ForEach (Map is the design's earlier name for it)",
+	"Parameters": "Properties (a module's Parameters are set by the entry's Properties)",
+	"Override":   "Overrides",
+	"Path":       "Source",
+	"Template":   "Source",
+	"Type":       "Source to name the module file (Type is allowed only as LocalModule)",
+}
+
+// checkEntry refuses a module entry key the design does not define, saying
+// what to use instead. Type: LocalModule, left over from the design's
+// earlier form, is ignored.
+func (sc *scope) checkEntry(name string, v *yaml.Node) error {
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k := v.Content[i]
+		if slices.Contains(entryKeys, k.Value) {
+			continue
+		}
+		if k.Value == "Type" && isStr(v.Content[i+1]) && v.Content[i+1].Value == "LocalModule" {
+			continue
+		}
+		fix := entryRenames[k.Value]
+		if fix == "" {
+			fix = suggest.Closest(k.Value, entryKeys)
+		}
+		if fix != "" {
+			fix = ": use " + fix
+		}
+		return sc.errorf(k, ErrInvalid, "module %s: unknown key %s%s; a module entry takes %s", name, k.Value, fix, strings.Join(entryKeys, ", "))
+	}
+	return nil
+}
+
 func (sc *scope) add(r *emitted) {
 	sc.emitted = append(sc.emitted, r)
 	sc.byLocal[r.local] = r
@@ -362,34 +447,11 @@ func (sc *scope) resource(key, def *yaml.Node) (*emitted, error) {
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap, Line: def.Line, Column: def.Column}
 	for i := 0; i+1 < len(def.Content); i += 2 {
 		k, v := def.Content[i], def.Content[i+1]
-		switch k.Value {
-		case "Type":
+		if k.Value == "Type" {
 			out.Content = append(out.Content, k, clone(v))
 			continue
-		case "Condition":
-			if sc.top {
-				out.Content = append(out.Content, k, clone(v))
-				continue
-			}
-			st, final, err := sc.condRef(v)
-			if err != nil {
-				return nil, err
-			}
-			if st == condUnknown {
-				out.Content = append(out.Content, k, strNode(final))
-			}
-			continue
-		case "DependsOn":
-			d, err := sc.dependsOn(v)
-			if err != nil {
-				return nil, err
-			}
-			if d != nil {
-				out.Content = append(out.Content, k, d)
-			}
-			continue
 		}
-		r, err := sc.resolve(v)
+		r, _, err := sc.attr(k, v)
 		if err != nil {
 			return nil, err
 		}
@@ -418,6 +480,79 @@ func (sc *scope) resource(key, def *yaml.Node) (*emitted, error) {
 		mapSet(md, "SourceMap", sm)
 	}
 	return &emitted{local: name, name: sc.prefix + name, node: out}, nil
+}
+
+// attr resolves one attribute of a resource written in this scope, its
+// own or an Override's: Condition names a condition of the scope (its
+// value at packaging time is returned; a nil node then drops the
+// attribute), DependsOn names its resources and modules, anything else is
+// resolved. At the top level Condition stays as written.
+func (sc *scope) attr(k, v *yaml.Node) (*yaml.Node, tri, error) {
+	switch k.Value {
+	case "Condition":
+		if sc.top {
+			return clone(v), condUnknown, nil
+		}
+		st, final, err := sc.condRef(v)
+		if err != nil || st != condUnknown {
+			return nil, st, err
+		}
+		c := strNode(final)
+		c.Line, c.Column = v.Line, v.Column
+		return c, st, nil
+	case "DependsOn":
+		d, err := sc.dependsOn(v)
+		return d, condUnknown, err
+	}
+	r, err := sc.resolve(v)
+	return r, condUnknown, err
+}
+
+// override resolves the Override ov of resource name of module m in this
+// scope, the scope that writes it: its references name this scope's
+// resources, modules, parameters and conditions. A Condition that is
+// false at packaging time removes the resource; one that is true makes it
+// unconditional.
+func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
+	child := m.child
+	target := child.byLocal[k.Value]
+	if target == nil {
+		if child.removed[k.Value] {
+			return nil
+		}
+		return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which the module (%s) does not define", m.name, k.Value, file)
+	}
+	if ov.Kind != yaml.MappingNode {
+		return sc.errorf(ov, ErrInvalid, "override of %s must be a mapping", k.Value)
+	}
+	r := &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap, Line: ov.Line, Column: ov.Column}
+	for i := 0; i+1 < len(ov.Content); i += 2 {
+		a, v := ov.Content[i], ov.Content[i+1]
+		x, st, err := sc.attr(a, v)
+		if err != nil {
+			return err
+		}
+		switch {
+		case a.Value == "Condition" && st == condFalse:
+			child.drop(target)
+			delete(sc.res, m.name+k.Value)
+			sc.removed[m.name+k.Value] = true
+			return nil
+		case a.Value == "Condition" && st == condTrue:
+			mapDelete(target.node, "Condition")
+		case x != nil:
+			r.Content = append(r.Content, a, x)
+		}
+	}
+	mergeOverride(target.node, r)
+	return nil
+}
+
+// drop removes an emitted resource from the scope.
+func (sc *scope) drop(r *emitted) {
+	sc.emitted = slices.DeleteFunc(sc.emitted, func(x *emitted) bool { return x == r })
+	delete(sc.byLocal, r.local)
+	sc.removed[r.local] = true
 }
 
 // insertAfter inserts key: v after the pair named after (or first).
@@ -493,6 +628,7 @@ func (sc *scope) dependsOn(v *yaml.Node) (*yaml.Node, error) {
 		if sc.removed[n.Value] {
 			continue
 		}
+		sc.e.note(depKind, n.Value, sc, n)
 		addName(n.Value, n)
 	}
 	if len(out) == 0 {
@@ -529,7 +665,7 @@ func (sc *scope) expand(m *module) error {
 			m.cond = final
 		}
 	}
-	child, _, file, err := sc.instantiate(m, nil)
+	child, _, file, err := sc.instantiate(m, nil, false)
 	if err != nil {
 		return err
 	}
@@ -538,28 +674,17 @@ func (sc *scope) expand(m *module) error {
 	for _, c := range child.emitted {
 		sc.res[m.name+c.local] = c.name
 	}
-
+	if sc.invoked {
+		return nil // resources of an Fn::Invoke evaluation are not emitted
+	}
 	if ov := mapGet(entry, "Overrides"); ov != nil && !(isScalar(ov) && ov.Tag == tagNull) {
 		if ov.Kind != yaml.MappingNode {
 			return sc.errorf(ov, ErrInvalid, "Overrides of module %s must be a mapping of resource names", m.name)
 		}
-		r, err := sc.resolve(ov)
-		if err != nil {
-			return err
-		}
-		for i := 0; r != nil && i+1 < len(r.Content); i += 2 {
-			k, v := r.Content[i], r.Content[i+1]
-			target := child.byLocal[k.Value]
-			if target == nil {
-				if child.removed[k.Value] {
-					continue
-				}
-				return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which the module (%s) does not define", m.name, k.Value, file)
+		for i := 0; i+1 < len(ov.Content); i += 2 {
+			if err := sc.override(m, ov.Content[i], ov.Content[i+1], file); err != nil {
+				return err
 			}
-			if v.Kind != yaml.MappingNode {
-				return sc.errorf(v, ErrInvalid, "override of %s must be a mapping", k.Value)
-			}
-			mergeOverride(target.node, v)
 		}
 	}
 	if d := mapGet(entry, "DependsOn"); d != nil {
@@ -584,8 +709,9 @@ func (sc *scope) expand(m *module) error {
 }
 
 // instantiate loads module m and expands one instance of it, with extra
-// properties (already resolved) replacing those of the entry.
-func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, string, error) {
+// properties (already resolved) replacing those of the entry. An invoked
+// instance (Fn::Invoke) emits only what its outputs use.
+func (sc *scope) instantiate(m *module, extra *yaml.Node, invoked bool) (*scope, *Template, string, error) {
 	entry := m.entry
 	src := mapGet(entry, "Source")
 	if src == nil || !isStr(src) || src.Value == "" {
@@ -617,12 +743,16 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, st
 			return nil, nil, "", sc.errorf(src, ErrCycle, "module %s includes itself: %s", m.name, strings.Join(loop, " -> "))
 		}
 	}
+	chain := append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
 	t := e.cache[file]
 	if t == nil {
-		if t, err = Parse(file, data); err != nil {
+		if t, err = Parse(file, data); err == nil {
+			err = checkOutputs(t)
+		}
+		if err != nil {
 			var pe *Error
 			if errors.As(err, &pe) && pe.Chain == nil {
-				pe.Chain = append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
+				pe.Chain = chain
 			}
 			return nil, nil, "", err
 		}
@@ -632,8 +762,8 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node) (*scope, *Template, st
 	if e.expansion += t.size; e.expansion > maxExpansionBytes {
 		return nil, nil, "", sc.errorf(m.key, ErrTooLarge, "the template and its module instances would take more than %d MiB (%d instances so far); use fewer or smaller modules", maxExpansionBytes>>20, e.instances)
 	}
-	chain := append([]Frame{{Module: m.name, Source: src.Value, File: sc.file, Line: m.key.Line}}, sc.chain...)
 	child := e.newScope(t, sc.prefix+m.name, false, chain)
+	child.invoked = invoked || sc.invoked
 
 	// Properties are written in this scope's terms: resolve them here.
 	var props *yaml.Node
@@ -709,6 +839,12 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 			child.params[decl.Content[i].Value] = d
 		}
 	}
+	for i := 0; decl != nil && i+1 < len(decl.Content); i += 2 {
+		name := decl.Content[i].Value
+		if v, ok := child.params[name]; ok && isListType(mapGet(decl.Content[i+1], "Type")) {
+			child.params[name] = splitList(v)
+		}
+	}
 	if schema == nil {
 		return nil
 	}
@@ -734,6 +870,31 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 		}
 	}
 	return nil
+}
+
+// isListType reports whether a parameter Type is a list that CloudFormation
+// also accepts as a comma-separated string: CommaDelimitedList and
+// List<...>.
+func isListType(t *yaml.Node) bool {
+	return isStr(t) && (t.Value == "CommaDelimitedList" || strings.HasPrefix(t.Value, "List<"))
+}
+
+// splitList turns a comma-separated string into the list it stands for,
+// each item trimmed of spaces as CloudFormation does; any other value is
+// returned as it is.
+func splitList(v *yaml.Node) *yaml.Node {
+	if !isScalar(v) || v.Tag == tagNull {
+		return v
+	}
+	parts := strings.Split(v.Value, ",")
+	out := seqNode()
+	out.Line, out.Column = v.Line, v.Column
+	for _, p := range parts {
+		n := strNode(strings.TrimSpace(p))
+		n.Line, n.Column = v.Line, v.Column
+		out.Content = append(out.Content, n)
+	}
+	return out
 }
 
 // paramSchema compiles the ParameterSchema section of a module file, once.
@@ -766,13 +927,30 @@ func (sc *scope) addCondition(r *emitted, cond string, at *yaml.Node) error {
 		return nil
 	}
 	name := r.name + "Condition"
+	if own.Value == name && sc.e.combined[name] {
+		// The resource's condition is already one this function made (an
+		// inner module's condition): add this one to its Fn::And.
+		and := sc.e.condExprs[name].Content[1]
+		if len(and.Content) >= maxAnd {
+			and.Content = []*yaml.Node{fn("Fn::And", seqNode(and.Content...), nil)}
+		}
+		and.Content = append(and.Content, fn("Condition", strNode(cond), nil))
+		return nil
+	}
 	expr := fn("Fn::And", seqNode(fn("Condition", strNode(own.Value), nil), fn("Condition", strNode(cond), nil)), nil)
 	if err := sc.e.emitCondition(sc, name, expr, at); err != nil {
 		return err
 	}
+	if sc.e.combined == nil {
+		sc.e.combined = map[string]bool{}
+	}
+	sc.e.combined[name] = true
 	mapSet(r.node, "Condition", strNode(name))
 	return nil
 }
+
+// maxAnd is the most conditions CloudFormation's Fn::And takes.
+const maxAnd = 10
 
 func addDepends(res, deps *yaml.Node) {
 	cur := mapGet(res, "DependsOn")
@@ -835,6 +1013,39 @@ func mergeOverride(dst, src *yaml.Node) {
 func isIntrinsic(n *yaml.Node) bool {
 	k, _, ok := single(n)
 	return ok && (k == "Ref" || k == "Condition" || strings.HasPrefix(k, "Fn::"))
+}
+
+// checkOutputs checks the Outputs section of a module file: each output
+// is {Value: ...} (with Description, Condition, ... beside it) or, as the
+// design's discussion shows, the value itself (BucketArn: !GetAtt
+// Bucket.Arn). A mapping that is neither, such as a Description alone, is
+// an error.
+func checkOutputs(t *Template) error {
+	outs := mapGet(t.Root, "Outputs")
+	if outs == nil || isScalar(outs) && outs.Tag == tagNull {
+		return nil
+	}
+	if outs.Kind != yaml.MappingNode {
+		return &Error{File: t.Name, Line: outs.Line, Col: outs.Column, Msg: "Outputs must be a mapping of output names", Err: ErrInvalid}
+	}
+	for i := 0; i+1 < len(outs.Content); i += 2 {
+		k, o := outs.Content[i], outs.Content[i+1]
+		if o.Kind != yaml.MappingNode || isIntrinsic(o) || mapKey(o, "Value") != nil {
+			continue
+		}
+		keys := make([]string, 0, len(o.Content)/2)
+		for j := 0; j+1 < len(o.Content); j += 2 {
+			keys = append(keys, o.Content[j].Value)
+		}
+		holds := "it is empty"
+		if len(keys) > 0 {
+			holds = "it holds " + strings.Join(keys, ", ")
+		}
+		return &Error{File: t.Name, Line: k.Line, Col: k.Column, Err: ErrInvalid,
+			Msg: fmt.Sprintf("output %s has no Value (%s); write %s: {Value: ...}, or the value itself as %s: !GetAtt Resource.Attribute",
+				k.Value, holds, k.Value, k.Value)}
+	}
+	return nil
 }
 
 // output returns a copy of module output name (path may reach into an
@@ -925,6 +1136,9 @@ func (e *engine) emitCondition(sc *scope, name string, expr, at *yaml.Node) erro
 	if prev, ok := e.condExprs[name]; ok && equal(prev, expr) {
 		return nil // the same module condition again (Fn::Invoke)
 	}
+	if !validLogicalID(name) {
+		return sc.errorf(at, ErrInvalid, "condition %s would be emitted as %q; condition names hold only letters and digits", strings.TrimPrefix(name, sc.prefix), name)
+	}
 	if e.condSet[name] {
 		return sc.errorf(at, ErrNameClash, "condition %s emitted by module %s clashes with an existing condition of that name; rename one of them", name, sc.prefix)
 	}
@@ -937,6 +1151,9 @@ func (e *engine) emitCondition(sc *scope, name string, expr, at *yaml.Node) erro
 func (e *engine) emitMapping(sc *scope, name string, m, at *yaml.Node) error {
 	if prev, ok := e.mapNodes[name]; ok && equal(prev, m) {
 		return nil
+	}
+	if !validLogicalID(name) {
+		return sc.errorf(at, ErrInvalid, "mapping %s would be emitted as %q; mapping names hold only letters and digits", strings.TrimPrefix(name, sc.prefix), name)
 	}
 	if e.mapSet[name] {
 		return sc.errorf(at, ErrNameClash, "mapping %s emitted by module %s clashes with an existing mapping of that name; rename one of them", name, sc.prefix)

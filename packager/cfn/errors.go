@@ -22,6 +22,9 @@ var (
 	ErrOutsideRoot = errors.New("cfn: file outside the project folder")
 	// ErrTooLarge: an input exceeds one of the size limits.
 	ErrTooLarge = errors.New("cfn: input too large")
+	// ErrDangling: a Ref, Fn::GetAtt, DependsOn, Condition or Sub variable
+	// of the packaged template names nothing in it.
+	ErrDangling = errors.New("cfn: reference to nothing")
 )
 
 // Frame is one step of the module chain that led to an error.

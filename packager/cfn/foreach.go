@@ -19,12 +19,13 @@ const maxForEach = 100_000
 
 type feItem struct {
 	id    string
-	value *yaml.Node // the whole item when the list holds objects
+	value *yaml.Node // $Value: the item, the object, or the map entry's value
 }
 
 // forEachItems resolves a ForEach collection: a list, a comma-separated
-// string, or a reference to a parameter whose value (or, for a parameter of
-// the top template, whose Default) is one of those.
+// string, a map (each key an instance, in the map's order), or a reference
+// to a parameter whose value (or, for a parameter of the top template,
+// whose Default) is one of those.
 func (sc *scope) forEachItems(n *yaml.Node) ([]feItem, error) {
 	r, err := sc.resolve(n)
 	if err != nil {
@@ -38,13 +39,14 @@ func (sc *scope) forEachItems(n *yaml.Node) ([]feItem, error) {
 	case r == nil:
 	case isScalar(r):
 		for _, s := range strings.Split(r.Value, ",") {
-			items = append(items, feItem{id: strings.TrimSpace(s)})
+			id := strings.TrimSpace(s)
+			items = append(items, feItem{id: id, value: strNode(id)})
 		}
 	case r.Kind == yaml.SequenceNode && !isIntrinsic(r):
 		for _, x := range r.Content {
 			switch {
 			case isScalar(x):
-				items = append(items, feItem{id: x.Value})
+				items = append(items, feItem{id: x.Value, value: x})
 			case x.Kind == yaml.MappingNode && !isIntrinsic(x):
 				id := mapGet(x, "Identifier")
 				if id == nil || !isScalar(id) {
@@ -55,8 +57,12 @@ func (sc *scope) forEachItems(n *yaml.Node) ([]feItem, error) {
 				return nil, sc.errorf(n, ErrInvalid, "ForEach items must be resolved at packaging time")
 			}
 		}
+	case r.Kind == yaml.MappingNode && !isIntrinsic(r):
+		for i := 0; i+1 < len(r.Content); i += 2 {
+			items = append(items, feItem{id: r.Content[i].Value, value: r.Content[i+1]})
+		}
 	default:
-		return nil, sc.errorf(n, ErrInvalid, "ForEach needs a list known at packaging time (a list, a comma-separated string, or a parameter with a Default)")
+		return nil, sc.errorf(n, ErrInvalid, "ForEach needs a list or map known at packaging time (a list, a comma-separated string, a map, or a parameter with a Default)")
 	}
 	if len(items) > maxForEach {
 		return nil, sc.errorf(n, ErrTooLarge, "ForEach has more than %d items", maxForEach)
@@ -64,51 +70,244 @@ func (sc *scope) forEachItems(n *yaml.Node) ([]feItem, error) {
 	return items, nil
 }
 
-// substituter replaces the loop variables in every string of a node.
+// substituter replaces the loop variables of one ForEach instance in a
+// copy of the entry: $Identifier, ${Identifier} and &{Identifier} (the
+// item's identifier or map key), $Index and ${Index}, and $Value,
+// ${Value}, $Value.Field and ${Value.Field} (the item, or a field of it).
+// A value reference that is a whole string, or the target of !Ref or
+// !GetAtt ($Value.Port), stands for the value itself, of any type; inside
+// a longer string it is written as text.
 type substituter struct {
+	sc    *scope
 	ident string // the identifier's variable name
 	id    string
 	index string
 	value *yaml.Node
 }
 
-func (s *substituter) text(in string) string {
+// text replaces the loop variables in a string, in one pass (a value put
+// in is not scanned again); where two variables start at one place the
+// longer wins ($Index or $Identifier, $Value or $V). A value reference to
+// a list or an object there is an error at at.
+func (s *substituter) text(in string, at *yaml.Node) (string, error) {
 	if !strings.ContainsAny(in, "$&") {
-		return in
+		return in, nil
 	}
-	out := strings.ReplaceAll(in, "${"+s.ident+"}", s.id)
-	out = strings.ReplaceAll(out, "&{"+s.ident+"}", s.id)
-	out = strings.ReplaceAll(out, "$"+s.ident, s.id)
-	out = strings.ReplaceAll(out, "${Index}", s.index)
-	out = strings.ReplaceAll(out, "$Index", s.index)
-	if s.value != nil && strings.Contains(out, "Value") {
-		for i := 0; i+1 < len(s.value.Content); i += 2 {
-			k, v := s.value.Content[i].Value, s.value.Content[i+1]
-			if isScalar(v) {
-				out = strings.ReplaceAll(out, "${Value."+k+"}", v.Value)
-				out = strings.ReplaceAll(out, "$Value."+k, v.Value)
+	values := s.value != nil && s.ident != "Value"
+	var b strings.Builder
+	for i := 0; i < len(in); {
+		rest := in[i:]
+		if rest[0] != '$' && rest[0] != '&' {
+			j := strings.IndexAny(rest, "$&")
+			if j < 0 {
+				j = len(rest)
+			}
+			b.WriteString(rest[:j])
+			i += j
+			continue
+		}
+		n, with := 0, ""
+		for _, v := range [][2]string{
+			{"${" + s.ident + "}", s.id}, {"&{" + s.ident + "}", alnum(s.id)}, {"$" + s.ident, s.id},
+			{"${Index}", s.index}, {"$Index", s.index},
+		} {
+			if len(v[0]) > n && strings.HasPrefix(rest, v[0]) {
+				n, with = len(v[0]), v[1]
 			}
 		}
+		if vn, path, ok := valueRefAt(rest); ok && values && vn > n {
+			v, err := s.field(path, at)
+			if err != nil {
+				return "", err
+			}
+			if !isScalar(v) {
+				return "", s.sc.errorf(at, ErrInvalid, "%s is %s, which cannot be written into a string; name one of its fields", rest[:vn], kindName(v))
+			}
+			n, with = vn, v.Value
+		}
+		if n == 0 {
+			n, with = 1, rest[:1]
+		}
+		b.WriteString(with)
+		i += n
 	}
-	return out
+	return b.String(), nil
 }
 
-// node returns a copy of n with the loop variables replaced; a scalar that
-// is exactly $Value (or ${Value}) becomes the whole item.
-func (s *substituter) node(n *yaml.Node) *yaml.Node {
-	if n.Kind == yaml.ScalarNode && s.value != nil && (n.Value == "$Value" || n.Value == "${Value}") {
-		return clone(s.value)
+// field returns the node $Value.path names.
+func (s *substituter) field(path string, at *yaml.Node) (*yaml.Node, error) {
+	if path == "" {
+		return s.value, nil
+	}
+	v, ok := walkPath(s.value, path)
+	if !ok {
+		return nil, s.sc.errorf(at, ErrInvalid, "$Value.%s: the ForEach item %s has no field %s", path, s.id, path)
+	}
+	return v, nil
+}
+
+// node returns a copy of n with the loop variables replaced.
+func (s *substituter) node(n *yaml.Node) (*yaml.Node, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if path, ok := s.wholeValueRef(n.Value); ok {
+			v, err := s.field(path, n)
+			return clone(v), err
+		}
+		t, err := s.text(n.Value, n)
+		if err != nil {
+			return nil, err
+		}
+		c := *n
+		c.Value = t
+		return &c, nil
+	case yaml.MappingNode:
+		if k, a, ok := single(n); ok {
+			if path, ok := s.refTarget(k, a); ok {
+				v, err := s.field(path, n)
+				return clone(v), err
+			}
+			if k == "Fn::Sub" {
+				return s.sub(n, a)
+			}
+		}
+		c := *n
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := *n.Content[i]
+			t, err := s.text(key.Value, &key)
+			if err != nil {
+				return nil, err
+			}
+			key.Value = t
+			v, err := s.node(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			c.Content[i], c.Content[i+1] = &key, v
+		}
+		return &c, nil
 	}
 	c := *n
-	if n.Kind == yaml.ScalarNode {
-		c.Value = s.text(n.Value)
-		return &c
-	}
 	c.Content = make([]*yaml.Node, len(n.Content))
 	for i, x := range n.Content {
-		c.Content[i] = s.node(x)
+		v, err := s.node(x)
+		if err != nil {
+			return nil, err
+		}
+		c.Content[i] = v
 	}
-	return &c
+	return &c, nil
+}
+
+// sub replaces the loop variables in a Fn::Sub: its string only as text.
+func (s *substituter) sub(n, arg *yaml.Node) (*yaml.Node, error) {
+	str, rest := arg, []*yaml.Node(nil)
+	if arg.Kind == yaml.SequenceNode && len(arg.Content) > 0 {
+		str, rest = arg.Content[0], arg.Content[1:]
+	}
+	if !isScalar(str) {
+		c := *n
+		c.Content = []*yaml.Node{n.Content[0], nil}
+		v, err := s.node(arg)
+		c.Content[1] = v
+		return &c, err
+	}
+	t, err := s.text(str.Value, str)
+	if err != nil {
+		return nil, err
+	}
+	ns := *str
+	ns.Value = t
+	var out *yaml.Node = &ns
+	if str != arg {
+		seq := *arg
+		seq.Content = []*yaml.Node{&ns}
+		for _, x := range rest {
+			v, err := s.node(x)
+			if err != nil {
+				return nil, err
+			}
+			seq.Content = append(seq.Content, v)
+		}
+		out = &seq
+	}
+	c := *n
+	c.Content = []*yaml.Node{n.Content[0], out}
+	return &c, nil
+}
+
+// wholeValueRef reports whether str is exactly a value reference ($Value,
+// ${Value}, $Value.a.b, ${Value.a.b}) and returns its path.
+func (s *substituter) wholeValueRef(str string) (string, bool) {
+	if s.value == nil || s.ident == "Value" {
+		return "", false
+	}
+	n, path, ok := valueRefAt(str)
+	return path, ok && n == len(str)
+}
+
+// refTarget reports whether {k: a} is !Ref or !GetAtt of a value
+// reference (!GetAtt $Value.Port is read as [$Value, Port]).
+func (s *substituter) refTarget(k string, a *yaml.Node) (string, bool) {
+	switch {
+	case k == "Ref" && isStr(a):
+		return s.wholeValueRef(a.Value)
+	case k == "Fn::GetAtt" && a.Kind == yaml.SequenceNode && len(a.Content) == 2 && isStr(a.Content[0]) && isStr(a.Content[1]):
+		return s.wholeValueRef(a.Content[0].Value + "." + a.Content[1].Value)
+	}
+	return "", false
+}
+
+// valueRefAt reports whether str starts with a value reference: $Value or
+// ${Value}, with an optional dotted path ($Value.a.b, ${Value.a.b}). It
+// returns its length and the path.
+func valueRefAt(str string) (int, string, bool) {
+	if body, ok := strings.CutPrefix(str, "${Value"); ok {
+		end := strings.IndexByte(body, '}')
+		switch {
+		case end == 0:
+			return len("${Value}"), "", true
+		case end > 1 && body[0] == '.':
+			return len("${Value") + end + 1, body[1:end], true
+		}
+		return 0, "", false
+	}
+	body, ok := strings.CutPrefix(str, "$Value")
+	if !ok || body != "" && isIDChar(body[0]) {
+		return 0, "", false
+	}
+	j := len("$Value")
+	var segs []string
+	for j < len(str) && str[j] == '.' {
+		k := j + 1
+		for k < len(str) && isIDChar(str[k]) {
+			k++
+		}
+		if k == j+1 {
+			break
+		}
+		segs = append(segs, str[j+1:k])
+		j = k
+	}
+	return j, strings.Join(segs, "."), true
+}
+
+func isIDChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// kindName names a node's kind for messages.
+func kindName(v *yaml.Node) string {
+	switch {
+	case v.Kind == yaml.SequenceNode:
+		return "a list"
+	case isIntrinsic(v):
+		return "a function"
+	case v.Kind == yaml.MappingNode:
+		return "an object"
+	}
+	return "a value"
 }
 
 // expandForEach turns the pairs of a Resources or Modules section into the
@@ -136,14 +335,25 @@ func (sc *scope) expandForEach(pairs []*yaml.Node, section string) ([]*yaml.Node
 			for ti := 0; ti+1 < len(tmpl.Content); ti += 2 {
 				tk, tv := tmpl.Content[ti], tmpl.Content[ti+1]
 				for idx, it := range items {
-					s := &substituter{ident: v.Content[0].Value, id: it.id, index: strconv.Itoa(idx), value: it.value}
-					name := s.text(tk.Value)
+					s := &substituter{sc: sc, ident: v.Content[0].Value, id: it.id, index: strconv.Itoa(idx), value: it.value}
+					name, err := s.text(tk.Value, tk)
+					if err != nil {
+						return nil, err
+					}
 					if name == tk.Value {
 						name += strconv.Itoa(idx)
 					}
+					if !validLogicalID(sc.prefix + name) {
+						return nil, sc.errorf(tk, ErrInvalid, "%s makes the logical ID %q from %q, which is not alphanumeric; write &{%s} in the name to drop the other characters, as CloudFormation's Fn::ForEach does",
+							k.Value, sc.prefix+name, it.id, v.Content[0].Value)
+					}
 					nk := strNode(name)
 					nk.Line, nk.Column = tk.Line, tk.Column
-					out = append(out, nk, s.node(tv))
+					body, err := s.node(tv)
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, nk, body)
 					g.ids = append(g.ids, it.id)
 					g.names = append(g.names, name)
 				}
@@ -169,20 +379,47 @@ func (sc *scope) expandForEach(pairs []*yaml.Node, section string) ([]*yaml.Node
 		}
 		g := &group{}
 		for idx, it := range items {
-			s := &substituter{ident: "Identifier", id: it.id, index: strconv.Itoa(idx), value: it.value}
-			name := s.text(k.Value)
+			s := &substituter{sc: sc, ident: "Identifier", id: it.id, index: strconv.Itoa(idx), value: it.value}
+			name, err := s.text(k.Value, k)
+			if err != nil {
+				return nil, err
+			}
 			if name == k.Value {
 				name += strconv.Itoa(idx)
 			}
 			nk := strNode(name)
 			nk.Line, nk.Column = k.Line, k.Column
-			out = append(out, nk, s.node(body))
+			b, err := s.node(body)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, nk, b)
 			g.ids = append(g.ids, it.id)
 			g.names = append(g.names, name)
 		}
 		sc.groups[k.Value] = g
 	}
 	return out, nil
+}
+
+// alnum returns s with every character that is not an ASCII letter or
+// digit dropped: what &{Identifier} puts in a logical ID.
+func alnum(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// maxLogicalID is CloudFormation's limit on a logical ID's length.
+const maxLogicalID = 255
+
+// validLogicalID reports whether s can name a resource, condition, mapping
+// or output: 1 to 255 ASCII letters and digits.
+func validLogicalID(s string) bool {
+	return s != "" && len(s) <= maxLogicalID && alnum(s) == s
 }
 
 // bracket splits Name[sel] into Name and sel.
@@ -244,7 +481,10 @@ func (sc *scope) selectAtt(base, sel, rest string, at *yaml.Node) (*yaml.Node, b
 	if err != nil {
 		return nil, true, err
 	}
-	if !ok || p.Kind != yaml.MappingNode {
+	if ok && p.Kind == yaml.SequenceNode {
+		return sc.selectItem(base, sel, rest, p, at)
+	}
+	if !ok || p.Kind != yaml.MappingNode || isIntrinsic(p) {
 		return nil, false, nil
 	}
 	if sel == "*" {
@@ -274,6 +514,34 @@ func (sc *scope) selectAtt(base, sel, rest string, at *yaml.Node) (*yaml.Node, b
 		v = x
 	}
 	return clone(v), true, nil
+}
+
+// selectItem resolves base[sel].rest on a list parameter: sel is an index
+// or * for every item.
+func (sc *scope) selectItem(base, sel, rest string, p, at *yaml.Node) (*yaml.Node, bool, error) {
+	items := p.Content
+	if sel != "*" {
+		i, err := strconv.Atoi(sel)
+		if err != nil || i < 0 || i >= len(p.Content) {
+			return nil, true, sc.errorf(at, ErrInvalid, "%s[%s]: parameter %s is a list of %d items; index it with 0 to %d or *", base, sel, base, len(p.Content), len(p.Content)-1)
+		}
+		items = p.Content[i : i+1]
+	}
+	var vals []*yaml.Node
+	for _, x := range items {
+		if rest != "" {
+			y, found := walkPath(x, rest)
+			if !found {
+				return nil, true, sc.errorf(at, ErrInvalid, "%s[%s].%s: an item of parameter %s has no field %s", base, sel, rest, base, rest)
+			}
+			x = y
+		}
+		vals = append(vals, clone(x))
+	}
+	if sel == "*" {
+		return seqNode(vals...), true, nil
+	}
+	return vals[0], true, nil
 }
 
 // topDefault returns the Default of the top template's parameter when n is

@@ -10,12 +10,14 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
+	"github.com/cloud-assembly/assemble/packager/cfn/source"
 )
 
 // Limits on untrusted input.
 const (
-	// MaxFileBytes is the largest template or module file read.
-	MaxFileBytes = 8 << 20
+	// MaxFileBytes is the largest template or module file read: the
+	// parser's limit and the loader's (source.DefaultMaxFileSize) are one.
+	MaxFileBytes = source.DefaultMaxFileSize
 	// maxNodeBytes bounds the memory one file's nodes may take once aliases
 	// are expanded (a few aliases can stand for an exponential number of
 	// nodes): each node costs nodeCost bytes plus its value.
@@ -160,6 +162,10 @@ func (n *normalizer) mapping(out, x *yaml.Node, depth int) error {
 		if kx.Kind == yaml.ScalarNode && kx.Tag == "!!merge" {
 			merges = append(merges, x.Content[i+1])
 			continue
+		}
+		if kx.Kind == yaml.AliasNode && kx.Alias != nil && kx.Alias.Kind == yaml.ScalarNode {
+			at := kx // an alias key stands for the key it names, placed where it is used
+			kx = &yaml.Node{Kind: yaml.ScalarNode, Tag: kx.Alias.Tag, Style: kx.Alias.Style, Value: kx.Alias.Value, Line: at.Line, Column: at.Column}
 		}
 		if kx.Kind != yaml.ScalarNode {
 			return n.errAt(kx, "mapping keys must be plain strings")

@@ -26,6 +26,8 @@ func init() {
 		"Fn::If":         (*scope).fnIf,
 		"Fn::Select":     (*scope).fnSelect,
 		"Fn::Join":       (*scope).fnJoin,
+		"Fn::Split":      (*scope).fnSplit,
+		"Fn::Length":     (*scope).fnLength,
 		"Fn::FindInMap":  (*scope).fnFindInMap,
 		merge.Name:       (*scope).fnMerge,
 		"Fn::InsertFile": (*scope).fnInsertFile,
@@ -132,6 +134,7 @@ func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
 	if sc.removed[name] {
 		return nil, sc.errorf(at, ErrInvalid, "Ref %s: the resource is removed by its condition", name)
 	}
+	sc.e.note(refKind, name, sc, at)
 	return fn("Ref", strNode(name), at), nil
 }
 
@@ -154,11 +157,19 @@ func (sc *scope) fnGetAtt(n, arg *yaml.Node) (*yaml.Node, error) {
 			return nil, sc.errorf(arg.Content[1], ErrInvalid, "Fn::GetAtt attribute resolves to AWS::NoValue")
 		}
 		attr = r
+	case arg.Kind == yaml.SequenceNode && len(arg.Content) == 2 && arg.Content[0].Kind == yaml.MappingNode:
+		// [!Sub "Name${Id}", Attr] inside CloudFormation's Fn::ForEach:
+		// the name is known at deploy time.
+		return sc.keep(n, "Fn::GetAtt", arg)
 	default:
 		return nil, sc.errorf(arg, ErrInvalid, "Fn::GetAtt needs [Resource, Attribute]")
 	}
 	if !isStr(attr) {
-		return fn("Fn::GetAtt", seqNode(strNode(sc.rename(target.Value)), attr), n), nil
+		name := sc.rename(target.Value)
+		if name == target.Value {
+			sc.e.note(attKind, name, sc, n)
+		}
+		return fn("Fn::GetAtt", seqNode(strNode(name), attr), n), nil
 	}
 	return sc.getAtt(target.Value, attr.Value, n)
 }
@@ -202,7 +213,7 @@ func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
 	if !sc.top {
 		if v, ok, err := sc.param(name, at); err != nil {
 			return nil, err
-		} else if ok && v.Kind == yaml.MappingNode {
+		} else if ok && (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) && !isIntrinsic(v) {
 			x, found := walkPath(v, attr)
 			if !found {
 				return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: parameter %s has no field %s", name, attr, name, attr)
@@ -210,6 +221,7 @@ func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
 			return clone(x), nil
 		}
 	}
+	sc.e.note(attKind, name, sc, at)
 	return fn("Fn::GetAtt", seqNode(strNode(name), strNode(attr)), at), nil
 }
 
@@ -262,6 +274,45 @@ func (sc *scope) fnJoin(n, arg *yaml.Node) (*yaml.Node, error) {
 		return s, nil
 	}
 	return fn("Fn::Join", r, n), nil
+}
+
+// fnSplit collapses Fn::Split [delimiter, string] when both are known.
+func (sc *scope) fnSplit(n, arg *yaml.Node) (*yaml.Node, error) {
+	if arg.Kind != yaml.SequenceNode || len(arg.Content) != 2 {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Split needs [delimiter, string]")
+	}
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Content) != 2 || !isStr(r.Content[0]) || r.Content[0].Value == "" || !isScalar(r.Content[1]) || r.Content[1].Tag == tagNull {
+		return fn("Fn::Split", r, n), nil
+	}
+	out := seqNode()
+	out.Line, out.Column = n.Line, n.Column
+	for _, part := range strings.Split(r.Content[1].Value, r.Content[0].Value) {
+		p := strNode(part)
+		p.Line, p.Column = n.Line, n.Column
+		out.Content = append(out.Content, p)
+	}
+	return out, nil
+}
+
+// fnLength collapses Fn::Length of a list known at packaging time.
+func (sc *scope) fnLength(n, arg *yaml.Node) (*yaml.Node, error) {
+	r, err := sc.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Length needs a list")
+	}
+	if r.Kind == yaml.SequenceNode {
+		c := intNode(len(r.Content))
+		c.Line, c.Column = n.Line, n.Column
+		return c, nil
+	}
+	return fn("Fn::Length", r, n), nil
 }
 
 func (sc *scope) fnFindInMap(n, arg *yaml.Node) (*yaml.Node, error) {
@@ -320,6 +371,7 @@ func (sc *scope) fnIf(n, arg *yaml.Node) (*yaml.Node, error) {
 			return nil, err
 		}
 		st, cond = s, strNode(final)
+		cond.Line, cond.Column = arg.Content[0].Line, arg.Content[0].Column
 	} else {
 		s, expr, err := sc.condExpr(arg.Content[0])
 		if err != nil {
@@ -409,7 +461,7 @@ func (sc *scope) fnInvoke(n, arg *yaml.Node) (*yaml.Node, error) {
 	if props != nil && props.Kind != yaml.MappingNode {
 		return nil, sc.errorf(arg.Content[1], ErrInvalid, "Fn::Invoke: the properties must be a mapping")
 	}
-	child, _, _, err := sc.instantiate(m, props)
+	child, _, _, err := sc.instantiate(m, props, true)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,8 @@ type resolverSources struct {
 
 // NewSources returns the Sources of a project folder: local files inside
 // root, Packages zips and HTTPS URLs (package source), with opts' limits
-// (nil for the defaults).
+// (nil for the defaults). The result is also an io.Closer: close it when
+// done, it holds the project folder open.
 func NewSources(ctx context.Context, root string, opts *source.Options) (Sources, error) {
 	r, err := source.New(root, opts)
 	if err != nil {
@@ -84,6 +85,9 @@ func (s *resolverSources) Load(from, src, hash string) (string, []byte, error) {
 	s.locs[name] = loc
 	return name, data, nil
 }
+
+// Close releases the project folder's handle.
+func (s *resolverSources) Close() error { return s.r.Close() }
 
 func (s *resolverSources) AddPackage(from, alias, src, hash string) error {
 	fl, err := s.from(from)

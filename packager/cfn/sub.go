@@ -1,6 +1,7 @@
 package cfn
 
 import (
+	"fmt"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -68,6 +69,9 @@ func (sc *scope) fnSub(n, arg *yaml.Node) (*yaml.Node, error) {
 		// Variables given as plain values are written into the string.
 		kept := mapNode()
 		for i := 0; i+1 < len(vars.Content); i += 2 {
+			if why := notText(vars.Content[i].Value, vars.Content[i+1]); why != "" {
+				return nil, sc.errorf(vars.Content[i], ErrInvalid, "Fn::Sub variable %s is %s", vars.Content[i].Value, why)
+			}
 			if v := vars.Content[i+1]; isScalar(v) && v.Tag != tagNull {
 				s = replaceVar(s, vars.Content[i].Value, escapeSub(v.Value))
 			} else {
@@ -151,7 +155,7 @@ func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
 			return "", err
 		}
 		if handled {
-			return valueText(name, v, extra), nil
+			return sc.valueText(name, v, extra, at)
 		}
 	}
 	if g := sc.groups[base]; g != nil && dotted && sc.mods[base] == nil && sc.res[base] == "" {
@@ -160,7 +164,7 @@ func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return valueText(name, v, extra), nil
+		return sc.valueText(name, v, extra, at)
 	}
 	if !sc.top {
 		if v, ok, err := sc.param(base, at); err != nil {
@@ -173,7 +177,7 @@ func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
 				}
 				v = x
 			}
-			return valueText(name, v, extra), nil
+			return sc.valueText(name, v, extra, at)
 		}
 	}
 	if m := sc.mods[base]; m != nil && dotted {
@@ -190,7 +194,7 @@ func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
 		if v == nil {
 			return "", nil
 		}
-		return valueText(name, v, extra), nil
+		return sc.valueText(name, v, extra, at)
 	}
 	if f, ok := sc.res[base]; ok {
 		if dotted {
@@ -201,10 +205,43 @@ func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
 	if sc.removed[base] {
 		return "", sc.errorf(at, ErrInvalid, "${%s}: the resource is removed by its condition", name)
 	}
+	if dotted {
+		sc.e.note(attKind, base, sc, at)
+	} else {
+		sc.e.note(refKind, name, sc, at)
+	}
 	return "${" + name + "}", nil
 }
 
-// valueText writes value v into a Sub string.
+// listFunctions are the intrinsic functions that return a list.
+var listFunctions = map[string]bool{"Fn::Split": true, "Fn::GetAZs": true, "Fn::Cidr": true}
+
+// notText says why v, the value of a Sub variable, cannot stand in a Sub
+// string, or "" when it can: a list or an object is an error in
+// CloudFormation's Fn::Sub.
+func notText(name string, v *yaml.Node) string {
+	switch {
+	case v.Kind == yaml.SequenceNode:
+		return fmt.Sprintf("a list of %d values; join them (!Join [\",\", ...]) or pick one ([0] or [key])", len(v.Content))
+	case v.Kind == yaml.MappingNode && !isIntrinsic(v):
+		return "an object; name one of its fields (${" + name + ".Field})"
+	}
+	if k, _, ok := single(v); ok && listFunctions[k] {
+		return "a list (" + k + "); join it (!Join [\",\", ...]) or pick one (!Select)"
+	}
+	return ""
+}
+
+// valueText writes value v into a Sub string; a list or an object is an
+// error at the Sub.
+func (sc *scope) valueText(name string, v, extra, at *yaml.Node) (string, error) {
+	if why := notText(name, v); why != "" {
+		return "", sc.errorf(at, ErrInvalid, "${%s} in Fn::Sub is %s", name, why)
+	}
+	return valueText(name, v, extra), nil
+}
+
+// valueText writes value v, which notText accepts, into a Sub string.
 func valueText(name string, v, extra *yaml.Node) string {
 	if isScalar(v) {
 		if v.Tag == tagNull {

@@ -118,6 +118,9 @@ func (e *engine) top(t *Template) (*Template, error) {
 		putExtra()
 		put("Resources", resources)
 	}
+	if err := e.checkRefs(sc, out); err != nil {
+		return nil, err
+	}
 	return &Template{Name: t.Name, Root: out, JSON: t.JSON}, nil
 }
 

@@ -76,10 +76,12 @@ func Merge(args *yaml.Node) (*yaml.Node, error) {
 	return out, nil
 }
 
-// mergeMaps merges src into dst, which is a private copy.
+// mergeMaps merges src into dst, which is a private copy. Keys are
+// compared by the text they stand for, so an alias key (*k) meets the key
+// it names.
 func mergeMaps(dst, src *yaml.Node) {
 	for i := 0; i+1 < len(src.Content); i += 2 {
-		k, v := src.Content[i], src.Content[i+1]
+		k, v := ynode.Resolve(src.Content[i]), src.Content[i+1]
 		j := indexOf(dst, k.Value)
 		if j < 0 {
 			dst.Content = append(dst.Content, ynode.Copy(k), ynode.Copy(v))
@@ -114,7 +116,7 @@ func values(a, b *yaml.Node) *yaml.Node {
 
 func indexOf(m *yaml.Node, key string) int {
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
+		if ynode.Key(m.Content[i]) == key {
 			return i
 		}
 	}
@@ -122,7 +124,8 @@ func indexOf(m *yaml.Node, key string) int {
 }
 
 // checkKeys rejects duplicate keys in the objects of n, which would make
-// "later wins" ambiguous.
+// "later wins" ambiguous, and keys that are not plain values. An alias key
+// counts as the key it names.
 func checkKeys(n *yaml.Node, depth int) error {
 	n = ynode.Resolve(n)
 	if n == nil || depth > 1000 {
@@ -131,7 +134,10 @@ func checkKeys(n *yaml.Node, depth int) error {
 	if n.Kind == yaml.MappingNode {
 		seen := make(map[string]bool, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
+			k := ynode.Resolve(n.Content[i])
+			if k == nil || k.Kind != yaml.ScalarNode {
+				return fmt.Errorf("the key at line %d is not a plain value", n.Content[i].Line)
+			}
 			if seen[k.Value] {
 				return fmt.Errorf("duplicate key %q at line %d", k.Value, k.Line)
 			}

@@ -88,6 +88,8 @@ func TestMergeErrors(t *testing.T) {
 		{"empty", `[]`, ErrArgs, "no object or list"},
 		{"duplicate key", `[{A: 1}, {B: {C: 1, C: 2}}]`, ErrArgs, `duplicate key "C" at line 1`},
 		{"only nulls", `[null]`, ErrArgs, "no object or list"},
+		{"duplicate key through an alias", `[{a: 1}, {&k b: 2, *k : 3}]`, ErrArgs, `duplicate key "b" at line 1`},
+		{"collection key", `[{a: 1}, {[x]: 2}]`, ErrArgs, "not a plain value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,6 +159,7 @@ func FuzzMerge(f *testing.F) {
 	for _, s := range []string{
 		`[{A: 1, B: 2}, {B: 3, C: 4}]`, `[[a, b], [b, c]]`, `[{T: {a: [1]}}, {T: {a: [2]}}]`,
 		`[!Ref X, {A: 1}]`, `[{A: 1}, [b]]`, `{A: 1}`, `[null, {A: &x 1, B: *x}]`,
+		`[{a: 1}, {&k b: 2, *k : 3}]`, `[{&k a: 1}, {*k : 2}]`,
 	} {
 		f.Add(s)
 	}
@@ -185,11 +188,19 @@ func FuzzMerge(f *testing.F) {
 				t.Fatalf("list merge has %d items, want %d", len(got.Content), n)
 			}
 		case yaml.MappingNode:
+			keys := map[string]bool{}
+			for i := 0; i+1 < len(got.Content); i += 2 {
+				k := ynode.Key(got.Content[i])
+				if keys[k] {
+					t.Fatalf("key %q twice in the result", k)
+				}
+				keys[k] = true
+			}
 			last := map[string]*yaml.Node{}
 			for _, a := range args.Content {
 				if a := ynode.Resolve(a); !ynode.IsNull(a) {
 					for i := 0; i+1 < len(a.Content); i += 2 {
-						last[a.Content[i].Value] = a.Content[i+1]
+						last[ynode.Key(a.Content[i])] = a.Content[i+1]
 					}
 				}
 			}

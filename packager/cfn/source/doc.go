@@ -23,8 +23,18 @@
 //     declared. Packages are read when first used.
 //   - https://... is fetched with a timeout and a size cap. Redirects must
 //     stay on HTTPS.
-//   - s3://... is not supported yet (ErrS3Unsupported); other schemes,
-//     including http://, are refused (ErrUnsupportedScheme).
+//   - s3://bucket/key is read with aws-sdk-go-v2 and the standard AWS
+//     settings: credentials from the environment, the shared files
+//     (AWS_PROFILE), SSO, web identity or a container or instance role;
+//     the region from AWS_REGION, AWS_DEFAULT_REGION or the profile
+//     (us-east-1 when none is set); AWS_ENDPOINT_URL_S3, AWS_CA_BUNDLE.
+//     Requests go through the same HTTP client as HTTPS sources (timeout,
+//     at most 5 redirects, all on HTTPS) and count against the same size
+//     limits. With no credentials the error is ErrNoCredentials.
+//   - Other schemes, including http://, are refused (ErrUnsupportedScheme).
+//
+// A relative source inside a file fetched from a URL resolves against that
+// URL: ./b.yaml in s3://bucket/m/a.yaml is s3://bucket/m/b.yaml.
 //
 // A hash "sha256:<64 hex digits>" pins the content of any source, local or
 // remote; for a package it pins the zip. A mismatch is ErrHashMismatch.

@@ -10,7 +10,7 @@ import (
 )
 
 var sentinels = []error{ErrBadSource, ErrNotFound, ErrOutsideRoot, ErrOutsidePackage, ErrUnknownPackage,
-	ErrBadPackage, ErrTooLarge, ErrBadHash, ErrHashMismatch, ErrS3Unsupported, ErrUnsupportedScheme, ErrFetch}
+	ErrBadPackage, ErrTooLarge, ErrBadHash, ErrHashMismatch, ErrNoCredentials, ErrUnsupportedScheme, ErrFetch}
 
 func classified(err error) bool {
 	for _, s := range sentinels {

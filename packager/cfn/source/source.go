@@ -33,7 +33,7 @@ var (
 	ErrTooLarge          = errors.New("source: file too large")
 	ErrBadHash           = errors.New("source: invalid hash")
 	ErrHashMismatch      = errors.New("source: hash mismatch")
-	ErrS3Unsupported     = errors.New("source: S3 sources are not supported yet")
+	ErrNoCredentials     = errors.New("source: no AWS credentials")
 	ErrUnsupportedScheme = errors.New("source: unsupported URL scheme")
 	ErrFetch             = errors.New("source: download failed")
 )
@@ -41,7 +41,7 @@ var (
 // Default limits; Options may lower or raise them.
 const (
 	DefaultTimeout         = 30 * time.Second
-	DefaultMaxFileSize     = 16 << 20 // a module, inserted file or package entry
+	DefaultMaxFileSize     = 8 << 20  // a template, module, inserted file or package entry
 	DefaultMaxPackageSize  = 64 << 20 // a package zip
 	DefaultMaxPackageFiles = 4096
 	DefaultMaxDownloads    = 256 << 20 // all HTTPS downloads of one Resolver together
@@ -56,7 +56,7 @@ const (
 	File Kind = iota + 1
 	// PackageEntry is a file inside a package zip.
 	PackageEntry
-	// URL is a file fetched over HTTPS.
+	// URL is a file fetched over HTTPS or from S3.
 	URL
 )
 
@@ -70,7 +70,7 @@ type Location struct {
 	Path string
 	// Package is the alias of the package, for PackageEntry.
 	Package string
-	// URL is the file's URL, for URL.
+	// URL is the file's URL (https://... or s3://bucket/key), for URL.
 	URL string
 }
 
@@ -104,8 +104,8 @@ func (e *HashError) Unwrap() error { return ErrHashMismatch }
 
 // Options configures a Resolver. The zero value uses the defaults.
 type Options struct {
-	// Client fetches HTTPS sources. Nil means a client with Timeout. Unless
-	// the client sets its own CheckRedirect, at most 5 redirects are
+	// Client fetches HTTPS and S3 sources. Nil means a client with Timeout.
+	// Unless the client sets its own CheckRedirect, at most 5 redirects are
 	// followed, all on HTTPS.
 	Client *http.Client
 	// Timeout bounds each download when Client is nil. Zero means
@@ -117,7 +117,7 @@ type Options struct {
 	MaxPackageSize int64
 	// MaxPackageFiles bounds the number of entries of a package zip.
 	MaxPackageFiles int
-	// MaxDownloads bounds the bytes of all HTTPS downloads together.
+	// MaxDownloads bounds the bytes of all HTTPS and S3 downloads together.
 	MaxDownloads int64
 	// Read, if set, is told the absolute path of every local file read.
 	Read func(path string)
@@ -133,7 +133,8 @@ type pkg struct {
 }
 
 // A Resolver reads sources for one packaging run. It caches downloads and
-// packages. It is not safe for concurrent use.
+// packages. It is not safe for concurrent use. Close it when done: it holds
+// the project folder open.
 type Resolver struct {
 	root     string   // absolute, clean
 	realRoot string   // root with symbolic links evaluated
@@ -143,6 +144,8 @@ type Resolver struct {
 	packages map[string]*pkg
 	fetched  map[string][]byte
 	download int64 // bytes downloaded so far
+	s3c      s3Client
+	s3err    error
 }
 
 // New returns a Resolver for the project folder root: no local file outside
@@ -203,6 +206,10 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 
 // Root returns the project folder, absolute.
 func (r *Resolver) Root() string { return r.root }
+
+// Close releases the project folder's handle. A Resolver cannot read local
+// files once closed.
+func (r *Resolver) Close() error { return r.fsRoot.Close() }
 
 // FileLocation returns the Location of a local file, such as the template
 // being packaged; it must lie inside the project folder.
@@ -296,14 +303,7 @@ func (r *Resolver) read(ctx context.Context, from Location, source string, limit
 		return nil, Location{}, fmt.Errorf("%w: empty source in %s", ErrBadSource, from)
 	}
 	if scheme, _, ok := strings.Cut(source, "://"); ok && !strings.ContainsAny(scheme, "/.$") {
-		switch strings.ToLower(scheme) {
-		case "https":
-			return r.fetch(ctx, source, limit)
-		case "s3":
-			return nil, Location{}, fmt.Errorf("%w: %s; download the file and name it by a local path", ErrS3Unsupported, source)
-		default:
-			return nil, Location{}, fmt.Errorf("%w: %s; use a local path or an https:// URL", ErrUnsupportedScheme, source)
-		}
+		return r.get(ctx, source, limit)
 	}
 	if alias, name, ok := strings.Cut(source, "/"); ok && strings.HasPrefix(alias, "$") {
 		clean := path.Clean(name)
@@ -336,7 +336,7 @@ func (r *Resolver) read(ctx context.Context, from Location, source string, limit
 		if err != nil {
 			return nil, Location{}, fmt.Errorf("%w: %s in %s: %v", ErrBadSource, source, from, err)
 		}
-		return r.fetch(ctx, base.ResolveReference(ref).String(), limit)
+		return r.get(ctx, base.ResolveReference(ref).String(), limit)
 	}
 	return nil, Location{}, fmt.Errorf("%w: %s: no location to resolve it from", ErrBadSource, source)
 }
@@ -416,6 +416,36 @@ func readLimited(rd io.Reader, limit int64, what string) ([]byte, error) {
 	return b, nil
 }
 
+// get reads a URL: https:// or s3://.
+func (r *Resolver) get(ctx context.Context, rawURL string, limit int64) ([]byte, Location, error) {
+	scheme, _, _ := strings.Cut(rawURL, "://")
+	switch strings.ToLower(scheme) {
+	case "https":
+		return r.fetch(ctx, rawURL, limit)
+	case "s3":
+		return r.fetchS3(ctx, rawURL, limit)
+	}
+	return nil, Location{}, fmt.Errorf("%w: %s; use a local path, an https:// URL or an s3:// URI", ErrUnsupportedScheme, rawURL)
+}
+
+// readDownload reads a download's body up to limit and within what is
+// left of MaxDownloads, and counts it.
+func (r *Resolver) readDownload(body io.Reader, limit int64, what string) ([]byte, error) {
+	capped := false
+	if left := r.opts.MaxDownloads - r.download; left < limit {
+		limit, capped = left, true
+	}
+	b, err := readLimited(body, limit, what)
+	if err != nil {
+		if errors.Is(err, ErrTooLarge) && capped {
+			return nil, fmt.Errorf("%w: downloads exceed %d bytes in all", ErrTooLarge, r.opts.MaxDownloads)
+		}
+		return nil, err
+	}
+	r.download += int64(len(b))
+	return b, nil
+}
+
 func (r *Resolver) fetch(ctx context.Context, rawURL string, limit int64) ([]byte, Location, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
@@ -456,18 +486,10 @@ func (r *Resolver) fetch(ctx context.Context, rawURL string, limit int64) ([]byt
 	if resp.ContentLength > limit {
 		return nil, Location{}, fmt.Errorf("%w: %s is %d bytes, more than %d", ErrTooLarge, u.Redacted(), resp.ContentLength, limit)
 	}
-	capped := false
-	if left := r.opts.MaxDownloads - r.download; left < limit {
-		limit, capped = left, true
-	}
-	b, err := readLimited(resp.Body, limit, u.Redacted())
+	b, err := r.readDownload(resp.Body, limit, u.Redacted())
 	if err != nil {
-		if errors.Is(err, ErrTooLarge) && capped {
-			return nil, Location{}, fmt.Errorf("%w: downloads exceed %d bytes in all", ErrTooLarge, r.opts.MaxDownloads)
-		}
 		return nil, Location{}, err
 	}
-	r.download += int64(len(b))
 	r.fetched[key] = b
 	return b, loc, nil
 }

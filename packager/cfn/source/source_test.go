@@ -106,7 +106,7 @@ func TestLocal(t *testing.T) {
 		{"hash mismatch", "sub/b.yaml", sum([]byte("other")), ErrHashMismatch},
 		{"bad hash", "sub/b.yaml", "md5:abc", ErrBadHash},
 		{"short hash", "sub/b.yaml", "sha256:abcd", ErrBadHash},
-		{"s3", "s3://bucket/modules/a.yaml", "", ErrS3Unsupported},
+		{"s3 without a key", "s3://bucket", "", ErrBadSource},
 		{"http", "http://example.com/a.yaml", "", ErrUnsupportedScheme},
 		{"file url", "file:///etc/passwd", "", ErrUnsupportedScheme},
 		{"unknown package", "$nope/a.yaml", "", ErrUnknownPackage},
@@ -281,15 +281,6 @@ func TestBadPackages(t *testing.T) {
 		}
 		if err := r.AddPackage(top, "a", "p.zip", "sha256:zz"); !errors.Is(err, ErrBadHash) {
 			t.Errorf("AddPackage with bad hash = %v, want ErrBadHash", err)
-		}
-	})
-	t.Run("s3 package", func(t *testing.T) {
-		r, top, _ := project(t, nil)
-		if err := r.AddPackage(top, "p", "s3://bucket/p.zip", ""); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := r.Resolve(ctx, top, "$p/a.yaml", ""); !errors.Is(err, ErrS3Unsupported) || !strings.Contains(err.Error(), "not supported yet") {
-			t.Errorf("err = %v, want ErrS3Unsupported", err)
 		}
 	})
 }

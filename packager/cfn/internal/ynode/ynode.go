@@ -127,6 +127,15 @@ func Number(n *yaml.Node) (float64, bool) {
 	return 0, false
 }
 
+// Key returns the text of mapping key k; an alias key (*a) stands for the
+// key it names.
+func Key(k *yaml.Node) string {
+	if r := Resolve(k); r != nil {
+		return r.Value
+	}
+	return ""
+}
+
 // Get returns the value under key in mapping m, or nil.
 func Get(m *yaml.Node, key string) *yaml.Node {
 	m = Resolve(m)
@@ -134,7 +143,7 @@ func Get(m *yaml.Node, key string) *yaml.Node {
 		return nil
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
+		if Key(m.Content[i]) == key {
 			return m.Content[i+1]
 		}
 	}
@@ -182,7 +191,7 @@ func equalDepth(a, b *yaml.Node, depth int) bool {
 			return false
 		}
 		for i := 0; i+1 < len(a.Content); i += 2 {
-			bv := Get(b, a.Content[i].Value)
+			bv := Get(b, Key(a.Content[i]))
 			if bv == nil || !equalDepth(a.Content[i+1], bv, depth+1) {
 				return false
 			}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Whatever mix of writes and file ranges reaches a digestWriter (build
+// writes chunks, sign copies a file's prefix then writes its tail), Sum is
+// the SHA-256 of exactly what reached the output, and the output is the
+// bytes in order.
+func TestDigestWriterProperty(t *testing.T) {
+	dir := t.TempDir()
+	src := make([]byte, 3<<20)
+	for i := range src {
+		src[i] = byte(i*7 + i>>9)
+	}
+	srcPath := filepath.Join(dir, "src")
+	if err := os.WriteFile(srcPath, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(0); seed < 40; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		f, err := os.Open(srcPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(filepath.Join(dir, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dw := newDigestWriter(out)
+		var want bytes.Buffer
+		for range 1 + r.IntN(12) {
+			if r.IntN(2) == 0 {
+				p := make([]byte, r.IntN(1<<18))
+				for i := range p {
+					p[i] = byte(r.Uint32())
+				}
+				if _, err := dw.Write(p); err != nil {
+					t.Fatal(err)
+				}
+				want.Write(p)
+				continue
+			}
+			// A range of the file, as sign copies its prefix: through
+			// io.Copy, which hands the LimitedReader to ReadFrom.
+			off, n := r.Int64N(int64(len(src))), r.Int64N(1<<20)
+			if off+n > int64(len(src)) {
+				n = int64(len(src)) - off
+			}
+			if _, err := f.Seek(off, io.SeekStart); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(dw, io.LimitReader(f, n)); err != nil {
+				t.Fatal(err)
+			}
+			want.Write(src[off : off+n])
+		}
+		sum, err := dw.Sum()
+		f.Close()
+		out.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(filepath.Join(dir, "out"))
+		wantSum := sha256.Sum256(want.Bytes())
+		if !bytes.Equal(got, want.Bytes()) || sum != hex.EncodeToString(wantSum[:]) || dw.n != int64(want.Len()) {
+			t.Fatalf("seed %d: output %d bytes (want %d), sum %s, want %x", seed, len(got), want.Len(), sum, wantSum)
+		}
+	}
+}
+
+// A range that ends early (the file shrank) gives no digest.
+func TestDigestWriterShortRange(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "src")
+	os.WriteFile(p, []byte("0123456789"), 0o644)
+	f, _ := os.Open(p)
+	defer f.Close()
+	out, _ := os.Create(filepath.Join(dir, "out"))
+	defer out.Close()
+	dw := newDigestWriter(out)
+	if n, err := io.Copy(dw, io.LimitReader(f, 20)); err != nil || n != 10 {
+		t.Fatalf("copied %d, %v", n, err)
+	}
+	if sum, err := dw.Sum(); err == nil {
+		t.Fatalf("sum %s of a range longer than the file", sum)
+	}
+}
+
+// startDigest is the file's SHA-256; a cancelled context stops it.
+func TestStartDigest(t *testing.T) {
+	b := bytes.Repeat([]byte("assemble"), 1<<17)
+	want := sha256.Sum256(b)
+	sum, err := startDigest(context.Background(), bytes.NewReader(b), int64(len(b)))()
+	if err != nil || sum != hex.EncodeToString(want[:]) {
+		t.Fatalf("%s, %v; want %x", sum, err, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := startDigest(ctx, bytes.NewReader(b), int64(len(b)))(); err == nil {
+		t.Fatal("a cancelled digest succeeded")
+	}
+}
