@@ -3,6 +3,7 @@ package assembly
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -247,9 +248,64 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 		err = rerr
 	}
 	if err == nil {
-		err = zw.Close()
+		// The central directory and end records go to a buffer, to be
+		// mended (see mendZip64Offsets) before they are written.
+		if err = zw.Flush(); err == nil {
+			var tail bytes.Buffer
+			cw.w = &tail
+			if err = zw.Close(); err == nil {
+				mendZip64Offsets(tail.Bytes())
+				_, err = dst.Write(tail.Bytes())
+			}
+		}
 	}
 	return cw.n, err
+}
+
+// mendZip64Offsets mends the central directory at the end of b (what
+// follows the last entry's data: its data descriptor, the directory and
+// the end records). For a file of 4 GiB or more the zip package, like
+// archive/zip (golang/go#33116), writes a zip64 field holding the sizes and
+// the local header offset, but the offset itself in the record's offset
+// field; APPNOTE 4.5.3 allows a value in the zip64 field only when the
+// record field is 0xFFFFFFFF, and 7-Zip reports "Headers Error". The
+// record's offset field is set to 0xFFFFFFFF, as the rule wants: same
+// length, same values.
+func mendZip64Offsets(b []byte) {
+	if len(b) < endLen || le32(b[len(b)-endLen:]) != sigEnd {
+		return
+	}
+	end := len(b) - endLen
+	size := uint64(le32(b[end+12:]))
+	if size == u32max {
+		if end < loc64Len+end64Len || le32(b[end-loc64Len-end64Len:]) != sigEnd64 {
+			return
+		}
+		end -= loc64Len + end64Len
+		size = le64(b[end+40:])
+	}
+	if size > uint64(end) {
+		return
+	}
+	for p := end - int(size); p+centralLen <= end && le32(b[p:]) == sigCentral; {
+		nameLen, extraLen, commentLen := int(le16(b[p+28:])), int(le16(b[p+30:])), int(le16(b[p+32:]))
+		next := p + centralLen + nameLen + extraLen + commentLen
+		if next > end {
+			return
+		}
+		offset := le32(b[p+42:])
+		for extra := b[p+centralLen+nameLen : p+centralLen+nameLen+extraLen]; len(extra) >= 4; {
+			n := int(le16(extra[2:]))
+			if len(extra) < 4+n {
+				break
+			}
+			if le16(extra) == 0x0001 && n == 24 && offset != u32max && le32(b[p+20:]) == u32max && le32(b[p+24:]) == u32max && le64(extra[20:]) == uint64(offset) {
+				binary.LittleEndian.PutUint32(b[p+42:], u32max)
+			}
+			extra = extra[4+n:]
+		}
+		p = next
+	}
 }
 
 // readEntries reads every entry in order, cuts it into chunks, and hands
