@@ -30,6 +30,7 @@ const (
 	RuleWindowsDevice    = "windows-device-name"
 	RuleWindowsCharacter = "windows-reserved-character"
 	RuleFileAndFolder    = "file-and-folder"
+	RuleReserved         = "reserved-name"
 )
 
 // CheckName reports whether name is an entry name that extracts to the same
@@ -114,12 +115,16 @@ func windowsDevice(seg string) bool {
 	return false
 }
 
-// foldName is the key under which two names count as the same: Unicode NFC
-// then full case folding, then NFC again (folding can denormalize).
+// foldName is the key under which two names count as the same on a
+// case-insensitive file system: Unicode NFC, then each letter's simple
+// upper case (what NTFS compares: the dotless ı is I there), then full case
+// folding (what APFS compares), then NFC again (folding can denormalize).
+// Upper-casing first also makes the key the same for both cases of letters
+// that golang.org/x/text folds inconsistently (Cherokee).
 func foldName(name string) string {
 	for i := 0; i < len(name); i++ {
 		if name[i] >= utf8.RuneSelf {
-			return norm.NFC.String(cases.Fold().String(norm.NFC.String(name)))
+			return norm.NFC.String(cases.Fold().String(strings.ToUpper(norm.NFC.String(name))))
 		}
 	}
 	// ASCII is in NFC, and folds to lower case.
@@ -140,6 +145,26 @@ func newNameSet(n int) *nameSet {
 	return &nameSet{files: make(map[string]string, n), folders: make(map[string]string)}
 }
 
+// reserved maps the folded forms of the root names the spec reserves to
+// their spelling: at the root, a name that folds to one of them must be
+// that file, spelled exactly so, never a folder.
+var reserved = map[string]string{foldName(ManifestName): ManifestName, foldName(SignatureName): SignatureName}
+
+// reservedName refuses a root name (key is its folded form, a root folder
+// when folder is set) that a case-insensitive file system, or sign, would
+// take for manifest.json or signature.asc, unless it is that very file.
+func reservedName(name, key string, folder bool) error {
+	want, ok := reserved[key]
+	if !ok || !folder && name == want {
+		return nil
+	}
+	what := fmt.Sprintf("a file %q", name)
+	if folder {
+		what = fmt.Sprintf("a folder %q", name)
+	}
+	return fmt.Errorf("%w: %s at the root: the spec reserves %s for the assembly's own file, which must be spelled exactly so and be a file: rename or move it (rule %s)", ErrInsecurePath, what, want, RuleReserved)
+}
+
 // addFile adds a file name.
 func (s *nameSet) addFile(name string) error {
 	if err := CheckName(name); err != nil {
@@ -150,7 +175,14 @@ func (s *nameSet) addFile(name string) error {
 		if prev == name {
 			return fmt.Errorf("%w: %q appears twice", ErrDuplicate, name)
 		}
+		if norm.NFC.String(prev) == norm.NFC.String(name) {
+			// They print alike: show the code points.
+			return fmt.Errorf("%w: %+q and %+q differ only in Unicode normalization (NFC and NFD), and are one file on macOS: rename one of them", ErrDuplicate, prev, name)
+		}
 		return fmt.Errorf("%w: %q and %q are the same name after Unicode normalization and case folding: rename one of them", ErrDuplicate, prev, name)
+	}
+	if err := reservedName(name, key, false); err != nil {
+		return err
 	}
 	if holder, clash := s.folders[key]; clash {
 		return fileAndFolder(name, holder)
@@ -171,6 +203,11 @@ func (s *nameSet) addFolder(name string) error {
 	key := foldName(name)
 	if prev, clash := s.files[key]; clash {
 		return fileAndFolder(prev, name+"/")
+	}
+	if !strings.Contains(key, "/") {
+		if err := reservedName(name, key, true); err != nil {
+			return err
+		}
 	}
 	if err := s.addParents(name, key); err != nil {
 		return err
@@ -194,6 +231,11 @@ func (s *nameSet) addParents(name, key string) error {
 		}
 		if _, seen := s.folders[dir]; seen {
 			break // and so are the folders above it
+		}
+		if !strings.Contains(dir, "/") {
+			if err := reservedName(name[:strings.IndexByte(name, '/')], dir, true); err != nil {
+				return err
+			}
 		}
 		s.folders[dir] = name
 	}

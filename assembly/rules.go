@@ -47,7 +47,7 @@ type Rule struct {
 // The rules, in the order of the README's table of findings.
 var (
 	ruleContainer      = &Rule{Code: "container", Sentinel: ErrFormat, Reading: Error, Writing: Error, Opening: true, Summary: "the ZIP structure: one end record at the very end, entries tiling the file, local and central headers agreeing, stored or deflated unencrypted regular files"}
-	ruleUnsafeName     = &Rule{Code: "unsafe-name", Sentinel: ErrInsecurePath, Reading: Error, Writing: Error, Opening: true, Summary: "an entry name that is absolute, holds `..`, `.`, an empty segment, a backslash, a drive letter or a control character, or is not UTF-8"}
+	ruleUnsafeName     = &Rule{Code: "unsafe-name", Sentinel: ErrInsecurePath, Reading: Error, Writing: Error, Opening: true, Summary: "an entry name that is absolute, holds `..`, `.`, an empty segment, a backslash, a drive letter or a control character, or is not UTF-8; that a Windows or macOS tree cannot hold (a device name, a trailing dot or space, a reserved character, a segment over 255 bytes); or, at the root, a folder or another spelling of `manifest.json` or `signature.asc`"}
 	ruleDuplicateName  = &Rule{Code: "duplicate-name", Sentinel: ErrDuplicate, Reading: Error, Writing: Error, Opening: true, Summary: "two entries with one name, also after Unicode normalization and case folding"}
 	ruleTooLarge       = &Rule{Code: "too-large", Sentinel: ErrTooLarge, Reading: Error, Writing: Error, Summary: "a limit exceeded: entries, sizes, name length, manifest.json size, droplets"}
 	ruleNoManifest     = &Rule{Code: "manifest-missing", Sentinel: ErrNoManifest, Reading: Error, Writing: Error, Summary: "no `manifest.json` at the root of the archive (the spec: MUST be present)"}
@@ -67,8 +67,8 @@ var (
 	ruleRefDroplet     = &Rule{Code: "reference-droplet", Sentinel: ErrReference, Reading: Error, Writing: Error, Summary: "a reference or `dependsOn` entry naming a droplet the assembly does not hold"}
 	ruleRefAttribute   = &Rule{Code: "reference-attribute", Sentinel: ErrReference, Reading: Error, Writing: Error, Summary: "a reference to an attribute a known droplet kind does not output: it could never be resolved"}
 	ruleCycle          = &Rule{Code: "cycle", Sentinel: ErrCycle, Reading: Error, Writing: Error, Summary: "droplets that depend on each other, through `dependsOn` or references (MUST NOT)"}
-	rulePathUnsafe     = &Rule{Code: "path-unsafe", Sentinel: ErrInsecurePath, Reading: Error, Writing: Error, Summary: "a path property (`template`, `stackPolicy`, `file`, `directory`, `savedImage`, `blueprint`) that is absolute, leaves the archive with `..`, or is not a plain archive path"}
-	ruleMissingFile    = &Rule{Code: "missing-file", Sentinel: ErrMissingFile, Reading: Error, Writing: Error, Summary: "a path property naming a file the archive does not hold, or a folder holding no file: the assembly is not self-contained"}
+	rulePathUnsafe     = &Rule{Code: "path-unsafe", Sentinel: ErrInsecurePath, Reading: Error, Writing: Error, Summary: "a path property (`template`, `stackPolicy`, `file`, `directory`, `savedImage`, `blueprint`, and `dockerFile` and `executables` below a droplet's `directory`) that is absolute, leaves the archive (or that folder) with `..`, or is not a plain archive path"}
+	ruleMissingFile    = &Rule{Code: "missing-file", Sentinel: ErrMissingFile, Reading: Error, Writing: Error, Summary: "a path property naming a file the archive (or the droplet's folder) does not hold, or a folder holding no file: the assembly is not self-contained"}
 	ruleMetadata       = &Rule{Code: "metadata", Reading: Note, Writing: Note, Summary: "a droplet's `warning` or `error` metadata message, shown as it is (the spec: SHOULD surface)"}
 )
 

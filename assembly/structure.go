@@ -102,9 +102,9 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		}
 		has64 = le32(lb[0:]) == sigLoc64
 		if has64 {
-			if !needs64 {
-				return nil, bad("zip64 end record present although no value needs it")
-			}
+			// Writers may use zip64 records when no value needs them
+			// (zip -fz, zip from a pipe): allowed when the two end records
+			// agree, so every reader sees one directory.
 			if le32(lb[4:]) != 0 || le32(lb[16:]) != 1 {
 				return nil, bad("multi-disk zip64 archives are not supported")
 			}
@@ -125,9 +125,6 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 			r64, s64, o64 := le64(b64[32:]), le64(b64[40:]), le64(b64[48:])
 			if (records != u16max && records != r64) || (cdSize != u32max && cdSize != s64) || (cdOffset != u32max && cdOffset != o64) {
 				return nil, bad("zip64 end record disagrees with the classic end record")
-			}
-			if r64 < u16max && s64 < u32max && o64 < u32max {
-				return nil, bad("zip64 end record used although no value needs it")
 			}
 			records, cdSize, cdOffset = r64, s64, o64
 			tail = off64
@@ -395,6 +392,21 @@ func checkExtra(extra []byte, name string) error {
 	return nil
 }
 
+// hasZip64Extra reports whether an extra field block holds a zip64 field.
+func hasZip64Extra(extra []byte) bool {
+	for len(extra) >= 4 {
+		id, n := le16(extra), int(le16(extra[2:]))
+		if id == 0x0001 {
+			return true
+		}
+		if len(extra)-4 < n {
+			return false
+		}
+		extra = extra[4+n:]
+	}
+	return false
+}
+
 // checkLocal reads e's local header and compares it with the central entry,
 // setting e.end just past the entry's data and data descriptor.
 func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
@@ -444,15 +456,22 @@ func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
 		return bad("data (%d bytes at offset %d) runs into the central directory", e.csize, body)
 	}
 	end := body + e.csize
-	zip64 := e.csize >= u32max || e.usize >= u32max
-	if flags&flagDescriptor == 0 {
-		if zip64 {
-			le := entry{name: e.name, csize: csize, usize: usize}
-			if err := readZip64Extra(&le, varPart[nameLen:]); err != nil {
-				return bad("local header: %v", err)
-			}
-			csize, usize = le.csize, le.usize
+	// A local header may carry zip64 sizes whatever the size (APPNOTE
+	// 4.3.9.1; Python's force_zip64, zip -fz): saturated sizes are read from
+	// its zip64 extra field, and when that field is there the data
+	// descriptor holds 8-byte sizes (4.3.9.2). Writers that add no local
+	// zip64 field (Go, Java) use 8-byte sizes when the sizes need them.
+	localExtra := varPart[nameLen:]
+	local64 := hasZip64Extra(localExtra)
+	if (csize == u32max || usize == u32max) && (local64 || flags&flagDescriptor == 0) {
+		le := entry{name: e.name, csize: csize, usize: usize}
+		if err := readZip64Extra(&le, localExtra); err != nil {
+			return bad("local header: %v", err)
 		}
+		csize, usize = le.csize, le.usize
+	}
+	zip64 := local64 || e.csize >= u32max || e.usize >= u32max
+	if flags&flagDescriptor == 0 {
 		if crc != e.crc || csize != e.csize || usize != e.usize {
 			return bad("local header (crc %08x, sizes %d/%d) disagrees with the central directory (crc %08x, sizes %d/%d)", crc, csize, usize, e.crc, e.csize, e.usize)
 		}

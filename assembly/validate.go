@@ -144,8 +144,10 @@ func (c *checker) properties(id string, d *Droplet, kind *droplets.Kind) {
 }
 
 // paths checks that every path property of a droplet of a known kind
-// names a file (or a folder holding files) inside the archive.
+// names a file (or a folder holding files) inside the archive, and that
+// every value naming a file below that folder (InDirectory) does.
 func (c *checker) paths(id string, d *Droplet, kind *droplets.Kind, files *FileSet) {
+	folder := "" // the droplet's folder, once it is known to hold files
 	for _, p := range kind.Properties {
 		v, ok := d.Properties[p.Name].(string)
 		if p.Path == 0 || !ok {
@@ -156,7 +158,7 @@ func (c *checker) paths(id string, d *Droplet, kind *droplets.Kind, files *FileS
 		if p.Path == droplets.PathDirectory {
 			name = strings.TrimSuffix(v, "/")
 		}
-		if why := pathProblem(name); why != "" {
+		if why := pathProblem(name, "the archive"); why != "" {
 			c.add(rulePathUnsafe, id, field, nil, "%q is %s: name a file inside the archive, relative to its root", v, why)
 			continue
 		}
@@ -175,12 +177,49 @@ func (c *checker) paths(id string, d *Droplet, kind *droplets.Kind, files *FileS
 			} else {
 				c.add(ruleMissingFile, id, field, nil, "names folder %q, which holds no file in the archive", v)
 			}
+		case p.Path == droplets.PathDirectory:
+			folder = name
+		}
+	}
+	if folder == "" {
+		return
+	}
+	for _, p := range kind.Properties {
+		if !p.InDirectory {
+			continue
+		}
+		field := "properties." + p.Name
+		switch v := d.Properties[p.Name].(type) {
+		case string:
+			c.inFolder(id, field, folder, v, files)
+		case []any:
+			for i, e := range v {
+				if s, ok := e.(string); ok {
+					c.inFolder(id, fmt.Sprintf("%s[%d]", field, i), folder, s, files)
+				}
+			}
 		}
 	}
 }
 
-// pathProblem says why name is not a plain path inside the archive, or "".
-func pathProblem(name string) string {
+// inFolder checks that v, relative to folder, names a file below it.
+func (c *checker) inFolder(id, field, folder, v string, files *FileSet) {
+	if why := pathProblem(v, "the folder"); why != "" {
+		c.add(rulePathUnsafe, id, field, nil, "%q is %s: name a file below %q, relative to it", v, why, folder)
+		return
+	}
+	switch name := folder + "/" + v; {
+	case files.Has(name):
+	case files.HasDir(name):
+		c.add(ruleMissingFile, id, field, nil, "names %q, a folder in %q, where a file is needed", v, folder)
+	default:
+		c.add(ruleMissingFile, id, field, nil, "names %q, which is not a file in folder %q", v, folder)
+	}
+}
+
+// pathProblem says why name is not a plain path inside within (the
+// archive, or a folder of it), or "".
+func pathProblem(name, within string) string {
 	switch {
 	case name == "":
 		return "empty"
@@ -189,7 +228,7 @@ func pathProblem(name string) string {
 	}
 	for _, seg := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if seg == ".." {
-			return `outside the archive ("..")`
+			return `outside ` + within + ` ("..")`
 		}
 	}
 	if CheckName(name) != nil {

@@ -279,6 +279,10 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 	}
 	entries := append([]input(nil), w.entries...)
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	sizes, err := entrySizes(entries)
+	if err != nil {
+		return 0, err
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -293,7 +297,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 		}()
 	}
 	readErr := make(chan error, 1)
-	progress := newProgress(w.opts.Progress, entries)
+	progress := newProgress(w.opts.Progress, sizes)
 	go func() {
 		err := readEntries(ctx, entries, jobs, ordered, progress, w.opts.Sealer, workers)
 		close(jobs)
@@ -303,7 +307,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 
 	cw := &countingWriter{w: dst}
 	zw := zip.NewWriter(cw)
-	err := writeChunks(ctx, zw, entries, mod, ordered)
+	err = writeChunks(ctx, zw, entries, mod, ordered)
 	if err != nil {
 		cancel()
 		for range ordered {
@@ -314,21 +318,17 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 		err = rerr
 	}
 	if err == nil {
-		if w.opts.Sealer != nil {
-			err = seal(zw, cw, w.opts.Sealer, len(entries))
-		} else {
-			err = zw.Close()
-		}
+		err = end(zw, cw, w.opts.Sealer, len(entries))
 	}
 	return cw.n, err
 }
 
-// seal ends the archive through s: the zip writer's own end (the central
-// directory and end records) is written to a buffer, from which the
-// entries' records are taken for s, which writes the end instead. What the
-// zip writer still had to write for the last entry (its data descriptor)
-// goes out first.
-func seal(zw *zip.Writer, cw *countingWriter, s Sealer, n int) error {
+// end writes the end of the archive: the zip writer's central directory
+// and end records go to a buffer first, to be mended (mendZip64Offsets),
+// then out, or, with a Sealer, the entries' records are taken from it for
+// the Sealer, which writes the end instead. What the zip writer still had
+// to write for the last entry (its data descriptor) goes out first.
+func end(zw *zip.Writer, cw *countingWriter, s Sealer, n int) error {
 	if err := zw.Flush(); err != nil {
 		return err
 	}
@@ -341,64 +341,82 @@ func seal(zw *zip.Writer, cw *countingWriter, s Sealer, n int) error {
 	if err != nil {
 		return err
 	}
-	cd, err := centralDirectoryOffset(tail.Bytes(), flushed)
-	if err != nil {
+	b := tail.Bytes()
+	records, start, ok := centralRecords(b)
+	if !ok {
+		return errors.New("assembly: the zip writer's central directory cannot be read back")
+	}
+	mendZip64Offsets(records)
+	if s == nil {
+		_, err := cw.Write(b)
 		return err
 	}
-	if _, err := cw.Write(tail.Bytes()[:cd-flushed]); err != nil {
+	if len(records) != n {
+		return fmt.Errorf("assembly: sealing: %d central directory records for %d entries", len(records), n)
+	}
+	if _, err := cw.Write(b[:start]); err != nil {
 		return err
 	}
-	records, err := splitRecords(tail.Bytes()[cd-flushed:], n)
-	if err != nil {
-		return err
-	}
-	return s.Seal(cw, cd, records)
+	return s.Seal(cw, flushed+int64(start), records)
 }
 
-// centralDirectoryOffset reads where the central directory starts from the
-// end records at the end of tail (no comment), which begins at offset
-// start of the archive.
-func centralDirectoryOffset(tail []byte, start int64) (int64, error) {
-	le := binary.LittleEndian
-	if len(tail) < 22 || le.Uint32(tail[len(tail)-22:]) != 0x06054b50 {
-		return 0, errors.New("assembly: sealing: no end record")
+// centralRecords finds the central directory in b, what the zip writer
+// wrote after the last entry's data (its data descriptor, the directory,
+// the end records and no comment), and returns its records (slices of b)
+// and where it starts in b.
+func centralRecords(b []byte) (records [][]byte, start int, ok bool) {
+	if len(b) < endLen || le32(b[len(b)-endLen:]) != sigEnd {
+		return nil, 0, false
 	}
-	off := int64(le.Uint32(tail[len(tail)-22+16:]))
-	if off == math.MaxUint32 {
-		// Zip64: the locator before the end record gives the zip64 end
-		// record's offset, which gives the directory's.
-		loc := len(tail) - 22 - 20
-		if loc < 0 || le.Uint32(tail[loc:]) != 0x07064b50 {
-			return 0, errors.New("assembly: sealing: no zip64 end locator")
+	end := len(b) - endLen
+	size := uint64(le32(b[end+12:]))
+	if size == u32max {
+		if end < loc64Len+end64Len || le32(b[end-loc64Len-end64Len:]) != sigEnd64 {
+			return nil, 0, false
 		}
-		rec := int64(le.Uint64(tail[loc+8:])) - start
-		if rec < 0 || rec+56 > int64(len(tail)) || le.Uint32(tail[rec:]) != 0x06064b50 {
-			return 0, errors.New("assembly: sealing: no zip64 end record")
+		end -= loc64Len + end64Len
+		size = le64(b[end+40:])
+	}
+	if size > uint64(end) {
+		return nil, 0, false
+	}
+	start = end - int(size)
+	for p := start; p < end; {
+		if p+centralLen > end || le32(b[p:]) != sigCentral {
+			return nil, 0, false
 		}
-		off = int64(le.Uint64(tail[rec+48:]))
+		next := p + centralLen + int(le16(b[p+28:])) + int(le16(b[p+30:])) + int(le16(b[p+32:]))
+		if next > end {
+			return nil, 0, false
+		}
+		records = append(records, b[p:next])
+		p = next
 	}
-	if off < start || off > start+int64(len(tail)) {
-		return 0, fmt.Errorf("assembly: sealing: central directory at %d, outside the end written at %d", off, start)
-	}
-	return off, nil
+	return records, start, true
 }
 
-// splitRecords cuts the first n central directory records off b.
-func splitRecords(b []byte, n int) ([][]byte, error) {
-	le := binary.LittleEndian
-	out := make([][]byte, 0, n)
-	for range n {
-		if len(b) < 46 || le.Uint32(b) != 0x02014b50 {
-			return nil, errors.New("assembly: sealing: malformed central directory record")
+// mendZip64Offsets mends central directory records (in place). For a file
+// of 4 GiB or more the zip package, like archive/zip (golang/go#33116),
+// writes a zip64 field holding the sizes and the local header offset, but
+// the offset itself in the record's offset field; APPNOTE 4.5.3 allows a
+// value in the zip64 field only when the record field is 0xFFFFFFFF, and
+// 7-Zip reports "Headers Error". The record's offset field is set to
+// 0xFFFFFFFF, as the rule wants: same length, same values.
+func mendZip64Offsets(records [][]byte) {
+	for _, r := range records {
+		nameLen, extraLen := int(le16(r[28:])), int(le16(r[30:]))
+		offset := le32(r[42:])
+		for extra := r[centralLen+nameLen : centralLen+nameLen+extraLen]; len(extra) >= 4; {
+			n := int(le16(extra[2:]))
+			if len(extra) < 4+n {
+				break
+			}
+			if le16(extra) == 0x0001 && n == 24 && offset != u32max && le32(r[20:]) == u32max && le32(r[24:]) == u32max && le64(extra[20:]) == uint64(offset) {
+				binary.LittleEndian.PutUint32(r[42:], u32max)
+			}
+			extra = extra[4+n:]
 		}
-		l := 46 + int(le.Uint16(b[28:])) + int(le.Uint16(b[30:])) + int(le.Uint16(b[32:]))
-		if l > len(b) {
-			return nil, errors.New("assembly: sealing: truncated central directory record")
-		}
-		out = append(out, b[:l])
-		b = b[l:]
 	}
-	return out, nil
 }
 
 // readEntries reads every entry in order, cuts it into chunks, and hands
@@ -426,6 +444,7 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 			}
 		}()
 	}
+	var total int64
 	for i, e := range entries {
 		hash := func(*chunk) error { return nil }
 		if h != nil {
@@ -441,7 +460,7 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 				}
 			}
 		}
-		if err := readEntry(i, e, send, progress, hash); err != nil {
+		if err := readEntry(i, e, send, progress, &total, hash); err != nil {
 			return err
 		}
 	}
@@ -449,20 +468,40 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 	return nil
 }
 
+// entrySizes returns each entry's size as far as it is known before it is
+// read (-1 when not), and refuses, before anything is read, what the
+// reader would refuse: a file over MaxFileSize, files adding up to more
+// than MaxTotalSize. (readEntry checks the bytes it really reads.)
+func entrySizes(entries []input) ([]int64, error) {
+	sizes := make([]int64, len(entries))
+	var total int64
+	for i, e := range entries {
+		size := e.size
+		if size < 0 && e.path != "" {
+			if st, err := os.Stat(e.path); err == nil && st.Mode().IsRegular() {
+				size = st.Size()
+			}
+		}
+		sizes[i] = size
+		if size > MaxFileSize {
+			return nil, fmt.Errorf("%w: %s is %d bytes, at most %d allowed", ErrTooLarge, e.name, size, int64(MaxFileSize))
+		}
+		if total += max(size, 0); total > MaxTotalSize {
+			return nil, fmt.Errorf("%w: files add up to more than %d bytes", ErrTooLarge, int64(MaxTotalSize))
+		}
+	}
+	return sizes, nil
+}
+
 // newProgress returns the function readEntries calls with the bytes of
-// each chunk it read: it keeps the count and passes it on to report.
-func newProgress(report func(done, total int64), entries []input) func(n int64) {
+// each chunk it read: it keeps the count and passes it on to report, with
+// the total of sizes (-1 when a size is not known in advance).
+func newProgress(report func(done, total int64), sizes []int64) func(n int64) {
 	if report == nil {
 		return func(int64) {}
 	}
 	var total int64
-	for _, e := range entries {
-		size := e.size
-		if size < 0 && e.path != "" {
-			if st, err := os.Stat(e.path); err == nil {
-				size = st.Size()
-			}
-		}
+	for _, size := range sizes {
 		if size < 0 || total < 0 {
 			total = -1
 			continue
@@ -476,7 +515,9 @@ func newProgress(report func(done, total int64), entries []input) func(n int64) 
 	}
 }
 
-func readEntry(i int, e input, send func(*chunk) error, progress func(int64), hash func(*chunk) error) error {
+// readEntry reads entry i, adding its bytes to *total (all entries so
+// far), and gives each chunk to hash (a Sealer's) before send.
+func readEntry(i int, e input, send func(*chunk) error, progress func(int64), total *int64, hash func(*chunk) error) error {
 	r := io.Reader(bytes.NewReader(e.data))
 	switch {
 	case e.path != "":
@@ -515,6 +556,9 @@ func readEntry(i int, e input, send func(*chunk) error, progress func(int64), ha
 		}
 		if size > MaxFileSize {
 			return fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, e.name, int64(MaxFileSize))
+		}
+		if *total += int64(n); *total > MaxTotalSize {
+			return fmt.Errorf("%w: files add up to more than %d bytes", ErrTooLarge, int64(MaxTotalSize))
 		}
 		c := &chunk{entry: i, first: first, last: m == 0, data: data, dict: dict, buf: cur, done: make(chan struct{})}
 		c.refs.Store(1)

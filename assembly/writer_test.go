@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand"
 	"os"
@@ -12,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zip"
 
 	"github.com/cloud-assembly/assemble/internal/output"
 )
@@ -419,4 +423,139 @@ func TestWriterSealer(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The writer holds what it writes to the reader's size limits, and says so
+// before it reads anything: a file over MaxFileSize, or files adding up to
+// more than MaxTotalSize, which the reader would refuse (sparse files here,
+// so nothing is really read).
+func TestWriterSizeLimits(t *testing.T) {
+	dir := t.TempDir()
+	sparse := func(name string, size int64) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil {
+			t.Skipf("cannot make a sparse file of %d bytes: %v", size, err)
+		}
+		return p
+	}
+	w := NewWriter(WriterOptions{})
+	w.AddFile("big.bin", sparse("big.bin", MaxFileSize+1))
+	start := time.Now()
+	if _, err := w.WriteTo(context.Background(), io.Discard); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "big.bin") {
+		t.Fatalf("a file over MaxFileSize: got %v, want ErrTooLarge naming it", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v: the limit is known before reading", d)
+	}
+	w = NewWriter(WriterOptions{})
+	for i := 0; i*MaxFileSize <= MaxTotalSize; i++ {
+		name := fmt.Sprintf("part%d.bin", i)
+		w.AddFile(name, sparse(name, MaxFileSize))
+	}
+	if _, err := w.WriteTo(context.Background(), io.Discard); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "add up to") {
+		t.Fatalf("files over MaxTotalSize together: got %v, want ErrTooLarge", err)
+	}
+}
+
+// A file of 4 GiB or more gets a zip64 extra field in the central
+// directory. The zip package writes the local header's offset into it
+// while the record's own offset field holds the offset too; APPNOTE 4.5.3
+// allows a value in the zip64 field only when the record's field is
+// saturated (0xFFFFFFFF), and 7-Zip reports "Headers Error" for such an
+// archive. The writer's central directory follows the rule: every value in
+// a zip64 field has its record field saturated. (The archive is made with
+// CreateRaw and a stated size of 5 GiB, so nothing large is written.)
+func TestWriterZip64FieldsFollowAPPNOTE(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	data := []byte("not really five gigabytes")
+	for _, name := range []string{"big.bin", "small.txt"} {
+		fh := &zip.FileHeader{Name: name, Method: zip.Store, CRC32: crc32.ChecksumIEEE(data), CompressedSize64: uint64(len(data)), UncompressedSize64: uint64(len(data))}
+		if name == "big.bin" {
+			// As the writer writes a long entry: sizes in a data descriptor.
+			fh.Method, fh.UncompressedSize64, fh.Flags = zip.Deflate, 5<<30, 0x8
+		}
+		w, err := zw.CreateRaw(fh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	if err := zip64FieldsSaturated(b); err == nil {
+		t.Fatal("the zip package wrote zip64 fields by the rule: is the mending still needed?")
+	}
+	records, _, ok := centralRecords(b)
+	if !ok {
+		t.Fatal("centralRecords found no central directory")
+	}
+	mendZip64Offsets(records)
+	if err := zip64FieldsSaturated(b); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("the mended archive: %v", err)
+	}
+	if f := r.File("big.bin"); f == nil || f.Size() != 5<<30 || f.HeaderOffset() != 0 {
+		t.Fatalf("big.bin read back as %+v", f)
+	}
+	if f := r.File("small.txt"); f == nil || f.HeaderOffset() == 0 {
+		t.Fatalf("small.txt read back as %+v", f)
+	}
+	if sevenZip, err := exec.LookPath("7zz"); err == nil {
+		p := filepath.Join(t.TempDir(), "big.zip")
+		os.WriteFile(p, b, 0o644)
+		out, _ := exec.Command(sevenZip, "l", p).CombinedOutput()
+		if bytes.Contains(out, []byte("Headers Error")) {
+			t.Errorf("7-Zip still reports Headers Error:\n%s", out)
+		}
+	}
+	// The writer mends what it writes: its central directory passes the
+	// same check (small files here; the mending is a no-op, and must
+	// leave a valid archive).
+	w := NewWriter(WriterOptions{})
+	w.AddBytes("a.txt", data)
+	var out bytes.Buffer
+	if _, err := w.WriteTo(context.Background(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := zip64FieldsSaturated(out.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// zip64FieldsSaturated checks APPNOTE 4.5.3 on every central directory
+// record of b: a zip64 extra field holds the uncompressed size, compressed
+// size and offset, in that order, exactly for the record fields that are
+// 0xFFFFFFFF.
+func zip64FieldsSaturated(b []byte) error {
+	entries, err := checkStructure(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		rec := b[e.centralAt : e.centralAt+uint64(e.centralSize)]
+		nameLen, extraLen := int(le16(rec[28:])), int(le16(rec[30:]))
+		want := 0
+		for _, at := range []int{24, 20, 42} { // uncompressed, compressed, offset
+			if le32(rec[at:]) == u32max {
+				want += 8
+			}
+		}
+		for extra := rec[centralLen+nameLen : centralLen+nameLen+extraLen]; len(extra) >= 4; extra = extra[4+int(le16(extra[2:])):] {
+			if le16(extra) == 0x0001 && int(le16(extra[2:])) != want {
+				return fmt.Errorf("%q: zip64 field of %d bytes, the saturated record fields call for %d", e.name, le16(extra[2:]), want)
+			}
+		}
+	}
+	return nil
 }

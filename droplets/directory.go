@@ -14,7 +14,7 @@ func init() {
 			{Name: "bucketName", Required: true, Type: "string", Doc: "The bucket the files are uploaded to."},
 			{Name: "keyPrefix", Type: "string", Doc: "The prefix of their keys (`www/`); the files' paths below the folder follow it."},
 			{Name: "objectKey", Type: "string", Doc: "When set, the folder is uploaded as one zip file at this key (the AWS CDK's zip packaging) instead of file by file under keyPrefix."},
-			{Name: "executables", Type: "list", Doc: "The files under the folder (relative, `/`-separated) that carry the executable bit."},
+			{Name: "executables", Type: "list", InDirectory: true, Doc: "The files under the folder (relative, `/`-separated) that carry the executable bit."},
 		},
 		Attributes: []string{"bucketName", "keyPrefix", "objectKey"},
 		AttributeDocs: map[string]string{

@@ -14,7 +14,7 @@ func init() {
 		Type:  DockerBuildType,
 		Properties: []Property{
 			{Name: "directory", Required: true, Type: "string", Path: PathDirectory, Doc: "The build context."},
-			{Name: "dockerFile", Type: "string", Doc: "The Dockerfile inside the context (default `Dockerfile`)."},
+			{Name: "dockerFile", Type: "string", InDirectory: true, Doc: "The Dockerfile inside the context (default `Dockerfile`)."},
 			{Name: "buildArgs", Type: "map", Doc: "Build arguments (`--build-arg`)."},
 			{Name: "buildTarget", Type: "string", Doc: "The stage to build (`--target`)."},
 			{Name: "buildSecrets", Type: "map", Doc: "Build secrets (`--secret`)."},
@@ -28,7 +28,7 @@ func init() {
 			{Name: "cacheDisabled", Doc: "Build without the cache (`--no-cache`)."},
 			{Name: "repositoryName", Required: true, Type: "string", Doc: "The repository the image is pushed to."},
 			{Name: "imageTag", Required: true, Type: "string", Doc: "The tag it is pushed with."},
-			{Name: "executables", Type: "list", Doc: "The files under the context (relative, `/`-separated) that carry the executable bit."},
+			{Name: "executables", Type: "list", InDirectory: true, Doc: "The files under the context (relative, `/`-separated) that carry the executable bit."},
 		},
 		Attributes: []string{"exactImageId", "imageName"},
 		AttributeDocs: map[string]string{

@@ -41,6 +41,10 @@ type Property struct {
 	Type string
 	// Path is non-zero when the value is an assembly-relative path.
 	Path PathKind
+	// InDirectory marks a value (a string, or each string of a list) that
+	// names a file below the folder of the kind's PathDirectory property,
+	// relative to that folder: a Dockerfile, the executable files.
+	InDirectory bool
 	// Template marks the CloudFormation template of a stack: the packager
 	// packages it instead of copying it.
 	Template bool

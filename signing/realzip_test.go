@@ -58,6 +58,27 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
                 z.writestr(name, fh.read())
 `
 
+// pythonZip64 writes the project with Python's zipfile as its documentation
+// says to write a stream of unknown size (ZipFile.open(name, "w",
+// force_zip64=True)): zip64 sizes in every local header, whatever the size.
+// With "stream" it writes to a pipe-like file that cannot seek, so each
+// entry ends in a zip64 data descriptor (8-byte sizes).
+const pythonZip64 = `
+import io, os, sys, zipfile
+src, out, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+class Stream(io.RawIOBase):
+    def __init__(self, f): self.f = f
+    def writable(self): return True
+    def write(self, b): return self.f.write(b)
+with open(out, "wb") as raw:
+    with zipfile.ZipFile(Stream(raw) if mode == "stream" else raw, "w", zipfile.ZIP_DEFLATED) as z:
+        for root, dirs, files in sorted(os.walk(src)):
+            for f in sorted(files):
+                name = os.path.relpath(os.path.join(root, f), src).replace(os.sep, "/")
+                with open(os.path.join(root, f), "rb") as fh, z.open(name, "w", force_zip64=True) as w:
+                    w.write(fh.read())
+`
+
 // Real ZIP writers (issue #11): an archive made by each stock tool is a valid
 // assembly; we sign it, we verify it, gpg verifies its signature, and
 // `unzip -t` accepts the signed archive. A test skips, saying why, when its
@@ -75,6 +96,22 @@ func TestRealZipWriters(t *testing.T) {
 		}, nil, true},
 		{"python-zipfile", []string{"python3"}, func(t *testing.T, tool, src, out string) error {
 			return run(src, tool, "-c", pythonZip, src, out)
+		}, nil, false},
+		// zip -fz and Python's force_zip64 write zip64 records and fields
+		// for small files too (APPNOTE 4.3.9.1: "ZIP64 format MAY be used
+		// regardless of the size of a file"); zip to standard output
+		// through a pipe writes data descriptors.
+		{"info-zip-zip64", []string{"zip"}, func(t *testing.T, tool, src, out string) error {
+			return run(src, tool, "-q", "-r", "-fz", out, ".")
+		}, nil, true},
+		{"info-zip-stdout", []string{"zip"}, func(t *testing.T, tool, src, out string) error {
+			return run(src, "sh", "-c", `"$0" -q -r - . | cat > "$1"`, tool, out)
+		}, nil, true},
+		{"python-zipfile-zip64", []string{"python3"}, func(t *testing.T, tool, src, out string) error {
+			return run(src, tool, "-c", pythonZip64, src, out, "seek")
+		}, nil, false},
+		{"python-zipfile-zip64-stream", []string{"python3"}, func(t *testing.T, tool, src, out string) error {
+			return run(src, tool, "-c", pythonZip64, src, out, "stream")
 		}, nil, false},
 		{"go-archive-zip", nil, func(t *testing.T, _, src, out string) error {
 			return goArchiveZip(src, out)

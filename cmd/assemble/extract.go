@@ -21,10 +21,11 @@ func extractCmd() *cli.Command {
 		ArgsUsage: "ASSEMBLY",
 		Description: `Runs every check of 'assemble verify' first; only a valid assembly signed by
 trusted keys as the signature policy asks (--keyring, --min-signers,
---require-signer, --policy: as for verify) is written. The files go to a temporary
-folder beside DIR, each checked again against its signed hash as it is
-written, and the folder is renamed to DIR at the end: on any failure nothing
-is written. DIR must not exist or be empty; every folder written gets the
+--require-signer, --policy: as for verify) is written. The files go to a
+temporary folder beside DIR (inside DIR when it is an existing empty folder,
+such as a mounted volume), each checked again against its signed hash as it
+is written, and moved into place at the end: on any failure nothing is
+written. DIR must not exist or be empty; every folder written gets the
 same mode (0755 less the umask), every file 0644 less the umask.
 signature.asc is written too.
 

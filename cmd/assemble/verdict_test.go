@@ -105,6 +105,32 @@ func defects() []defect {
 			text:     `droplet A: properties.template: "/t.yml" is an absolute path: name a file inside the archive, relative to its root [path-unsafe]`,
 		},
 		{
+			// A directory droplet's executables name files of its folder:
+			// extract --cdk-out relied on that, while every other command
+			// accepted any list (audit).
+			name:     "executable outside its folder",
+			files:    map[string]string{"manifest.json": manifestOf(droplet("A", dir, `,"properties":{"directory":"site","bucketName":"b","executables":["../run.sh"]}`)), "site/index.html": "hi", "run.sh": "#!/bin/sh\n"},
+			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: directory\n    properties: {directory: site, bucketName: b, executables: [../run.sh]}\n", "site/index.html": "hi", "run.sh": "#!/bin/sh\n"},
+			sentinel: assembly.ErrInsecurePath,
+			text:     `droplet A: properties.executables[0]: "../run.sh" is outside the folder (".."): name a file below "site", relative to it [path-unsafe]`,
+		},
+		{
+			name:     "missing executable",
+			files:    map[string]string{"manifest.json": manifestOf(droplet("A", dir, `,"properties":{"directory":"site","bucketName":"b","executables":["run.sh"]}`)), "site/index.html": "hi"},
+			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: directory\n    properties: {directory: site, bucketName: b, executables: [run.sh]}\n", "site/index.html": "hi"},
+			sentinel: assembly.ErrMissingFile,
+			text:     `droplet A: properties.executables[0]: names "run.sh", which is not a file in folder "site" [missing-file]`,
+		},
+		{
+			name: "missing Dockerfile",
+			files: map[string]string{"manifest.json": manifestOf(droplet("A", droplets.DockerBuildType, `,"properties":{"directory":"ctx","dockerFile":"build/Dockerfile","repositoryName":"r","imageTag":"t"}`)),
+				"ctx/Dockerfile": "FROM scratch\n"},
+			project: map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: docker-build\n    properties: {directory: ctx, dockerFile: build/Dockerfile, repositoryName: r, imageTag: t}\n",
+				"ctx/Dockerfile": "FROM scratch\n"},
+			sentinel: assembly.ErrMissingFile,
+			text:     `droplet A: properties.dockerFile: names "build/Dockerfile", which is not a file in folder "ctx" [missing-file]`,
+		},
+		{
 			name:     "no manifest",
 			files:    map[string]string{"t.yml": "Resources: {}\n"},
 			sentinel: assembly.ErrNoManifest,

@@ -22,12 +22,16 @@ const DirPerm fs.FileMode = 0o755
 
 // A Dir is a folder being written: files go to a temporary folder beside
 // the target, renamed into place on Commit, so that on any failure
-// nothing is written. Like a File's, the temporary folder is locked while
-// its writer lives; RemoveStale collects it once its writer died.
+// nothing is written. When the target is an existing empty folder (which
+// may be a mount point, or lie in a folder the writer may not change), the
+// temporary folder is made inside it instead, and its entries are moved up
+// on Commit. Like a File's, the temporary folder is locked while its
+// writer lives; RemoveStale collects it once its writer died.
 type Dir struct {
 	name   string
-	target string   // the folder Commit creates or replaces
+	target string   // the folder Commit creates or fills
 	tmp    string   // the temporary folder
+	inside bool     // tmp lies inside target, an existing empty folder
 	lock   *os.File // tmp, open and locked
 	root   *os.Root // tmp, for writes that cannot leave it
 	done   bool
@@ -40,13 +44,25 @@ func CreateDir(name string) (*Dir, error) {
 	if name == "" || name == "-" {
 		return nil, fmt.Errorf("output: %q is not a folder name", name)
 	}
-	target, err := resolveDir(name)
+	target, exists, err := resolveDir(name)
 	if err != nil {
 		return nil, err
 	}
-	RemoveStale(target)
+	// The temporary folder's name: beside a new target; inside an
+	// existing one, named as if beside target/<base>, so that RemoveStale
+	// of that name collects what dead writers left there.
+	near := target
+	if exists {
+		near = filepath.Join(target, filepath.Base(target))
+	}
+	RemoveStale(near)
+	if exists {
+		if err := checkEmpty(name, target); err != nil {
+			return nil, err
+		}
+	}
 	for try := 0; try < 100; try++ {
-		tmp := tempName(target)
+		tmp := tempName(near)
 		if err := os.Mkdir(tmp, DirPerm); errors.Is(err, fs.ErrExist) {
 			continue
 		} else if err != nil {
@@ -67,32 +83,41 @@ func CreateDir(name string) (*Dir, error) {
 			os.Remove(tmp)
 			return nil, err
 		}
-		return &Dir{name: name, target: target, tmp: tmp, lock: lf, root: root}, nil
+		return &Dir{name: name, target: target, tmp: tmp, inside: exists, lock: lf, root: root}, nil
 	}
-	return nil, fmt.Errorf("write %s: cannot create a temporary folder beside it", name)
+	return nil, fmt.Errorf("write %s: cannot create a temporary folder for it", name)
 }
 
-// resolveDir follows name's links to the folder to create or replace.
-func resolveDir(name string) (string, error) {
+// resolveDir follows name's links to the folder to create or fill, and
+// says whether it exists (then it is a folder, which CreateDir checks is
+// empty once dead writers' leftovers are collected).
+func resolveDir(name string) (string, bool, error) {
 	c, err := follow(name)
 	switch {
 	case err != nil:
-		return "", err
+		return "", false, err
 	case c.fi == nil && c.hops > 0:
-		return "", refuse(name, ErrDangling, "%s is a symbolic link to %s, which does not exist: create that folder, or remove the link", name, c.path)
+		return "", false, refuse(name, ErrDangling, "%s is a symbolic link to %s, which does not exist: create that folder, or remove the link", name, c.path)
 	case c.fi == nil:
-		return c.path, nil
+		return c.path, false, nil
 	case !c.fi.IsDir():
-		return "", refuse(name, ErrNotFolder, "%s is a file, not a folder: name a new or empty folder", name)
+		return "", false, refuse(name, ErrNotFolder, "%s is a file, not a folder: name a new or empty folder", name)
 	}
-	ents, err := os.ReadDir(c.path)
+	return c.path, true, nil
+}
+
+// checkEmpty refuses a folder that holds anything but except (a name).
+func checkEmpty(name, dir string, except ...string) error {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return "", err
+		return err
 	}
-	if len(ents) > 0 {
-		return "", refuse(name, ErrNotEmpty, "%s is not empty: name a new or empty folder", name)
+	for _, e := range ents {
+		if len(except) == 0 || e.Name() != except[0] {
+			return refuse(name, ErrNotEmpty, "%s is not empty: name a new or empty folder", name)
+		}
 	}
-	return c.path, nil
+	return nil
 }
 
 // Root returns the temporary folder as an os.Root: names cannot leave it,
@@ -125,6 +150,9 @@ func (d *Dir) Commit() (err error) {
 			}
 		}
 	}()
+	if d.inside {
+		return d.moveUp()
+	}
 	if st, err := os.Lstat(d.target); err == nil && st.IsDir() {
 		// Empty when CreateDir looked; Remove fails if it is not now.
 		if err := os.Remove(d.target); err != nil {
@@ -135,6 +163,33 @@ func (d *Dir) Commit() (err error) {
 		}
 	}
 	return os.Rename(d.tmp, d.target)
+}
+
+// moveUp commits a Dir whose temporary folder lies inside the target: each
+// of its entries is renamed into the target (on failure, those moved go
+// back), then the target gets the mode the temporary folder was made with,
+// as a folder Commit creates would, and the temporary folder is removed.
+func (d *Dir) moveUp() error {
+	if err := checkEmpty(d.name, d.target, filepath.Base(d.tmp)); err != nil {
+		return refuse(d.name, ErrNotEmpty, "%s was filled by another program meanwhile", d.name)
+	}
+	ents, err := os.ReadDir(d.tmp)
+	if err != nil {
+		return err
+	}
+	for i, e := range ents {
+		if err := os.Rename(filepath.Join(d.tmp, e.Name()), filepath.Join(d.target, e.Name())); err != nil {
+			for _, back := range ents[:i] {
+				os.Rename(filepath.Join(d.target, back.Name()), filepath.Join(d.tmp, back.Name()))
+			}
+			return err
+		}
+	}
+	if st, err := os.Stat(d.tmp); err == nil {
+		// Best effort: a mount point may belong to someone else.
+		os.Chmod(d.target, st.Mode().Perm())
+	}
+	return os.Remove(d.tmp)
 }
 
 // Close removes the temporary folder unless it was committed.

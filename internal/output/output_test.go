@@ -644,3 +644,44 @@ func umask(t *testing.T) fs.FileMode {
 	t.Skip("umask unknown")
 	return 0
 }
+
+// Writing into an existing empty folder leaves nothing on failure, collects
+// what a dead writer left inside it, and refuses a folder filled meanwhile.
+func TestDirIntoEmptyFolder(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	os.Mkdir(out, 0o700)
+	d, err := CreateDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Root().WriteFile("x", []byte("x"), 0o644)
+	d.Close()
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Fatalf("a closed write left %v", ents)
+	}
+	if l := leftovers(t, parent); len(l) > 0 {
+		t.Fatalf("left %v", l)
+	}
+	// A dead writer's folder (its lock free) is collected, not "not empty".
+	dead := tempName(filepath.Join(out, "out"))
+	if err := os.Mkdir(dead, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dead, "half"), nil, 0o644)
+	d, err = CreateDir(out)
+	if err != nil {
+		t.Fatalf("a dead writer's leftover made the folder count as full: %v", err)
+	}
+	if _, err := os.Stat(dead); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("leftover %s not collected", dead)
+	}
+	d.Root().WriteFile("y", []byte("y"), 0o644)
+	os.WriteFile(filepath.Join(out, "intruder"), nil, 0o644)
+	if err := d.Commit(); !errors.Is(err, ErrNotEmpty) {
+		t.Fatalf("folder filled meanwhile: got %v, want ErrNotEmpty", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "y")); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("a refused Commit wrote y")
+	}
+}

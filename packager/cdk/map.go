@@ -632,9 +632,8 @@ func (as *assetSet) images(raw json.RawMessage) error {
 		if dockerFile == "" {
 			dockerFile = "Dockerfile"
 		}
-		if as.mp.t.files[path.Join(rel, dockerFile)] == nil {
-			as.mp.warn(as.file, field+".source", "the build context %s holds no %s", as.mp.t.name(rel), dockerFile)
-		}
+		// Whether the context holds it is assembly.Check's to say (the
+		// dockerFile property names a file below directory).
 		props := map[string]any{"directory": ctx, "dockerFile": literal(dockerFile)}
 		for k, v := range map[string]string{"buildTarget": s.DockerBuildTarget, "buildSsh": s.DockerBuildSsh, "networkMode": s.NetworkMode, "platform": s.Platform} {
 			if v != "" {
