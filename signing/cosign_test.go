@@ -64,7 +64,9 @@ func TestCosigners(t *testing.T) {
 	three := cosigned(t, "ed25519.sec.asc", "rsa3072.sec.asc", "subkey.sec.asc")
 	withUntrusted := cosigned(t, "ed25519.sec.asc", "untrusted.sec.asc")
 	untrustedFirst := cosigned(t, "untrusted.sec.asc", "rsa3072.sec.asc")
-	twiceOneKey := cosigned(t, "ed25519.sec.asc", "ed25519.sec.asc")
+	// Seal refuses a key that signed already (TestSealRefusesASignerTwice):
+	// the second signature by one key is added without it.
+	twiceOneKey := appendRaw(t, cosigned(t, "ed25519.sec.asc"), signer(t, "ed25519.sec.asc").PrivateKey, cosignTime.Add(time.Hour))
 	ed, rsa, sub, pass := fpr(t, "ed25519.pub.asc"), fpr(t, "rsa3072.pub.asc"), fpr(t, "subkey.pub.asc"), fpr(t, "passphrase.pub.asc")
 	for _, tt := range []struct {
 		name    string
@@ -481,6 +483,69 @@ func TestAttachExternalSignature(t *testing.T) {
 	if _, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, signed), nil, o); !errors.Is(err, ErrAttestationMismatch) {
 		t.Errorf("co-signature over another attestation: got %v, want ErrAttestationMismatch", err)
 	}
+}
+
+// A seal adds signatures by other keys only: a key (or another subkey of
+// its primary key) that already signed the attestation, earlier or in the
+// same seal, is refused whichever way it signs. Its second signature would not count, yet "2 signatures" reads as two
+// signers.
+func TestSealRefusesASignerTwice(t *testing.T) {
+	ed := signer(t, "ed25519.sec.asc")
+	rsa := signer(t, "rsa3072.sec.asc")
+	one := cosigned(t, "ed25519.sec.asc")
+	m, err := parseMessage(signatureOf(t, one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ParseAttestation(m.plaintext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := cosignTime.Add(time.Hour)
+	twice := func(k *packet.PrivateKey) []byte {
+		var buf bytes.Buffer
+		w, err := clearsign.EncodeMulti(&buf, []*packet.PrivateKey{k, k}, &packet.Config{Time: func() time.Time { return cosignTime }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := a.Marshal()
+		w.Write(bytes.TrimSuffix(body, []byte("\n")))
+		w.Close()
+		return buf.Bytes()
+	}
+	for _, tt := range []struct {
+		name    string
+		b       []byte
+		signers []Signer
+		opts    func(*SignOptions)
+	}{
+		{"add by the key that signed", one, []Signer{Keys(ed)}, func(o *SignOptions) { o.Add = true }},
+		{"add by it among others", one, []Signer{Keys(rsa, ed)}, func(o *SignOptions) { o.Add = true }},
+		{"add it from a second signer", one, []Signer{Keys(rsa), Keys(rsa)}, func(o *SignOptions) { o.Add = true }},
+		{"add an external signature by it", one, nil, func(o *SignOptions) { o.Add, o.Signature = true, extSign(t, a, ed.PrivateKey, later) }},
+		{"add an external signature by it, its key at hand", one, nil, func(o *SignOptions) {
+			o.Add, o.Signature, o.Keyring = true, extSign(t, a, ed.PrivateKey, later), readKeys(t, "ed25519.pub.asc")
+		}},
+		{"one key twice in one seal", buildZip(t), []Signer{Keys(ed, ed)}, nil},
+		{"an external message signed twice by one key", buildZip(t), nil, func(o *SignOptions) {
+			o.Signature, o.Now = twice(rsa.PrivateKey), func() time.Time { return cosignTime }
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := at(later)
+			if tt.opts != nil {
+				tt.opts(o)
+			}
+			var out bytes.Buffer
+			if _, err := Seal(t.Context(), &out, reader(t, tt.b), tt.signers, o); !errors.Is(err, ErrAlreadySigned) {
+				t.Errorf("got %v, want ErrAlreadySigned", err)
+			}
+		})
+	}
+	// Another key still co-signs.
+	o := at(later)
+	o.Add = true
+	sealed(t, one, o, Keys(rsa))
 }
 
 // Seal --add keeps every entry and the earlier signatures byte for byte.

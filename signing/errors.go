@@ -107,6 +107,10 @@ var (
 	ErrAttestationMismatch = errors.New("signing: the attestation does not match the assembly")
 	// ErrNotSigned: sign --add on an assembly that has no signature yet.
 	ErrNotSigned = errors.New("signing: no signature to add to")
+	// ErrAlreadySigned: a new signature (sign --add, several keys, an
+	// attached message) is by a key whose primary key already signed the
+	// attestation; it would not count as another signer.
+	ErrAlreadySigned = errors.New("signing: the key already signed this attestation")
 	// ErrNoMatchingKey: no key matches a LocalUsers entry.
 	ErrNoMatchingKey = errors.New("signing: no matching key")
 	// ErrAmbiguousKey: a LocalUsers entry matches more than one key, or a

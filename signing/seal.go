@@ -367,6 +367,9 @@ func (p *sealPlan) sign(ctx context.Context, signers []Signer, opts *SignOptions
 			return nil, signerError(s.Signatures[i].Err)
 		}
 	}
+	if err := checkNewSigners(s.Signatures, len(p.kept)); err != nil {
+		return nil, err
+	}
 	if err := checkTimes(m.sigs, p.att, opts.now()); err != nil {
 		return nil, err
 	}
@@ -376,6 +379,50 @@ func (p *sealPlan) sign(ctx context.Context, signers []Signer, opts *SignOptions
 		}
 	}
 	return s, nil
+}
+
+// checkNewSigners refuses a new signature (sigs[kept:]) by a key that made
+// an earlier one: the same primary key when both keys are at hand, else the
+// same issuer key ID, or a key ID of the other's key.
+func checkNewSigners(sigs []Signature, kept int) error {
+	for i := kept; i < len(sigs); i++ {
+		for j := range i {
+			if sameSigner(sigs[i], sigs[j]) {
+				who := sigs[i].KeyID
+				if sigs[i].Fingerprint != "" {
+					who = fmt.Sprintf("%q (%s)", sigs[i].UserID, sigs[i].Fingerprint)
+				}
+				return fmt.Errorf("%w: %s made signature %d of %d and signature %d too; it counts once, so sign with another key", ErrAlreadySigned, who, j+1, len(sigs), i+1)
+			}
+		}
+	}
+	return nil
+}
+
+// sameSigner tells whether two signatures are by one primary key, as far
+// as what is known of their keys tells.
+func sameSigner(a, b Signature) bool {
+	if a.Fingerprint != "" && b.Fingerprint != "" {
+		return a.Fingerprint == b.Fingerprint
+	}
+	return a.KeyID == b.KeyID || ownsKeyID(a.signer, b.KeyID) || ownsKeyID(b.signer, a.KeyID)
+}
+
+// ownsKeyID tells whether e's primary key or a subkey has the key ID id
+// (16 upper-case hex digits).
+func ownsKeyID(e *openpgp.Entity, id string) bool {
+	if e == nil {
+		return false
+	}
+	if fmt.Sprintf("%016X", e.PrimaryKey.KeyId) == id {
+		return true
+	}
+	for _, sk := range e.Subkeys {
+		if fmt.Sprintf("%016X", sk.PublicKey.KeyId) == id {
+			return true
+		}
+	}
+	return false
 }
 
 // checkSigners refuses, before anything is read or written, the keys of

@@ -85,6 +85,7 @@ var errorCodes = []errorCode{
 	{signing.ErrKeyFormat, "key_format"},
 	{signing.ErrInputChanged, "input_changed"},
 	{signing.ErrNotSigned, "not_signed"},
+	{signing.ErrAlreadySigned, "already_signed"},
 	{signing.ErrNoMatchingKey, "no_matching_key"},
 	{signing.ErrAmbiguousKey, "ambiguous_key"},
 	{signing.ErrGPGNotFound, "gpg_not_found"},

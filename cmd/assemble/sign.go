@@ -225,6 +225,8 @@ func signError(in string, err error) error {
 		return withHint(err, "the attestation was made for another assembly, or this one changed since: run 'assemble attest' on it again and sign that")
 	case errors.Is(err, signing.ErrNotSigned):
 		return withHint(err, "--add adds a co-signature: sign the assembly first, without --add")
+	case errors.Is(err, signing.ErrAlreadySigned):
+		return withHint(err, "each co-signer signs with a key of their own: choose another with --local-user ('assemble verify' lists who signed)")
 	case errors.Is(err, signing.ErrTimestamp):
 		return withHint(err, "the first signature must be made within 5 minutes of the attestation: run 'assemble attest' again right before signing")
 	case errors.Is(err, signing.ErrUnknownSigner):
