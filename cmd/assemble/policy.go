@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"crypto"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,8 +66,8 @@ func (e *policyError) Error() string {
 }
 
 // readPolicy reads a --policy file, strictly: a YAML mapping of the
-// policyKeys only, each once; lists of strings; min-signers a whole number
-// of at least 1.
+// policyKeys only, each once, in one YAML document; lists of strings;
+// min-signers a whole number of at least 1.
 func readPolicy(file string) (*policyFile, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -77,8 +80,17 @@ func readPolicy(file string) (*policyFile, error) {
 		}
 		return withHint(e, "a policy is a YAML mapping of "+strings.Join(policyKeys, ", ")+" (see 'assemble verify --help')")
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	// One document: a second one (after ---) would be read by nobody, yet a
+	// reviewer could take its settings for the policy.
+	var doc, next yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err = dec.Decode(&doc)
+	if err == nil {
+		if err = dec.Decode(&next); err == nil {
+			return nil, at(&next, "a policy is one YAML document: remove this second one (and its ---)")
+		}
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
 		pos, msg := yamlpos.Locate(data, err)
 		return nil, withHint(&policyError{File: file, Line: pos.Line, Column: pos.Column, Msg: "malformed YAML: " + msg}, "fix the YAML syntax")
 	}

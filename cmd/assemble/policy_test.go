@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cloud-assembly/assemble/signing"
@@ -20,6 +21,7 @@ func FuzzReadPolicy(f *testing.F) {
 		"untrusted-keyrings: [a.asc, /abs/b.asc]\n",
 		"min-signer: 2\n", "min-signers: 0\n", "keyrings: keys\n", "- a\n", "", "keyrings: [keys\n",
 		"algorithms: [MD5]\n", "keyrings: [a]\nkeyrings: [b]\n", "require-signers: [~]\n",
+		"min-signers: 1\n---\nmin-signers: 3\n", "keyrings: [a]\n---\n", "keyrings: [a]\n---\n[\n",
 	} {
 		f.Add(seed)
 	}
@@ -56,4 +58,32 @@ func FuzzReadPolicy(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A --policy file is one YAML document: what a reviewer reads is what
+// verify applies. Every refusal names the file, line and column.
+func TestReadPolicyRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		body, want string
+		line, col  int
+	}{
+		{"keyrings: [k]\nmin-signer: 2\n", `unknown key "min-signer"`, 2, 1},
+		{"keyrings: [k]\nmin-signers: 0\n", "min-signers must be a whole number of at least 1", 2, 14},
+		{"keyrings: k\n", "keyrings must be a list", 1, 11},
+		{"keyrings: [k]\nkeyrings: [j]\n", "keyrings is given twice", 2, 1},
+		{"algorithms: [SHA256, MD5]\n", `algorithms: "MD5"`, 1, 22},
+		{"keyrings: [k]\nmin-signers: 1\n---\nmin-signers: 3\n", "one YAML document", 3, 1},
+		{"keyrings: [k]\n---\n", "one YAML document", 2, 1},
+	} {
+		file := filepath.Join(dir, "policy.yaml")
+		if err := os.WriteFile(file, []byte(tt.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readPolicy(file)
+		var pe *policyError
+		if !errors.As(err, &pe) || pe.Line != tt.line || pe.Column != tt.col || !strings.Contains(pe.Msg, tt.want) {
+			t.Errorf("%q: got %v, want %q at %d:%d", tt.body, err, tt.want, tt.line, tt.col)
+		}
+	}
 }
