@@ -36,7 +36,10 @@ type message struct {
 // text signature that names its issuer and does not use a weak hash; a
 // Hash header, when present, listing exactly the signatures' hashes. It
 // does not check any signature.
-func parseMessage(data []byte) (*message, error) {
+func parseMessage(data []byte) (*message, error) { return parseMessageOf(assembly.SignatureName, data) }
+
+// parseMessageOf is parseMessage, its errors naming the message what.
+func parseMessageOf(what string, data []byte) (*message, error) {
 	const begin = "-----BEGIN PGP SIGNED MESSAGE-----"
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if !bytes.HasPrefix(trimmed, []byte(begin)) {
@@ -44,13 +47,13 @@ func parseMessage(data []byte) (*message, error) {
 			return nil, fmt.Errorf("%w: text before the signed message", ErrUnsignedContent)
 		}
 		if bytes.Contains(data, []byte("-----BEGIN PGP SIGNATURE-----")) || bytes.Contains(data, []byte("-----BEGIN PGP MESSAGE-----")) {
-			return nil, fmt.Errorf("%w: %s must be a cleartext-signed message, not a detached or inline signature", ErrMalformedSignature, assembly.SignatureName)
+			return nil, fmt.Errorf("%w: %s must be a cleartext-signed message, not a detached or inline signature", ErrMalformedSignature, what)
 		}
-		return nil, fmt.Errorf("%w: %s is not a cleartext-signed message", ErrMalformedSignature, assembly.SignatureName)
+		return nil, fmt.Errorf("%w: %s is not a cleartext-signed message", ErrMalformedSignature, what)
 	}
 	b, rest := clearsign.Decode(trimmed)
 	if b == nil {
-		return nil, fmt.Errorf("%w: %s is not a well-formed cleartext-signed message", ErrMalformedSignature, assembly.SignatureName)
+		return nil, fmt.Errorf("%w: %s is not a well-formed cleartext-signed message", ErrMalformedSignature, what)
 	}
 	if len(bytes.TrimSpace(rest)) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes after the signature block", ErrUnsignedContent, len(rest))

@@ -219,7 +219,7 @@ func planSeal(r *assembly.Reader, signers []Signer, opts *SignOptions) (*sealPla
 		p.kept = base.raw
 	}
 	if sig := opts.signature(); sig != nil {
-		m, err := parseMessage(sig)
+		m, err := parseMessageOf("the file", sig)
 		if err != nil {
 			return nil, fmt.Errorf("the signature to attach: %w", err)
 		}
