@@ -104,7 +104,7 @@ func runBuild(c *cli.Context) error {
 			return err
 		}
 		if ss, err = signing.NewStreamSigner(c.Context, signers, &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }}); err != nil {
-			return signError(project, err)
+			return sealError("build", project, err)
 		}
 		opts.Sealer, keyFiles = ss, read
 	} else if len(c.StringSlice("local-user")) > 0 || c.String("passphrase-file") != "" || c.IsSet("sign-algorithm") {
@@ -119,7 +119,7 @@ func runBuild(c *cli.Context) error {
 	f, sum, size, err := writeBuild(c, plan, output, prog, keyFiles)
 	if err != nil {
 		if ss != nil {
-			return signError(project, onFile("build", project, err))
+			return sealError("build", project, err)
 		}
 		return onFile("build", project, err)
 	}

@@ -211,8 +211,12 @@ func newSignerResult(s signing.Signature) *signerResult {
 }
 
 // signError adds context and the hint for a failed sign.
-func signError(in string, err error) error {
-	err = onFile("sign", in, err)
+func signError(in string, err error) error { return sealError("sign", in, err) }
+
+// sealError adds context and the hint for a failed sign, or for the
+// signing part of verb (attest, build --sign-key).
+func sealError(verb, in string, err error) error {
+	err = onFile(verb, in, err)
 	var ce *assembly.CheckError
 	switch {
 	case errors.As(err, &ce):
@@ -223,6 +227,8 @@ func signError(in string, err error) error {
 		return withHint(err, "check the assembly's path; make one with 'assemble build'")
 	case errors.Is(err, signing.ErrAttestationMismatch):
 		return withHint(err, "the attestation was made for another assembly, or this one changed since: run 'assemble attest' on it again and sign that")
+	case errors.Is(err, signing.ErrNotSigned) && verb == "attest":
+		return withHint(err, "--signed writes the attestation the assembly's signature.asc holds: sign it first, or run attest without --signed")
 	case errors.Is(err, signing.ErrNotSigned):
 		return withHint(err, "--add adds a co-signature: sign the assembly first, without --add")
 	case errors.Is(err, signing.ErrAlreadySigned):
