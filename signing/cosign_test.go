@@ -658,3 +658,60 @@ func TestWriteMessageRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// An armor checksum line, when there is one, must match the signature
+// block (RFC 4880 §6.2; gpg says "CRC error" and finds no signature):
+// every one-character change of the block's body or of its checksum is
+// refused as malformed, whether the message is attached or verified, so a
+// damaged block is never re-armored with a fresh, matching checksum.
+func TestArmorChecksumChecked(t *testing.T) {
+	b := cosigned(t, "ed25519.sec.asc", "rsa3072.sec.asc")
+	msg := signatureOf(t, b)
+	if _, err := parseMessage(msg); err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(msg, []byte("-----BEGIN PGP SIGNATURE-----\n"))
+	end := bytes.Index(msg, []byte("-----END PGP SIGNATURE-----"))
+	if start < 0 || end < 0 {
+		t.Fatal("no signature block")
+	}
+	body := start + len("-----BEGIN PGP SIGNATURE-----\n\n")
+	changed := 0
+	for i := body; i < end; i++ {
+		c := msg[i]
+		if c == '\n' || c == '=' {
+			continue
+		}
+		bad := bytes.Clone(msg)
+		bad[i] = 'A'
+		if c == 'A' {
+			bad[i] = 'B'
+		}
+		changed++
+		if _, err := parseMessage(bad); !errors.Is(err, ErrMalformedSignature) {
+			t.Fatalf("character %d changed from %q: got %v, want ErrMalformedSignature", i-body, c, err)
+		}
+	}
+	if changed < 100 {
+		t.Fatalf("only %d characters tried", changed)
+	}
+	// Attached, then verified.
+	m, _ := parseMessage(msg)
+	a, _ := ParseAttestation(m.plaintext)
+	ext, err := addArmorChecksum(extSign(t, a, readKeys(t, "rsa3072.sec.asc")[0].PrivateKey, cosignTime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crc := bytes.LastIndex(ext, []byte("\n=")) + 2
+	ext[crc] ^= 1
+	o := at(cosignTime)
+	o.Signature = ext
+	if _, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, replaceSignature(t, b, nil)), nil, o); !errors.Is(err, ErrMalformedSignature) || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("attaching a message with a wrong checksum: got %v, want ErrMalformedSignature", err)
+	}
+	bad := bytes.Clone(msg)
+	bad[bytes.LastIndex(bad, []byte("\n="))+2] ^= 1
+	if _, err := verifyAt(t, replaceSignature(t, b, bad), readKeys(t, "trusted.asc"), cosignTime.Add(2*time.Hour), Policy{}); !errors.Is(err, ErrMalformedSignature) {
+		t.Errorf("verifying a signature.asc with a wrong checksum: got %v, want ErrMalformedSignature", err)
+	}
+}

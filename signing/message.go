@@ -3,6 +3,7 @@ package signing
 import (
 	"bytes"
 	"crypto"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +63,9 @@ func parseMessageOf(what string, data []byte) (*message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: signature armor: %v", ErrMalformedSignature, err)
 	}
+	if err := checkArmorChecksum(trimmed[:len(trimmed)-len(rest)], body); err != nil {
+		return nil, err
+	}
 	m := &message{plaintext: b.Plaintext, text: b.Bytes}
 	if m.raw, err = splitPackets(body); err != nil {
 		return nil, err
@@ -87,6 +91,48 @@ func parseMessageOf(what string, data []byte) (*message, error) {
 		}
 	}
 	return m, nil
+}
+
+// checkArmorChecksum checks the checksum line of the signature block at the
+// end of msg, when it has one, against body, the bytes the block decodes
+// to: go-crypto skips it, but gpg refuses a block whose checksum does not
+// match ("CRC error"), and a damaged block must not be armored again with
+// a checksum that matches.
+func checkArmorChecksum(msg, body []byte) error {
+	i := bytes.LastIndex(msg, []byte("-----BEGIN PGP SIGNATURE-----"))
+	if i < 0 {
+		return nil
+	}
+	for _, line := range bytes.Split(msg[i:], []byte("\n")) {
+		line = bytes.TrimRight(line, " \t\r")
+		if len(line) == 0 || line[0] != '=' {
+			continue
+		}
+		sum, err := base64.StdEncoding.DecodeString(string(line[1:]))
+		if err != nil || len(sum) != 3 {
+			return fmt.Errorf("%w: unreadable armor checksum line %q", ErrMalformedSignature, line)
+		}
+		if want := crc24(body); uint32(sum[0])<<16|uint32(sum[1])<<8|uint32(sum[2]) != want {
+			return fmt.Errorf("%w: the signature block's armor checksum does not match it (the block was damaged; gpg says CRC error)", ErrMalformedSignature)
+		}
+		return nil
+	}
+	return nil
+}
+
+// crc24 is the armor checksum of b (RFC 4880 §6.1).
+func crc24(b []byte) uint32 {
+	crc := uint32(0xB704CE)
+	for _, c := range b {
+		crc ^= uint32(c) << 16
+		for range 8 {
+			crc <<= 1
+			if crc&0x1000000 != 0 {
+				crc ^= 0x1864CFB
+			}
+		}
+	}
+	return crc & 0xFFFFFF
 }
 
 // hashNames lists the Hash header names of m's signature hashes, sorted,
