@@ -232,7 +232,7 @@ func sealError(verb, in string, err error) error {
 	case errors.Is(err, signing.ErrNotSigned):
 		return withHint(err, "--add adds a co-signature: sign the assembly first, without --add")
 	case errors.Is(err, signing.ErrAlreadySigned):
-		return withHint(err, "each co-signer signs with a key of their own: choose another with --local-user ('assemble verify' lists who signed)")
+		return withHint(err, "each co-signer signs with a key of their own (gpg's default key may be the one that signed: choose with --local-user); 'assemble verify' lists who signed")
 	case errors.Is(err, signing.ErrTimestamp):
 		return withHint(err, "the first signature must be made within 5 minutes of the attestation: run 'assemble attest' again right before signing")
 	case errors.Is(err, signing.ErrUnknownSigner):
