@@ -14,6 +14,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/klauspost/compress/zip"
 )
 
@@ -713,5 +714,45 @@ func TestArmorChecksumChecked(t *testing.T) {
 	bad[bytes.LastIndex(bad, []byte("\n="))+2] ^= 1
 	if _, err := verifyAt(t, replaceSignature(t, b, bad), readKeys(t, "trusted.asc"), cosignTime.Add(2*time.Hour), Policy{}); !errors.Is(err, ErrMalformedSignature) {
 		t.Errorf("verifying a signature.asc with a wrong checksum: got %v, want ErrMalformedSignature", err)
+	}
+}
+
+// A co-signature is added only over an attestation that still matches the
+// archive: a file changed, added or removed since the first signature is
+// refused, saying which, whichever way the co-signer signs.
+func TestAddChecksTheArchive(t *testing.T) {
+	one := cosigned(t, "ed25519.sec.asc")
+	m, err := parseMessage(signatureOf(t, one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := ParseAttestation(m.plaintext)
+	later := cosignTime.Add(time.Hour)
+	rsa := signer(t, "rsa3072.sec.asc")
+	for _, tt := range []struct {
+		name string
+		b    []byte
+		want error
+	}{
+		{"file changed", replaceSignature(t, changeFile(t, one, "stacks/app.yaml", "Resources:\n  Bucket:\n    Type: AWS::S4::Bucket\n"), signatureOf(t, one)), ErrDigestMismatch},
+		{"file added", rebuild(t, one, addFile("extra.yaml", "x: 1\n"), nil, nil), ErrUnlisted},
+		{"file removed", rebuild(t, one, nil, nil, func(f *assembly.File) bool { return f.Name() != "stacks/app.yaml" }), ErrMissing},
+	} {
+		for _, way := range []string{"key", "external"} {
+			t.Run(tt.name+", "+way, func(t *testing.T) {
+				o := at(later)
+				o.Add = true
+				var signers []Signer
+				if way == "key" {
+					signers = []Signer{Keys(rsa)}
+				} else {
+					o.Signature = extSign(t, a, rsa.PrivateKey, later)
+				}
+				_, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, tt.b), signers, o)
+				if !errors.Is(err, ErrAttestationMismatch) || !errors.Is(err, tt.want) {
+					t.Errorf("got %v, want ErrAttestationMismatch and %v", err, tt.want)
+				}
+			})
+		}
 	}
 }
