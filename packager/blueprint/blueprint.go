@@ -206,6 +206,7 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 		l.include(c, bp, in, stack, depth)
 	}
 	c.checkChildRefs()
+	c.checkRefTypes()
 	return bp
 }
 

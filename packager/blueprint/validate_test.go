@@ -122,6 +122,11 @@ func TestRules(t *testing.T) {
 		{"undefined child", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${children.nope.x}'}}", ErrReference, "children.nope is not defined", ""},
 		{"variable nested", "version: 2023-04-20\nvariables:\n  v: {type: string}\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${variables.v.x}'}}", ErrSubstitution, "can not have nested fields", ""},
 		{"interpolate array", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: 'x-${list(1)}'}}", ErrType, "can not be interpolated into a string", ""},
+		{"interpolate resource list", "version: 2023-04-20\nresources:\n  q: {type: aws/sqs/queue, spec: {l: [1]}}\n  r: {type: aws/sns/topic, spec: {a: 'x-${resources.q.spec.l}'}}", ErrType, `${resources.q.spec.l} yields array (written in resource "q"'s spec, line 3)`, ":4:43:"},
+		{"interpolate each resource list", "version: 2023-04-20\nresources:\n  q: {type: aws/sqs/queue, each: '${list(1)}', spec: {l: [1]}}\n  r: {type: aws/sns/topic, spec: {a: 'x-${resources.q[0].spec.l}'}}", ErrType, "yields array", ""},
+		{"interpolate resource labels", "version: 2023-04-20\nresources:\n  q: {type: aws/sqs/queue, spec: {}}\n  r: {type: aws/sns/topic, spec: {a: 'x-${resources.q.metadata.labels}'}}", ErrType, "a resource's metadata.labels is always a mapping", ""},
+		{"interpolate resource scalar", "version: 2023-04-20\nresources:\n  q: {type: aws/sqs/queue, spec: {n: 1, l: [a]}}\n  r: {type: aws/sns/topic, spec: {a: 'x-${resources.q.spec.n}-${resources.q.spec.l[0]}-${resources.q.state.l}'}}", nil, "", ""},
+		{"value of resource field", "version: 2023-04-20\nvalues:\n  v: {type: string, value: '${resources.q.spec.l}'}\nresources:\n  q: {type: aws/sqs/queue, spec: {l: [1]}}", ErrType, `value "v" must yield string, but ${resources.q.spec.l} yields array`, ""},
 		{"unterminated", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: 'x-${values.a'}}", ErrSubstitution, "unterminated substitution", ""},
 		{"metadata subs", "version: 2023-04-20\nvariables:\n  v: {type: string}\nmetadata:\n  build: ${variables.v}\n  args: ['NODE_ENV=${variables.v}']" + res, nil, "", ""},
 		// exports
