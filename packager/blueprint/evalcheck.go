@@ -117,11 +117,11 @@ func (c *checker) checkYield(s *site, n subst.Node, v any) {
 	}
 	got := typeOfValue(v)
 	if s.field == "each" {
-		hint := "pass a list"
 		if got == TObject {
-			hint = "to iterate over an object's values, use ${vals(" + n.String() + ")}"
+			c.errAtOffset(s.node, n.Pos(), ErrEachType, "%s: ${%s} yields %s, but each takes an array: it does not support substitutions that resolve to objects or mappings; to iterate over an object's values, use ${vals(%s)}", s.what, n, describe(v), n)
+			return
 		}
-		c.errAtOffset(s.node, n.Pos(), ErrEachType, "%s: ${%s} yields %s, but each takes an array: it does not support substitutions that resolve to objects or mappings; %s", s.what, n, describe(v), hint)
+		c.errAtOffset(s.node, n.Pos(), ErrEachType, "%s: ${%s} yields %s, but each takes an array; pass a list", s.what, n, describe(v))
 		return
 	}
 	c.errAtOffset(s.node, n.Pos(), ErrType, "%s must yield %s, but ${%s} yields %s", s.what, s.want, n, describe(v))

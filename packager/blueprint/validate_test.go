@@ -127,6 +127,8 @@ func TestRules(t *testing.T) {
 		{"interpolate resource labels", "version: 2023-04-20\nresources:\n  q: {type: aws/sqs/queue, spec: {}}\n  r: {type: aws/sns/topic, spec: {a: 'x-${resources.q.metadata.labels}'}}", ErrType, "a resource's metadata.labels is always a mapping", ""},
 		{"interpolate resource scalar", "version: 2023-04-20\nresources:\n  q: {type: aws/sqs/queue, spec: {n: 1, l: [a]}}\n  r: {type: aws/sns/topic, spec: {a: 'x-${resources.q.spec.n}-${resources.q.spec.l[0]}-${resources.q.state.l}'}}", nil, "", ""},
 		{"value of resource field", "version: 2023-04-20\nvalues:\n  v: {type: string, value: '${resources.q.spec.l}'}\nresources:\n  q: {type: aws/sqs/queue, spec: {l: [1]}}", ErrType, `value "v" must yield string, but ${resources.q.spec.l} yields array`, ""},
+		{"each over a number", "version: 2023-04-20\nresources:\n  r: {type: aws/s3/bucket, each: '${jsondecode(\"3\")}', spec: {}}", ErrEachType, `yields an integer, but each takes an array; pass a list`, ""},
+		{"interpolate one item", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: 'x-${jsondecode(\"[1]\")}'}}", ErrType, "yields an array of 1 item, which", ""},
 		{"unterminated", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: 'x-${values.a'}}", ErrSubstitution, "unterminated substitution", ""},
 		{"metadata subs", "version: 2023-04-20\nvariables:\n  v: {type: string}\nmetadata:\n  build: ${variables.v}\n  args: ['NODE_ENV=${variables.v}']" + res, nil, "", ""},
 		// exports
