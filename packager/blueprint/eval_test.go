@@ -97,16 +97,22 @@ func TestEvalNotKnown(t *testing.T) {
 
 func TestEvalErrors(t *testing.T) {
 	for expr, msg := range map[string]string{
-		`fromjson("[1]", "/0")`:                  "root must be an object",
-		`fromjson("{\"b\":1}", "a")`:             `no key "a"; the keys there are "b"`,
-		`fromjson("{\"a\":1}", "/b")`:            `no key "b"`,
-		`jsondecode("{")`:                        "invalid JSON",
-		`substr("ab", 3)`:                        "out of range",
-		`join(list(1), ",")`:                     "array of strings",
-		`map(list(1), getelem(0))`:               "must be an array",
-		`map(list(object(a = 1)), getattr("b"))`: `no attribute "b"`,
-		`filter(list("a"), to_upper)`:            "must return a boolean",
-		`flatmap(list("a"), to_upper)`:           "must return an array",
+		`fromjson("[1]", "/0")`:                             "root must be an object",
+		`fromjson("{\"b\":1}", "a")`:                        `no key "a"; the keys there are "b"`,
+		`fromjson("{\"a\":1}", "/b")`:                       `no key "b"`,
+		`fromjson("{\"a\":[1,2]}", "a/01")`:                 `"01" is not an array index`,
+		`fromjson("{\"a\":[1,2]}", "a/+1")`:                 `"+1" is not an array index`,
+		`fromjson("{\"a\":[1,2]}", "a/-")`:                  `"-" is not an array index`,
+		`fromjson("{\"a\":[1,2]}", "a/2")`:                  "index 2 is out of range for a list of 2 items",
+		`fromjson("{\"a\":[1]}", "a/99999999999999999999")`: "index 99999999999999999999 is out of range for a list of 1 item",
+		`fromjson("{\"a\":1}", "a/b")`:                      `goes past a scalar`,
+		`jsondecode("{")`:                                   "invalid JSON",
+		`substr("ab", 3)`:                                   "out of range",
+		`join(list(1), ",")`:                                "array of strings",
+		`map(list(1), getelem(0))`:                          "must be an array",
+		`map(list(object(a = 1)), getattr("b"))`:            `no attribute "b"`,
+		`filter(list("a"), to_upper)`:                       "must return a boolean",
+		`flatmap(list("a"), to_upper)`:                      "must return an array",
 	} {
 		_, err := evalExpr(t, expr)
 		var ee *evalErr
