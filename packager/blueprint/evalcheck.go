@@ -184,8 +184,11 @@ func (c *checker) refType(n subst.Node) (Type, string) {
 			return 0, ""
 		}
 		path := n.Path
-		if len(path) > 0 && path[0].IsIndex {
+		switch {
+		case len(path) > 0 && path[0].IsIndex:
 			path = path[1:] // one instance of an each resource: the same template
+		case r.hasEach:
+			return 0, "" // every instance's field: not the template's type
 		}
 		if field, line := c.resourceField(r, path); field != nil {
 			if t := c.nodeType(field); t != 0 {
