@@ -34,6 +34,8 @@
 // never inlined nor quoted in a message). A value that fails is reported once, where it is
 // defined. Evaluation is bounded: a result above MaxEvalSize, or work
 // beyond MaxEvalWork steps for one Load, is an ErrEvalLimit error.
+// What one Load reads is bounded too: MaxFileSize bytes per file,
+// MaxBlueprints files and MaxNodes YAML nodes in all (ErrTooLarge).
 //
 // fromjson reads a path without its leading "/" from the document's root,
 // as the specification's example fromjson(variables.config, "host") means.
