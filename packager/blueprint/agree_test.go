@@ -146,6 +146,9 @@ func (g *gen) typed(t Type, depth int, self string) string {
 		}
 	case TArray:
 		opts = []string{`split("x,y", ",")`, `list("a", "b")`, "datasources.net.subnets"}
+		if r := g.other(self); r != "" {
+			opts = append(opts, "resources."+r+".spec.list") // written as a list
+		}
 		opts = append(opts, g.valuesOf("array")...)
 		if !leaf {
 			a := g.typed(TArray, depth-1, self)
@@ -268,6 +271,27 @@ func (g *gen) blueprint() string {
 	return b.String()
 }
 
+// options passes, now and then, values for some variables, as --var and a
+// droplet's variables property do (strings, read as the variable's type;
+// now and then one of the wrong type).
+func (g *gen) options() Options {
+	vars := map[string]any{}
+	for _, v := range []struct {
+		name    string
+		choices []any
+	}{
+		{"s", []any{"xyz", "", "café"}},
+		{"j", []any{`{"host": "cli", "port": 1}`, `{"port": 2}`, "[]", "nope"}},
+		{"n", []any{"7", 0, "seven"}},
+		{"b", []any{"true", false}},
+	} {
+		if g.r.IntN(3) == 0 {
+			vars[v.name] = v.choices[g.r.IntN(len(v.choices))]
+		}
+	}
+	return Options{Variables: vars}
+}
+
 func (g *gen) pickType() Type {
 	return []Type{TString, TString, TInt, TBool, TArray, TObject}[g.r.IntN(6)]
 }
@@ -275,26 +299,26 @@ func (g *gen) pickType() Type {
 // checkAgreement is the property: validation and packaging give one
 // verdict (the same errors, when there are some), every error has a class,
 // and what packages validates again and packages to itself.
-func checkAgreement(t *testing.T, src string) {
+func checkAgreement(t *testing.T, src string, opts Options) {
 	t.Helper()
 	path := writeBlueprint(t, src)
-	_, err := Load(path, Options{})
-	p, perr := Package(path, Options{})
+	_, err := Load(path, opts)
+	p, perr := Package(path, opts)
 	if err != nil {
 		checkClasses(t, err)
 		if perr == nil || perr.Error() != err.Error() {
-			t.Fatalf("validate and build disagree:\nvalidate: %v\nbuild: %v\n%s", err, perr, src)
+			t.Fatalf("validate and build disagree:\nvalidate: %v\nbuild: %v\nvariables: %v\n%s", err, perr, opts.Variables, src)
 		}
 		return
 	}
 	if perr != nil {
-		t.Fatalf("validates but does not build: %v\n%s", perr, src)
+		t.Fatalf("validates but does not build: %v\nvariables: %v\n%s", perr, opts.Variables, src)
 	}
 	again := writePackaged(t, p)
-	if _, err := Load(again, Options{}); err != nil {
+	if _, err := Load(again, opts); err != nil {
 		t.Fatalf("packaged form does not validate: %v\n%s\npackaged:\n%s", err, src, p.Files[p.Main])
 	}
-	p2, err := Package(again, Options{})
+	p2, err := Package(again, opts)
 	if err != nil {
 		t.Fatalf("packaged form does not build: %v", err)
 	}
@@ -312,9 +336,9 @@ func TestValidateBuildAgree(t *testing.T) {
 	valid := 0
 	for seed := range uint64(n) {
 		g := &gen{r: rand.New(rand.NewPCG(seed, 15))}
-		src := g.blueprint()
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { checkAgreement(t, src) })
-		if _, err := Load(writeBlueprint(t, src), Options{}); err == nil {
+		src, opts := g.blueprint(), g.options()
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { checkAgreement(t, src, opts) })
+		if _, err := Load(writeBlueprint(t, src), opts); err == nil {
 			valid++
 		}
 	}
@@ -339,6 +363,7 @@ func FuzzValidateBuildAgree(f *testing.F) {
 		if len(seed) >= 16 {
 			b = binary.LittleEndian.Uint64(seed[8:])
 		}
-		checkAgreement(t, (&gen{r: rand.New(rand.NewPCG(a, b))}).blueprint())
+		g := &gen{r: rand.New(rand.NewPCG(a, b))}
+		checkAgreement(t, g.blueprint(), g.options())
 	})
 }

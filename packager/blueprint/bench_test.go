@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
 )
@@ -69,5 +70,22 @@ func BenchmarkPathologicalChain(b *testing.B) {
 		if _, err := Package(path, Options{Cwd: filepath.Dir(path)}); !errors.Is(err, ErrEvalLimit) {
 			b.Fatalf("got %v, want ErrEvalLimit", err)
 		}
+	}
+}
+
+// TestPathologicalChain: issue 15's 4,096-value chain fails validation and
+// packaging with one ErrEvalLimit error, at the value where the list first
+// passes MaxEvalSize, in far less than the 181 s packaging took (the bound
+// here is loose for loaded machines; BenchmarkPathologicalChain measures).
+func TestPathologicalChain(t *testing.T) {
+	path := chainBlueprint(t, 4096)
+	start := time.Now()
+	_, err := Load(path, Options{Cwd: filepath.Dir(path)})
+	wantOneError(t, err, ErrEvalLimit, 22, "list(): evaluates to more than")
+	if _, perr := Package(path, Options{Cwd: filepath.Dir(path)}); perr == nil || perr.Error() != err.Error() {
+		t.Fatalf("Package: %v, want the error Load gave", perr)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("validating and packaging took %v", d)
 	}
 }

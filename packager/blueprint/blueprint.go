@@ -111,6 +111,7 @@ func Load(path string, opts Options) (*Blueprint, error) {
 type loader struct {
 	work   workBudget // shared by every blueprint the load evaluates
 	loaded int
+	nodes  int // YAML nodes of the files loaded, bounded by MaxNodes
 	cwd    string
 	root   string   // "" for no restriction
 	fsroot *os.Root // root, opened; nil for no restriction
@@ -166,6 +167,9 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 		}
 		return nil
 	}
+	if l.nodes > MaxNodes {
+		return nil // reported once, where the limit was passed
+	}
 	src, err := l.readFile(path)
 	if err != nil {
 		var e *Error
@@ -181,6 +185,15 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 	root, perr := parseDocument(path, src, true)
 	if perr != nil {
 		*l.errs = append(*l.errs, perr)
+		return nil
+	}
+	if l.nodes += countNodes(root, MaxNodes-l.nodes); l.nodes > MaxNodes {
+		msg := fmt.Sprintf("the blueprints loaded hold more than %d YAML nodes; simplify the blueprint or split out what it does not need", MaxNodes)
+		if at != nil {
+			at.errAt(ErrTooLarge, "include %q: %s", at.inc.Name, msg)
+		} else {
+			*l.errs = append(*l.errs, &Error{File: path, Err: ErrTooLarge, Msg: fmt.Sprintf("the blueprint holds more than %d YAML nodes, the limit for a blueprint and its includes; simplify it", MaxNodes)})
+		}
 		return nil
 	}
 	bp := &Blueprint{Path: path, Source: src, Root: root, Depth: depth, Children: map[string]*Child{}}
@@ -206,6 +219,7 @@ func (l *loader) load(path string, vars map[string]any, stack []string, at *incl
 		l.include(c, bp, in, stack, depth)
 	}
 	c.checkChildRefs()
+	c.checkRefTypes()
 	return bp
 }
 

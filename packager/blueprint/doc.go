@@ -24,12 +24,18 @@
 // value lacks, an array or object interpolated into a string, each over an
 // object, a result of the wrong type for its place, and an export whose
 // type differs from the literal (or known) resource field it names are
-// reported at their place. Left for deploy time: datetime(), cwd(), link(),
+// reported at their place. References whose type the blueprint fixes
+// without evaluation are checked the same way: a field a resource's spec or
+// metadata writes (or its state, spec, metadata, labels, annotations and
+// custom, always mappings) and a loaded child's export, of the type the
+// child declares. Left for deploy time: datetime(), cwd(), link(),
 // references to resources, data sources and child blueprints, elem and i,
 // and secret variables and references to secret values (never evaluated, so
 // never inlined nor quoted in a message). A value that fails is reported once, where it is
 // defined. Evaluation is bounded: a result above MaxEvalSize, or work
 // beyond MaxEvalWork steps for one Load, is an ErrEvalLimit error.
+// What one Load reads is bounded too: MaxFileSize bytes per file,
+// MaxBlueprints files and MaxNodes YAML nodes in all (ErrTooLarge).
 //
 // fromjson reads a path without its leading "/" from the document's root,
 // as the specification's example fromjson(variables.config, "host") means.

@@ -59,7 +59,8 @@ var (
 	ErrEvalLimit = errors.New("blueprint: evaluation limit exceeded")
 	// ErrRead: the blueprint file given can not be read.
 	ErrRead = errors.New("blueprint: can not read file")
-	// ErrTooLarge: a file exceeds MaxFileSize.
+	// ErrTooLarge: a file exceeds MaxFileSize, or the files loaded hold
+	// more than MaxNodes YAML nodes.
 	ErrTooLarge = errors.New("blueprint: file too large")
 )
 

@@ -471,7 +471,7 @@ func typeOfValue(v any) Type {
 func describe(v any) string {
 	switch x := v.(type) {
 	case []any:
-		return fmt.Sprintf("an array of %d items", len(x))
+		return fmt.Sprintf("an array of %d item%s", len(x), plural(len(x)))
 	case map[string]any:
 		return fmt.Sprintf("an object with fields %s", quoteList(sortedKeys(x)))
 	case fnVal:

@@ -3,6 +3,7 @@ package blueprint
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
@@ -116,86 +117,172 @@ func (c *checker) checkYield(s *site, n subst.Node, v any) {
 	}
 	got := typeOfValue(v)
 	if s.field == "each" {
-		hint := "pass a list"
 		if got == TObject {
-			hint = "to iterate over an object's values, use ${vals(" + n.String() + ")}"
+			c.errAtOffset(s.node, n.Pos(), ErrEachType, "%s: ${%s} yields %s, but each takes an array: it does not support substitutions that resolve to objects or mappings; to iterate over an object's values, use ${vals(%s)}", s.what, n, describe(v), n)
+			return
 		}
-		c.errAtOffset(s.node, n.Pos(), ErrEachType, "%s: ${%s} yields %s, but each takes an array: it does not support substitutions that resolve to objects or mappings; %s", s.what, n, describe(v), hint)
+		c.errAtOffset(s.node, n.Pos(), ErrEachType, "%s: ${%s} yields %s, but each takes an array; pass a list", s.what, n, describe(v))
 		return
 	}
 	c.errAtOffset(s.node, n.Pos(), ErrType, "%s must yield %s, but ${%s} yields %s", s.what, s.want, n, describe(v))
 }
 
-// checkExportType checks that an export's type matches the field it names,
-// where the field's type is known: a literal (or a known substitution) in a
-// resource's spec or metadata, or a field of a known value.
+// checkExportType checks that an export's type matches a field of a known
+// value it names. Exports of resource fields and children's exports are
+// checked by checkRefTypes, once the children are loaded.
 func (c *checker) checkExportType(s *site) {
-	ref := s.str.Single()
-	if s.want == TAny {
-		return // the export's type is itself invalid
+	n, ok := s.str.Single().(*subst.Value)
+	if !ok || s.want == TAny || len(n.Path) == 0 {
+		return // the export's type is itself invalid, or checked against the value's declared type
 	}
-	switch n := ref.(type) {
-	case *subst.Value:
-		if len(n.Path) == 0 {
-			return // checked against the value's declared type
-		}
-		v, err := c.deepEval(s, n)
-		if err == nil {
-			c.checkYield(s, n, v)
-		}
-	case *subst.Resource:
-		r, ok := c.res[n.Name]
-		if !ok || c.isFuncRef(n) {
-			return
-		}
-		field, place := c.resourceField(r, n.Path)
-		if field == nil {
-			return // state, or a field the blueprint does not set
-		}
-		got := c.nodeType(field)
-		if got == 0 || got&s.want != 0 {
-			return
-		}
-		c.errAt(s.node, ErrType, "export %q has type %s, but %s is %s (%s, line %d); set the export's type to %s, or export another field", strings.TrimPrefix(s.owner, "exports."), s.want, n, got, place, field.Line, got)
+	v, err := c.deepEval(s, n)
+	if err == nil {
+		c.checkYield(s, n, v)
 	}
 }
 
-// resourceField finds the node a resource reference's path names in the
-// resource's spec or metadata, if the blueprint writes it.
-func (c *checker) resourceField(r *resource, path []subst.Accessor) (*yaml.Node, string) {
-	if len(path) > 0 && path[0].IsIndex {
-		path = path[1:] // one instance of an each resource: the same template
-	}
-	if len(path) == 0 || path[0].IsIndex || (path[0].Name != "spec" && path[0].Name != "metadata") {
-		return nil, ""
-	}
-	var cur *yaml.Node
-	for _, kv := range pairs(r.def) {
-		if kv.key.Value == path[0].Name {
-			cur = kv.val
+// checkRefTypes checks the references whose type the blueprint fixes
+// without evaluating them: a resource field written in the resource's spec
+// or metadata (a literal, or a substitution of known type), a part of a
+// resource that is always a mapping (spec, state, metadata, labels,
+// annotations, custom), and a loaded child's export, whose type the child
+// declares. Such a reference interpolated into a string must be a scalar;
+// one standing alone must yield what its place wants (an export's type, a
+// condition's boolean, a value's type). It runs after the includes load.
+func (c *checker) checkRefTypes() {
+	for _, s := range c.sites {
+		if s.bad {
+			continue // its errors are reported already
+		}
+		single := s.str.Single()
+		for _, part := range s.str.Parts {
+			if part.Sub == nil {
+				continue
+			}
+			got, where := c.refType(part.Sub)
+			switch {
+			case got == 0:
+			case single == nil && got&(TArray|TObject) != 0:
+				c.errAtOffset(s.node, part.Sub.Pos(), ErrType, "${%s} yields %s (%s), which can not be interpolated into a string; use a field or item of it", part.Sub, got, where)
+			case single == nil || s.want == 0 || s.want == TAny || got&s.want != 0:
+			case s.field == "export":
+				c.errAt(s.node, ErrType, "export %q has type %s, but %s is %s (%s); set the export's type to %s, or export another field", strings.TrimPrefix(s.owner, "exports."), s.want, part.Sub, got, where, got)
+			default:
+				c.errAtOffset(s.node, part.Sub.Pos(), ErrType, "%s must yield %s, but ${%s} yields %s (%s)", s.what, s.want, part.Sub, got, where)
+			}
 		}
 	}
-	place := fmt.Sprintf("written in resource %q's %s", r.name, path[0].Name)
-	for _, a := range path[1:] {
-		if cur == nil {
-			return nil, ""
+}
+
+// refType is the type a resource or child reference is known to yield
+// before deploy time (0 when not known), and where that is written.
+func (c *checker) refType(n subst.Node) (Type, string) {
+	switch n := n.(type) {
+	case *subst.Resource:
+		r, ok := c.res[n.Name]
+		if !ok || c.isFuncRef(n) {
+			return 0, ""
 		}
+		path := n.Path
 		switch {
+		case len(path) > 0 && path[0].IsIndex:
+			path = path[1:] // one instance of an each resource: the same template
+		case r.hasEach:
+			return 0, "" // every instance's field: not the template's type
+		}
+		if field, line := c.resourceField(r, path); field != nil {
+			if t := c.nodeType(field); t != 0 {
+				return t, fmt.Sprintf("written in resource %q's %s, line %d", r.name, path[0].Name, line)
+			}
+		}
+		if isMappingPart(path) {
+			text := path[0].Name
+			if len(path) == 2 {
+				text += "." + path[1].Name
+			}
+			return TObject, "a resource's " + text + " is always a mapping"
+		}
+	case *subst.Child:
+		if len(n.Path) != 1 || n.Path[0].IsIndex {
+			return 0, ""
+		}
+		ch, ok := c.bp.Children[n.Name]
+		if !ok || ch.Blueprint == nil {
+			return 0, ""
+		}
+		if typ := ch.Blueprint.exportType(n.Path[0].Name); typ != nil && slices.Contains(exportTypes, typ.Value) {
+			return typeOfName(typ.Value), fmt.Sprintf("its type in %s, line %d", ch.Resolved, typ.Line)
+		}
+	}
+	return 0, ""
+}
+
+// isMappingPart reports whether a resource path names a part of every
+// resource that is a mapping whatever the blueprint writes.
+func isMappingPart(path []subst.Accessor) bool {
+	switch {
+	case len(path) == 1:
+		return !path[0].IsIndex && (path[0].Name == "spec" || path[0].Name == "state" || path[0].Name == "metadata")
+	case len(path) == 2:
+		return !path[0].IsIndex && path[0].Name == "metadata" && !path[1].IsIndex && slices.Contains([]string{"labels", "annotations", "custom"}, path[1].Name)
+	}
+	return false
+}
+
+// resourceField finds the node a resource path names in the resource's spec
+// or metadata, if the blueprint writes it, and the line where it is written
+// (its key's, for a field of a mapping).
+func (c *checker) resourceField(r *resource, path []subst.Accessor) (*yaml.Node, int) {
+	if len(path) == 0 || path[0].IsIndex || (path[0].Name != "spec" && path[0].Name != "metadata") {
+		return nil, 0
+	}
+	cur, line := field(r.def, path[0].Name)
+	for _, a := range path[1:] {
+		switch {
+		case cur == nil:
+			return nil, 0
 		case a.IsIndex && cur.Kind == yaml.SequenceNode && a.Index < len(cur.Content):
 			cur = cur.Content[a.Index]
+			line = cur.Line
 		case !a.IsIndex && cur.Kind == yaml.MappingNode:
-			var next *yaml.Node
-			for _, kv := range pairs(cur) {
-				if kv.key.Value == a.Name {
-					next = kv.val
-				}
-			}
-			cur = next
+			cur, line = field(cur, a.Name)
 		default:
-			return nil, ""
+			return nil, 0
 		}
 	}
-	return cur, place
+	return cur, line
+}
+
+// field returns the value of a mapping's key (the last, if repeated) and
+// the key's line.
+func field(m *yaml.Node, key string) (*yaml.Node, int) {
+	var val *yaml.Node
+	line := 0
+	for _, kv := range pairs(m) {
+		if kv.key.Value == key {
+			val, line = kv.val, kv.key.Line
+		}
+	}
+	return val, line
+}
+
+// exportType returns the type node of the blueprint's export name, if it
+// is a string.
+func (bp *Blueprint) exportType(name string) *yaml.Node {
+	for _, sec := range pairs(bp.Root) {
+		if sec.key.Value != "exports" {
+			continue
+		}
+		for _, kv := range pairs(sec.val) {
+			if kv.key.Value != name {
+				continue
+			}
+			if typ, _ := field(kv.val, "type"); typ != nil && isStr(typ) {
+				return typ
+			}
+		}
+	}
+	return nil
 }
 
 // nodeType is the type a field of the blueprint holds (0 when not known

@@ -3,8 +3,10 @@ package blueprint
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -228,3 +230,64 @@ func TestDateTimeFormatsCopy(t *testing.T) {
 		t.Errorf("DateTimeFormats()[0] = %q after a caller changed its copy", got)
 	}
 }
+
+// specFile is the Blueprint Specification's text (../shared/specs).
+var specFile = filepath.Join("..", "..", "..", "shared", "specs", "blueprint-spec.txt")
+
+// providerExamples are the functions the specification calls in examples
+// of provider functions, beyond the core ones ("a provider with a custom
+// function", get_network_config(resources.vpc.state)): not core functions.
+var providerExamples = []string{"custom_provider_function", "get_network_config"}
+
+// Issue 15 item 6: every function the specification calls inside a ${..}
+// substitution, anywhere in its text, is a core function here (normalize
+// was "not a core function"), but for its provider-function examples.
+func TestSpecFunctionsImplemented(t *testing.T) {
+	src, err := os.ReadFile(specFile)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("specification not present: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	called := map[string]bool{}
+	text := string(src)
+	for {
+		i := strings.Index(text, "${")
+		if i < 0 {
+			break
+		}
+		text = text[i+2:]
+		depth, end := 1, len(text)
+		for j, r := range text {
+			if r == '{' {
+				depth++
+			} else if r == '}' {
+				if depth--; depth == 0 {
+					end = j
+					break
+				}
+			}
+		}
+		for _, m := range callName.FindAllStringSubmatch(text[:end], -1) {
+			called[m[1]] = true
+		}
+		text = text[end:]
+	}
+	if len(called) < 10 {
+		t.Fatalf("found only %d functions called in the specification: %v", len(called), called)
+	}
+	for name := range called {
+		if _, ok := LookupFunction(name); !ok && !slices.Contains(providerExamples, name) {
+			t.Errorf("the specification calls %s(), which is not implemented", name)
+		}
+	}
+	for _, name := range providerExamples {
+		if !called[name] {
+			t.Errorf("%s() is no longer in the specification; drop it from providerExamples", name)
+		}
+	}
+	t.Logf("functions the specification calls: %v", slices.Sorted(maps.Keys(called)))
+}
+
+var callName = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*\(`)

@@ -603,9 +603,13 @@ func jsonPointer(doc any, ptr string) (any, error) {
 			}
 			doc = v
 		case []any:
+			// RFC 6901: an array index is 0 or digits without a leading 0.
+			if tok == "" || strings.Trim(tok, "0123456789") != "" || tok[0] == '0' && len(tok) > 1 {
+				return nil, fmt.Errorf("%w: json pointer %q: %q is not an array index (0, 1, 2, ... without leading zeros)", errCall, ptr, tok)
+			}
 			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(d) {
-				return nil, fmt.Errorf("%w: json pointer %q: bad index %q", errCall, ptr, tok)
+			if err != nil || i >= len(d) {
+				return nil, fmt.Errorf("%w: json pointer %q: index %s is out of range for a list of %d item%s", errCall, ptr, tok, len(d), plural(len(d)))
 			}
 			doc = d[i]
 		default:

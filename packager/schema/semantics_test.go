@@ -157,3 +157,27 @@ func TestFixtureSchemas(t *testing.T) {
 		t.Fatal("no fixtures listed")
 	}
 }
+
+// The specification: "it is not valid to use both properties and
+// patternProperties together in the same shape". The meta-schema says so
+// with a bare "not"; the error names the rule, wherever the shape is.
+func TestPropertiesAndPatternProperties(t *testing.T) {
+	v := mustValidator(t)
+	both := func() map[string]any {
+		return map[string]any{
+			"type":                 "object",
+			"properties":           map[string]any{"A": map[string]any{"type": "string"}},
+			"patternProperties":    map[string]any{"^b": map[string]any{"type": "string"}},
+			"additionalProperties": false,
+		}
+	}
+	m := base()
+	m["properties"].(map[string]any)["Both"] = both()
+	m["definitions"].(map[string]any)["Deep"] = map[string]any{"type": "object", "additionalProperties": false, "properties": map[string]any{"In": both()}}
+	r := validateDoc(t, v, "", m)
+	for _, path := range []string{"/properties/Both", "/definitions/Deep/properties/In"} {
+		if !has(r.Errors, path, "properties and patternProperties can not be used together") {
+			t.Errorf("no error at %s naming the rule: %v", path, r.Errors)
+		}
+	}
+}

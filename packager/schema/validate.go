@@ -391,6 +391,10 @@ func lineCol(data []byte, off int) (int, int) {
 
 var printer = message.NewPrinter(language.English)
 
+// propertiesWithPatternProperties ends the location of the meta-schema's
+// dependency whose bare "not" forbids patternProperties beside properties.
+const propertiesWithPatternProperties = "base.definition.schema.v1.json#/definitions/validations/dependencies/properties"
+
 // flatten turns a validation error tree into its leaves, sorted by path.
 func flatten(ve *jsonschema.ValidationError) []Issue {
 	var out []Issue
@@ -402,6 +406,9 @@ func flatten(ve *jsonschema.ValidationError) []Issue {
 				sort.Strings(ap.Properties) // the validator lists them in map order
 			}
 			is := Issue{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)}
+			if _, ok := e.ErrorKind.(*kind.Not); ok && strings.HasSuffix(e.SchemaURL, propertiesWithPatternProperties) {
+				is.Message = "properties and patternProperties can not be used together in one shape: a shape has either defined or undefined properties; move the undefined ones into a subshape"
+			}
 			if k := is.Path + "\x00" + is.Message; !seen[k] {
 				seen[k] = true
 				out = append(out, is)
