@@ -142,7 +142,10 @@ func (sc *scope) fnGetAtt(n, arg *yaml.Node) (*yaml.Node, error) {
 	var target, attr *yaml.Node
 	switch {
 	case isStr(arg):
-		a, b, ok := strings.Cut(arg.Value, ".")
+		a, b, ok := cutName(arg.Value)
+		if _, _, br := bracket(arg.Value); !ok && br {
+			a, b, ok = arg.Value, "", true // Map[key]: the whole entry
+		}
 		if !ok {
 			return nil, sc.errorf(arg, ErrInvalid, "Fn::GetAtt %q needs the form Resource.Attribute", arg.Value)
 		}
