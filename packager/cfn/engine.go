@@ -1030,6 +1030,12 @@ func checkOutputs(t *Template) error {
 	}
 	for i := 0; i+1 < len(outs.Content); i += 2 {
 		k, o := outs.Content[i], outs.Content[i+1]
+		if v := mapGet(o, "Value"); isScalar(o) && o.Tag == tagNull || !isIntrinsic(o) && v != nil && isScalar(v) && v.Tag == tagNull {
+			// CloudFormation refuses null values: one written where the
+			// output is used would make the packaged template invalid.
+			return &Error{File: t.Name, Line: k.Line, Col: k.Column, Err: ErrInvalid,
+				Msg: fmt.Sprintf("output %s has an empty Value; give it a value (\"\" for an empty string)", k.Value)}
+		}
 		if o.Kind != yaml.MappingNode || isIntrinsic(o) || mapKey(o, "Value") != nil {
 			continue
 		}
