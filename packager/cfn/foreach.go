@@ -121,7 +121,11 @@ func (s *substituter) text(in string, at *yaml.Node) (string, error) {
 				return "", err
 			}
 			if !isScalar(v) {
-				return "", s.sc.errorf(at, ErrInvalid, "%s is %s, which cannot be written into a string; name one of its fields", rest[:vn], kindName(v))
+				hint := "name one of its fields"
+				if v.Kind == yaml.SequenceNode {
+					hint = "write it on its own (not inside a string), or join it with !Join"
+				}
+				return "", s.sc.errorf(at, ErrInvalid, "%s is %s, which cannot be written into a string; %s", rest[:vn], kindName(v), hint)
 			}
 			n, with = vn, v.Value
 		}
