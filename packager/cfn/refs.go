@@ -45,8 +45,8 @@ type placeKey struct {
 // written, so that a dangling one can be reported at its place in the
 // source rather than in the packaged output.
 func (e *engine) note(kind nameKind, name string, sc *scope, at *yaml.Node) {
-	if at == nil || slices.Contains(pseudoParameters, name) {
-		return
+	if at == nil || name != "AWS::NotificationARNs" && slices.Contains(pseudoParameters, name) {
+		return // always defined; AWS::NotificationARNs is placed for the Sub check (a list)
 	}
 	if e.places == nil {
 		e.places = map[placeKey][]place{}
