@@ -520,6 +520,10 @@ func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
 		if child.removed[k.Value] {
 			return nil
 		}
+		if g := child.groups[k.Value]; g != nil && len(g.names) > 0 {
+			return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which ForEach repeats in the module (%s) as %s: override each instance by its name",
+				m.name, k.Value, file, strings.Join(g.names, ", "))
+		}
 		return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which the module (%s) does not define", m.name, k.Value, file)
 	}
 	if ov.Kind != yaml.MappingNode {
