@@ -116,6 +116,9 @@ func (e *engine) checkRefs(top *scope, out *yaml.Node) error {
 // Type t is a list when CloudFormation resolves its Ref: the list types a
 // module parameter may have, and SSM parameters holding lists.
 func deployList(t *yaml.Node) bool {
+	if !isStr(t) {
+		return false
+	}
 	if isListType(t) {
 		return true
 	}
