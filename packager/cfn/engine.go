@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -524,7 +525,8 @@ func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
 			return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which ForEach repeats in the module (%s) as %s: override each instance by its name",
 				m.name, k.Value, file, strings.Join(g.names, ", "))
 		}
-		return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which the module (%s) does not define", m.name, k.Value, file)
+		return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which the module (%s) does not define%s", m.name, k.Value, file,
+			suggest.Hint(k.Value, slices.Sorted(maps.Keys(child.byLocal))))
 	}
 	if ov.Kind != yaml.MappingNode {
 		return sc.errorf(ov, ErrInvalid, "override of %s must be a mapping", k.Value)
@@ -1068,7 +1070,11 @@ func (m *module) output(sc *scope, name string, at *yaml.Node) (*yaml.Node, erro
 		outs := mapGet(child.t.Root, "Outputs")
 		o := mapGet(outs, outName)
 		if o == nil {
-			return nil, sc.errorf(at, ErrInvalid, "module %s (%s) has no output %s", m.name, child.file, outName)
+			var names []string
+			for k := range entries(outs) {
+				names = append(names, k.Value)
+			}
+			return nil, sc.errorf(at, ErrInvalid, "module %s (%s) has no output %s%s", m.name, child.file, outName, suggest.Hint(outName, names))
 		}
 		val := o
 		if o.Kind == yaml.MappingNode && mapGet(o, "Value") != nil {
