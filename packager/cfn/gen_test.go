@@ -16,7 +16,7 @@ import (
 // Properties, parameter Defaults of every shape, ForEach on modules and
 // resources over lists, comma-separated strings, CommaDelimitedList
 // parameters and maps (inline, Default, Property), Fn::ForEach in Modules
-// with &{Id}, Fn::Flatten feeding ForEach, $Identifier, $Index and
+// with &{Id}, keys with dashes and dots, Fn::Flatten feeding ForEach, $Identifier, $Index and
 // ${Value.Field}, Name[i] / Name[key] / Name[*], conditions known at
 // packaging time and not, Overrides at every level, Constants, Mappings and
 // Fn::FindInMap, Fn::Select / Fn::Join of list parameters, Fn::Merge,
@@ -120,9 +120,12 @@ func (g *generator) keys(kind feKind, fn bool) []string {
 	n := 1 + g.r.IntN(3)
 	var out []string
 	for i := 0; i < n; i++ {
-		if fn || g.r.IntN(2) == 0 {
+		switch {
+		case g.r.IntN(3) == 0:
+			out = append(out, fmt.Sprintf("k.%d", i)) // a dot: Name[k.0].Arn splits after the bracket
+		case fn || g.r.IntN(2) == 0:
 			out = append(out, fmt.Sprintf("k-%d", i)) // a dash: &{Id} drops it
-		} else {
+		default:
 			out = append(out, fmt.Sprintf("k%d", i))
 		}
 	}
