@@ -373,6 +373,7 @@ Mappings:
 Conditions:
   IsOn: !Equals [!Ref Flag, "on"]
   InEast: !Equals [!Ref "AWS::Region", us-east-1]
+  OnEast: !And [!Condition IsOn, !Condition InEast]
 `)
 	g.resources(&b, m)
 	g.modules(&b, m)
