@@ -131,6 +131,13 @@ func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
 	if f, ok := sc.res[name]; ok {
 		return fn("Ref", strNode(f), at), nil
 	}
+	if base, sel, ok := bracket(name); ok {
+		// Name[key] / Name[*]: ForEach instances (or a parameter's entries), as
+		// ${Name[key]} in a Sub.
+		if v, handled, err := sc.selectAtt(base, sel, "", at); handled || err != nil {
+			return v, err
+		}
+	}
 	if sc.removed[name] {
 		return nil, sc.errorf(at, ErrInvalid, "Ref %s: the resource is removed by its condition", name)
 	}
