@@ -16,11 +16,13 @@ import (
 // Properties, parameter Defaults of every shape, ForEach on modules and
 // resources over lists, comma-separated strings, CommaDelimitedList
 // parameters and maps (inline, Default, Property), Fn::ForEach in Modules
-// with &{Id}, keys with dashes and dots, Fn::Flatten feeding ForEach, $Identifier, $Index and
-// ${Value.Field}, Name[i] / Name[key] / Name[*], conditions known at
-// packaging time and not, Overrides at every level, Constants, Mappings and
-// Fn::FindInMap, Fn::Select / Fn::Join of list parameters, Fn::Merge,
-// Fn::Invoke, module Outputs in GetAtt and Sub. It also predicts how many resources the packaged template has.
+// with &{Id}, keys with dashes and dots, Fn::Flatten feeding ForEach,
+// $Identifier, $Index and ${Value.Field}, Name[i] / Name[key] / Name[*],
+// conditions known at packaging time and not (and one that comes down to
+// another), Overrides at every level (Ref, GetAtt, Sub, DependsOn),
+// Constants, Mappings and Fn::FindInMap, Fn::Select / Fn::Join of list
+// parameters, Fn::Merge, Fn::Invoke, module Outputs in GetAtt and Sub. It
+// also predicts how many resources the packaged template has.
 
 // feKind is how a ForEach collection is written.
 type feKind int
