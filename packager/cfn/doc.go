@@ -49,9 +49,9 @@
 // output that is a mapping has a Value, and no output Value is null;
 // every logical ID made is 1 to 255 letters and digits. After expansion
 // every Ref, Fn::GetAtt, DependsOn, Condition and Sub variable must name
-// a parameter, resource, condition,
-// pseudo parameter or Fn::ForEach identifier of the packaged template
-// (ErrDangling, placed where the name was written, with the nearest name);
+// a parameter, resource, condition, pseudo parameter or Fn::ForEach
+// identifier of the packaged template (ErrDangling, placed where the name
+// was written, with the nearest name);
 // names CloudFormation's Fn::ForEach or the AWS::Serverless transform make
 // count, and a template with another macro is not checked. A Sub variable
 // naming a list parameter of the packaged template (CommaDelimitedList,
