@@ -51,7 +51,16 @@ func (sc *scope) condName(name string, at *yaml.Node) (tri, string, error) {
 	}
 	r.busy, r.state = false, st
 	if k, v, ok := single(rexpr); ok && k == "Condition" && st == condUnknown {
-		r.final = v.Value // an alias of another condition: use that one
+		// An alias of another condition (And/Or whose other parts are
+		// known): uses name that one; it is still emitted, as every
+		// unresolved condition is, with a copy of that one's expression
+		// (a condition cannot be a bare Condition).
+		r.final = v.Value
+		if target, ok := sc.e.condExprs[v.Value]; ok {
+			if err := sc.e.emitCondition(sc, sc.prefix+name, clone(target), at); err != nil {
+				return 0, "", err
+			}
+		}
 	} else if st == condUnknown {
 		r.final = sc.prefix + name
 		if err := sc.e.emitCondition(sc, r.final, rexpr, at); err != nil {

@@ -28,7 +28,9 @@
 // Conditions of a module are evaluated from its parameters; parameters of
 // the top template are deploy-time values, so every condition that needs
 // one is emitted into the parent as Prefix+Name, used or not (a clash is
-// ErrNameClash). The top template's own conditions are left as written.
+// ErrNameClash); one that comes down to another (!And [!Condition A,
+// <true>]) is emitted with a copy of that one's expression, and its uses
+// name that one. The top template's own conditions are left as written.
 //
 // A module parameter declared CommaDelimitedList or List<...> and given a
 // comma-separated string is the list it stands for (items trimmed, as
@@ -44,13 +46,16 @@
 //
 // A Modules entry takes only Source, Properties, Overrides, ForEach,
 // Condition, DependsOn and Hash (Type: LocalModule is ignored); a module
-// output that is a mapping has a Value; every logical ID made is 1 to 255
-// letters and digits. After expansion every Ref, Fn::GetAtt, DependsOn,
-// Condition and Sub variable must name a parameter, resource, condition,
-// pseudo parameter or Fn::ForEach identifier of the packaged template
-// (ErrDangling, placed where the name was written, with the nearest name);
+// output that is a mapping has a Value, and no output Value is null;
+// every logical ID made is 1 to 255 letters and digits. After expansion
+// every Ref, Fn::GetAtt, DependsOn, Condition and Sub variable must name
+// a parameter, resource, condition, pseudo parameter or Fn::ForEach
+// identifier of the packaged template (ErrDangling, placed where the name
+// was written, with the nearest name);
 // names CloudFormation's Fn::ForEach or the AWS::Serverless transform make
-// count, and a template with another macro is not checked.
+// count, and a template with another macro is not checked. A Sub variable
+// naming a list parameter of the packaged template (CommaDelimitedList,
+// List<...>, an SSM list) or AWS::NotificationARNs is ErrInvalid.
 //
 // # Extension points
 //
@@ -80,7 +85,8 @@
 // reference that is a whole value (or the target of !Ref or !GetAtt, as
 // in !GetAtt $Value.Port) is replaced by the value itself, of any type;
 // inside a longer string it is written as text.
-// Name[0].Out, Name[key].Out, Name[*].Out (a list, in order) and the
+// Name[0].Out, Name[key].Out (the key may hold dots), Name[*].Out (a
+// list, in order) and the
 // dotted forms Name.key.Out and Name.*.Out work in Fn::GetAtt and in
 // Fn::Sub, and on Map parameters (Map[*], Map[key], Map[key].Attr). A Sub
 // variable that resolves to a list or an object is an error.

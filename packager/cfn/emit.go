@@ -40,8 +40,10 @@ func shortForm(n *yaml.Node) (string, *yaml.Node) {
 			return tag, &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v.Content[0].Value + "." + v.Content[1].Value}
 		}
 	}
-	if v.Kind == yaml.ScalarNode && v.Tag != tagStr {
-		return "", n // keep {Fn::Base64: 123}: a tag would make it a string
+	if v.Kind == yaml.ScalarNode && (v.Tag != tagStr || k == "Fn::GetAtt") {
+		// keep {Fn::Base64: 123}: a tag would make it a string; keep
+		// {Fn::GetAtt: A.B}: !GetAtt A.B reads back as [A, B]
+		return "", n
 	}
 	if t, _ := shortForm(v); t != "" {
 		return "", n // a node holds one tag: keep Fn::Base64: !Join [...]

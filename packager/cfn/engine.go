@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -520,7 +521,12 @@ func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
 		if child.removed[k.Value] {
 			return nil
 		}
-		return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which the module (%s) does not define", m.name, k.Value, file)
+		if g := child.groups[k.Value]; g != nil && len(g.names) > 0 {
+			return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which ForEach repeats in the module (%s) as %s: override each instance by its name",
+				m.name, k.Value, file, strings.Join(g.names, ", "))
+		}
+		return sc.errorf(k, ErrInvalid, "Overrides of module %s names %s, which the module (%s) does not define%s", m.name, k.Value, file,
+			suggest.Hint(k.Value, slices.Sorted(maps.Keys(child.byLocal))))
 	}
 	if ov.Kind != yaml.MappingNode {
 		return sc.errorf(ov, ErrInvalid, "override of %s must be a mapping", k.Value)
@@ -1030,6 +1036,12 @@ func checkOutputs(t *Template) error {
 	}
 	for i := 0; i+1 < len(outs.Content); i += 2 {
 		k, o := outs.Content[i], outs.Content[i+1]
+		if v := mapGet(o, "Value"); isScalar(o) && o.Tag == tagNull || !isIntrinsic(o) && v != nil && isScalar(v) && v.Tag == tagNull {
+			// CloudFormation refuses null values: one written where the
+			// output is used would make the packaged template invalid.
+			return &Error{File: t.Name, Line: k.Line, Col: k.Column, Err: ErrInvalid,
+				Msg: fmt.Sprintf("output %s has an empty Value; give it a value (\"\" for an empty string)", k.Value)}
+		}
 		if o.Kind != yaml.MappingNode || isIntrinsic(o) || mapKey(o, "Value") != nil {
 			continue
 		}
@@ -1058,7 +1070,11 @@ func (m *module) output(sc *scope, name string, at *yaml.Node) (*yaml.Node, erro
 		outs := mapGet(child.t.Root, "Outputs")
 		o := mapGet(outs, outName)
 		if o == nil {
-			return nil, sc.errorf(at, ErrInvalid, "module %s (%s) has no output %s", m.name, child.file, outName)
+			var names []string
+			for k := range entries(outs) {
+				names = append(names, k.Value)
+			}
+			return nil, sc.errorf(at, ErrInvalid, "module %s (%s) has no output %s%s", m.name, child.file, outName, suggest.Hint(outName, names))
 		}
 		val := o
 		if o.Kind == yaml.MappingNode && mapGet(o, "Value") != nil {

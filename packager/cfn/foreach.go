@@ -121,7 +121,11 @@ func (s *substituter) text(in string, at *yaml.Node) (string, error) {
 				return "", err
 			}
 			if !isScalar(v) {
-				return "", s.sc.errorf(at, ErrInvalid, "%s is %s, which cannot be written into a string; name one of its fields", rest[:vn], kindName(v))
+				hint := "name one of its fields"
+				if v.Kind == yaml.SequenceNode {
+					hint = "write it on its own (not inside a string), or join it with !Join"
+				}
+				return "", s.sc.errorf(at, ErrInvalid, "%s is %s, which cannot be written into a string; %s", rest[:vn], kindName(v), hint)
 			}
 			n, with = vn, v.Value
 		}
@@ -343,9 +347,12 @@ func (sc *scope) expandForEach(pairs []*yaml.Node, section string) ([]*yaml.Node
 					if name == tk.Value {
 						name += strconv.Itoa(idx)
 					}
-					if !validLogicalID(sc.prefix + name) {
+					if id := sc.prefix + name; !validLogicalID(id) {
+						if alnum(id) == id || strings.Contains(tk.Value, "&{"+v.Content[0].Value+"}") {
+							return nil, sc.errorf(tk, ErrInvalid, "%s makes the logical ID %q from %q: logical IDs are 1 to %d letters and digits", k.Value, id, it.id, maxLogicalID)
+						}
 						return nil, sc.errorf(tk, ErrInvalid, "%s makes the logical ID %q from %q, which is not alphanumeric; write &{%s} in the name to drop the other characters, as CloudFormation's Fn::ForEach does",
-							k.Value, sc.prefix+name, it.id, v.Content[0].Value)
+							k.Value, id, it.id, v.Content[0].Value)
 					}
 					nk := strNode(name)
 					nk.Line, nk.Column = tk.Line, tk.Column
@@ -420,6 +427,24 @@ const maxLogicalID = 255
 // or output: 1 to 255 ASCII letters and digits.
 func validLogicalID(s string) bool {
 	return s != "" && len(s) <= maxLogicalID && alnum(s) == s
+}
+
+// cutName splits Name.Attr at its first dot, and Name[key].Attr after the
+// bracket, so that a key may hold dots (a map's "api.v1"). ok is false when
+// there is no attribute.
+func cutName(s string) (name, attr string, ok bool) {
+	if i := strings.IndexByte(s, '['); i > 0 && !strings.Contains(s[:i], ".") {
+		if j := strings.IndexByte(s[i:], ']'); j >= 0 {
+			end := i + j + 1
+			if end == len(s) {
+				return s, "", false
+			}
+			if s[end] == '.' {
+				return s[:end], s[end+1:], true
+			}
+		}
+	}
+	return strings.Cut(s, ".")
 }
 
 // bracket splits Name[sel] into Name and sel.

@@ -16,11 +16,13 @@ import (
 // Properties, parameter Defaults of every shape, ForEach on modules and
 // resources over lists, comma-separated strings, CommaDelimitedList
 // parameters and maps (inline, Default, Property), Fn::ForEach in Modules
-// with &{Id}, Fn::Flatten feeding ForEach, $Identifier, $Index and
-// ${Value.Field}, Name[i] / Name[key] / Name[*], conditions known at
-// packaging time and not, Overrides at every level, Constants, Mappings and
-// Fn::FindInMap, Fn::Select / Fn::Join of list parameters, Fn::Merge,
-// Fn::Invoke, module Outputs in GetAtt and Sub. It also predicts how many resources the packaged template has.
+// with &{Id}, keys with dashes and dots, Fn::Flatten feeding ForEach,
+// $Identifier, $Index and ${Value.Field}, Name[i] / Name[key] / Name[*],
+// conditions known at packaging time and not (and one that comes down to
+// another), Overrides at every level (Ref, GetAtt, Sub, DependsOn),
+// Constants, Mappings and Fn::FindInMap, Fn::Select / Fn::Join of list
+// parameters, Fn::Merge, Fn::Invoke, module Outputs in GetAtt and Sub. It
+// also predicts how many resources the packaged template has.
 
 // feKind is how a ForEach collection is written.
 type feKind int
@@ -120,9 +122,12 @@ func (g *generator) keys(kind feKind, fn bool) []string {
 	n := 1 + g.r.IntN(3)
 	var out []string
 	for i := 0; i < n; i++ {
-		if fn || g.r.IntN(2) == 0 {
+		switch {
+		case g.r.IntN(3) == 0:
+			out = append(out, fmt.Sprintf("k.%d", i)) // a dot: Name[k.0].Arn splits after the bracket
+		case fn || g.r.IntN(2) == 0:
 			out = append(out, fmt.Sprintf("k-%d", i)) // a dash: &{Id} drops it
-		} else {
+		default:
 			out = append(out, fmt.Sprintf("k%d", i))
 		}
 	}
@@ -338,6 +343,7 @@ func (g *generator) modules(b *strings.Builder, m *gmod) {
 		}
 		// Overrides written here name this file's resources.
 		fmt.Fprintf(b, "%sOverrides:\n%s  Base:\n%s    DependsOn: [Base]\n%s    Metadata:\n%s      Parent: !Ref Base\n", ind, ind, ind, ind, ind)
+		fmt.Fprintf(b, "%s      ParentArn: !GetAtt Base.TopicArn\n%s      ParentText: !Sub \"${Base}-${Base.TopicArn}\"\n", ind, ind)
 	}
 }
 
@@ -369,6 +375,7 @@ Mappings:
 Conditions:
   IsOn: !Equals [!Ref Flag, "on"]
   InEast: !Equals [!Ref "AWS::Region", us-east-1]
+  OnEast: !And [!Condition IsOn, !Condition InEast]
 `)
 	g.resources(&b, m)
 	g.modules(&b, m)
@@ -428,14 +435,23 @@ func checkInvariants(t *testing.T, out *yaml.Node, want int) {
 			t.Errorf("section %s left in the output", sec)
 		}
 	}
-	defined := map[string]bool{}
+	// What each kind of reference may name.
+	values, resources, conds := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, p := range pseudoParameters {
+		values[p] = true
+	}
 	for _, sec := range []string{"Resources", "Conditions", "Parameters", "Outputs", "Mappings"} {
 		for k := range entries(mapGet(out, sec)) {
 			if !logicalID.MatchString(k.Value) {
 				t.Errorf("%s: invalid logical ID %q", sec, k.Value)
 			}
-			if sec != "Outputs" && sec != "Mappings" {
-				defined[k.Value] = true
+			switch sec {
+			case "Resources":
+				resources[k.Value], values[k.Value] = true, true
+			case "Parameters":
+				values[k.Value] = true
+			case "Conditions":
+				conds[k.Value] = true
 			}
 		}
 	}
@@ -452,11 +468,16 @@ func checkInvariants(t *testing.T, out *yaml.Node, want int) {
 		t.Errorf("%d resources, the generator predicts %d", n, want)
 	}
 	var walk func(n *yaml.Node, where string)
-	ref := func(name, where string) {
-		if !defined[name] && !strings.HasPrefix(name, "AWS::") {
-			t.Errorf("%s: %q names nothing in the output", where, name)
+	check := func(set map[string]bool, what string) func(name, where string) {
+		return func(name, where string) {
+			if !set[name] {
+				t.Errorf("%s: %q names no %s in the output", where, name, what)
+			}
 		}
 	}
+	ref := check(values, "parameter, resource or pseudo parameter")
+	res := check(resources, "resource")
+	cond := check(conds, "condition")
 	walk = func(n *yaml.Node, where string) {
 		switch n.Kind {
 		case yaml.SequenceNode:
@@ -473,12 +494,16 @@ func checkInvariants(t *testing.T, out *yaml.Node, want int) {
 				case k == "Ref" && isStr(v):
 					ref(v.Value, where)
 				case k == "Fn::GetAtt" && v.Kind == yaml.SequenceNode && len(v.Content) == 2:
-					ref(v.Content[0].Value, where)
-				case (k == "DependsOn" || k == "Condition") && isStr(v):
-					ref(v.Value, where)
+					res(v.Content[0].Value, where)
+				case k == "Fn::GetAtt":
+					t.Errorf("%s: Fn::GetAtt not [Resource, Attribute]", where)
+				case k == "DependsOn" && isStr(v):
+					res(v.Value, where)
+				case k == "Condition" && isStr(v):
+					cond(v.Value, where)
 				case k == "DependsOn" && v.Kind == yaml.SequenceNode:
 					for _, x := range v.Content {
-						ref(x.Value, where)
+						res(x.Value, where)
 					}
 				case k == "Fn::Sub":
 					s := v
@@ -486,13 +511,17 @@ func checkInvariants(t *testing.T, out *yaml.Node, want int) {
 						s = v.Content[0]
 					}
 					for _, m := range regexp.MustCompile(`\$\{([^!}][^}]*)\}`).FindAllStringSubmatch(s.Value, -1) {
-						name, _, _ := strings.Cut(m[1], ".")
-						if v.Kind != yaml.SequenceNode || mapGet(v.Content[1], m[1]) == nil {
+						name, _, dotted := strings.Cut(m[1], ".")
+						switch {
+						case v.Kind == yaml.SequenceNode && mapGet(v.Content[1], m[1]) != nil:
+						case dotted:
+							res(name, where)
+						default:
 							ref(name, where)
 						}
 					}
 				case k == "Fn::If" && v.Kind == yaml.SequenceNode && len(v.Content) == 3:
-					ref(v.Content[0].Value, where)
+					cond(v.Content[0].Value, where)
 				}
 				walk(v, where+"."+k)
 			}

@@ -220,7 +220,7 @@ func (n *normalizer) longForm(name string, v *yaml.Node) (*yaml.Node, error) {
 	if v.Kind == yaml.ScalarNode {
 		v.Tag = tagStr
 		if long == "Fn::GetAtt" {
-			a, b, ok := strings.Cut(v.Value, ".")
+			a, b, ok := cutName(v.Value)
 			if _, _, br := bracket(v.Value); !ok && br {
 				a, b, ok = v.Value, "", true // Map[key]: the whole entry
 			}

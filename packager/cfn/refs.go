@@ -45,8 +45,8 @@ type placeKey struct {
 // written, so that a dangling one can be reported at its place in the
 // source rather than in the packaged output.
 func (e *engine) note(kind nameKind, name string, sc *scope, at *yaml.Node) {
-	if at == nil || strings.HasPrefix(name, "AWS::") {
-		return
+	if at == nil || name != "AWS::NotificationARNs" && slices.Contains(pseudoParameters, name) {
+		return // always defined; AWS::NotificationARNs is placed for the Sub check (a list)
 	}
 	if e.places == nil {
 		e.places = map[placeKey][]place{}
@@ -58,6 +58,8 @@ func (e *engine) note(kind nameKind, name string, sc *scope, at *yaml.Node) {
 // names holds what the packaged template defines, for the reference check.
 type names struct {
 	params, resources, conds map[string]bool
+	// lists are the parameters whose Ref is a list at deploy time.
+	lists map[string]bool
 	// patterns match the logical IDs CloudFormation's own Fn::ForEach will
 	// make from a collection known only at deploy time.
 	resPatterns, condPatterns []*regexp.Regexp
@@ -74,7 +76,8 @@ type names struct {
 // AWS::LanguageExtensions and AWS::Serverless-2016-10-31, or an inline
 // Fn::Transform, may add any resource, so then nothing is checked.
 func (e *engine) checkRefs(top *scope, out *yaml.Node) error {
-	ns := &names{params: map[string]bool{}, resources: map[string]bool{}, conds: map[string]bool{}}
+	ns := &names{params: map[string]bool{}, resources: map[string]bool{}, conds: map[string]bool{},
+		lists: map[string]bool{"AWS::NotificationARNs": true}}
 	for _, t := range transformNames(mapGet(out, "Transform")) {
 		switch t {
 		case "AWS::LanguageExtensions":
@@ -87,8 +90,11 @@ func (e *engine) checkRefs(top *scope, out *yaml.Node) error {
 	if hasKey(mapGet(out, "Resources"), "Fn::Transform", 0) {
 		return nil // an inline macro (AWS::Include, ...) may define names too
 	}
-	for k := range entries(mapGet(out, "Parameters")) {
+	for k, v := range entries(mapGet(out, "Parameters")) {
 		ns.params[k.Value] = true
+		if deployList(mapGet(v, "Type")) {
+			ns.lists[k.Value] = true
+		}
 	}
 	ns.collect(mapGet(out, "Resources"), ns.resources, &ns.resPatterns, nil)
 	ns.collect(mapGet(out, "Conditions"), ns.conds, &ns.condPatterns, nil)
@@ -104,6 +110,20 @@ func (e *engine) checkRefs(top *scope, out *yaml.Node) error {
 	c.section(mapGet(out, "Resources"), c.resource, nil)
 	c.section(mapGet(out, "Outputs"), c.output, nil)
 	return c.err
+}
+
+// deployList reports whether a parameter of the packaged template with
+// Type t is a list when CloudFormation resolves its Ref: the list types a
+// module parameter may have, and SSM parameters holding lists.
+func deployList(t *yaml.Node) bool {
+	if !isStr(t) {
+		return false
+	}
+	if isListType(t) {
+		return true
+	}
+	v, ok := strings.CutPrefix(t.Value, "AWS::SSM::Parameter::Value<")
+	return ok && (strings.HasPrefix(v, "List<") || v == "CommaDelimitedList>")
 }
 
 // hasKey reports whether a mapping in n has key k.
@@ -348,6 +368,11 @@ func (c *refChecker) sub(n, arg *yaml.Node, ids []string) {
 	if arg.Kind == yaml.SequenceNode && len(arg.Content) == 2 {
 		str, vars = arg.Content[0], arg.Content[1]
 		c.value(vars, ids)
+		for k, v := range entries(vars) {
+			if r, x, ok := single(v); ok && r == "Ref" && isStr(x) && c.ns.lists[x.Value] && !slices.Contains(ids, x.Value) {
+				c.list(refKind, "Fn::Sub variable "+k.Value, x.Value, v)
+			}
+		}
 	}
 	if !isStr(str) {
 		return
@@ -370,6 +395,8 @@ func (c *refChecker) sub(n, arg *yaml.Node, ids []string) {
 		kind, what := refKind, "${"+v+"} in Fn::Sub"
 		if base, _, ok := strings.Cut(v, "."); ok {
 			kind, v = attKind, base
+		} else if c.ns.lists[v] && !slices.Contains(ids, v) {
+			c.list(kind, what, v, n)
 		}
 		c.name(kind, what, strNode(v), n, ids)
 	}
@@ -425,10 +452,23 @@ var kindWords = map[nameKind]string{
 	condKind: "no condition",
 }
 
-// dangling builds the error for name v of kind, placed where it was
-// written when the expansion recorded that, else at its place in the top
-// template.
-func (c *refChecker) dangling(kind nameKind, what, v string, at *yaml.Node) error {
+// list reports a Sub variable (what) that is the list parameter v: a Sub
+// can only write text.
+func (c *refChecker) list(kind nameKind, what, v string, at *yaml.Node) {
+	if c.err != nil {
+		return
+	}
+	sc, line, col := c.place(kind, v, at)
+	msg := fmt.Sprintf("%s is a list (parameter %s); join it (!Join [\",\", !Ref %s]) or pick one (!Select [0, !Ref %s])", what, v, v, v)
+	if strings.HasPrefix(v, "AWS::") {
+		msg = fmt.Sprintf("%s is a list (%s); join it (!Join [\",\", !Ref %s]) or pick one (!Select [0, !Ref %s])", what, v, v, v)
+	}
+	c.err = &Error{File: sc.file, Line: line, Col: col, Msg: msg, Chain: sc.chain, Err: ErrInvalid}
+}
+
+// place returns where name v of kind was written: where the expansion
+// recorded it, else at (a node of the top template).
+func (c *refChecker) place(kind nameKind, v string, at *yaml.Node) (*scope, int, int) {
 	sc, line, col := c.top, at.Line, at.Column
 	if ps := c.e.places[placeKey{kind, v}]; len(ps) > 0 {
 		p := ps[0]
@@ -440,6 +480,14 @@ func (c *refChecker) dangling(kind nameKind, what, v string, at *yaml.Node) erro
 		}
 		sc, line, col = p.sc, p.line, p.col
 	}
+	return sc, line, col
+}
+
+// dangling builds the error for name v of kind, placed where it was
+// written when the expansion recorded that, else at its place in the top
+// template.
+func (c *refChecker) dangling(kind nameKind, what, v string, at *yaml.Node) error {
+	sc, line, col := c.place(kind, v, at)
 	if !strings.HasPrefix(what, "$") {
 		what += " " + v
 	}
@@ -493,6 +541,7 @@ func (c *refChecker) candidates(kind nameKind, sc *scope) []string {
 	}
 	if kind == refKind {
 		add(c.ns.params)
+		out = append(out, pseudoParameters...)
 	}
 	add(c.ns.resources)
 	return out

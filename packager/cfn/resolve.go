@@ -131,6 +131,13 @@ func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
 	if f, ok := sc.res[name]; ok {
 		return fn("Ref", strNode(f), at), nil
 	}
+	if base, sel, ok := bracket(name); ok {
+		// Name[key] / Name[*]: ForEach instances (or a parameter's entries), as
+		// ${Name[key]} in a Sub.
+		if v, handled, err := sc.selectAtt(base, sel, "", at); handled || err != nil {
+			return v, err
+		}
+	}
 	if sc.removed[name] {
 		return nil, sc.errorf(at, ErrInvalid, "Ref %s: the resource is removed by its condition", name)
 	}
@@ -142,7 +149,10 @@ func (sc *scope) fnGetAtt(n, arg *yaml.Node) (*yaml.Node, error) {
 	var target, attr *yaml.Node
 	switch {
 	case isStr(arg):
-		a, b, ok := strings.Cut(arg.Value, ".")
+		a, b, ok := cutName(arg.Value)
+		if _, _, br := bracket(arg.Value); !ok && br {
+			a, b, ok = arg.Value, "", true // Map[key]: the whole entry
+		}
 		if !ok {
 			return nil, sc.errorf(arg, ErrInvalid, "Fn::GetAtt %q needs the form Resource.Attribute", arg.Value)
 		}

@@ -148,7 +148,7 @@ func escapeSub(s string) string {
 // subVar returns the text that replaces ${name} in a Sub string. Values
 // that cannot be written as text are passed as Sub variables in extra.
 func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
-	base, path, dotted := strings.Cut(name, ".")
+	base, path, dotted := cutName(name)
 	if b, sel, ok := bracket(base); ok {
 		v, handled, err := sc.selectAtt(b, sel, path, at)
 		if err != nil {

@@ -48,4 +48,19 @@
 // no backslashes), no duplicate names, only regular files, a bounded number
 // of entries, and each entry inflated up to MaxFileSize at most, whatever
 // its header claims. Every error wraps one of this package's sentinels.
+//
+// # Testing S3
+//
+// The S3 tests run the real SDK against a real S3 API server that the test
+// starts on localhost (internal/fakes3): github.com/johannesboyne/gofakes3
+// with its in-memory backend, behind TLS. It was chosen because it is
+// written in Go and fetched through the module proxy like any dependency
+// (no Docker, Java or Python service, no network beyond localhost), it
+// answers GetObject, HeadObject and the S3 errors (NoSuchKey, NoSuchBucket)
+// the way the SDK expects, with path-style addressing on a custom endpoint
+// (AWS_ENDPOINT_URL_S3), and it starts in milliseconds per test. A
+// wrapping handler adds what it lacks: a slow object (the timeout),
+// redirects off HTTPS and in a loop (the redirect rules), and a record of
+// the access key and region each request was signed with (the credential
+// chain and region settings).
 package source

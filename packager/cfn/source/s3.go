@@ -132,7 +132,11 @@ func s3Error(uri string, err error) error {
 	if errors.As(err, &ae) {
 		switch ae.ErrorCode() {
 		case "NoSuchKey", "NoSuchBucket", "NotFound":
-			return fmt.Errorf("%w: %s: %s", ErrNotFound, uri, ae.ErrorMessage())
+			why := ae.ErrorMessage()
+			if why == "" {
+				why = ae.ErrorCode() // a HEAD-like answer has no body to say more
+			}
+			return fmt.Errorf("%w: %s: %s", ErrNotFound, uri, why)
 		case "PermanentRedirect", "AuthorizationHeaderMalformed", "IllegalLocationConstraintException":
 			return fmt.Errorf("%w: GET %s: the bucket is in another region; set AWS_REGION to it (%s)", ErrFetch, uri, ae.ErrorCode())
 		case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken":

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/smithy-go"
+
 	"github.com/cloud-assembly/assemble/internal/fakes3"
 )
 
@@ -158,5 +160,15 @@ func writeFile(t *testing.T, name, body string) {
 	t.Helper()
 	if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestS3ErrorWithoutMessage: an S3 error with a code but no message (the
+// SDK's answer to a missing bucket or key with no body) names the code
+// rather than ending in an empty ": ".
+func TestS3ErrorWithoutMessage(t *testing.T) {
+	err := s3Error("s3://b/k", &smithy.GenericAPIError{Code: "NotFound"})
+	if !errors.Is(err, ErrNotFound) || !strings.HasSuffix(err.Error(), "s3://b/k: NotFound") {
+		t.Fatalf("err = %v, want ErrNotFound ending in the code", err)
 	}
 }
