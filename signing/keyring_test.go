@@ -419,3 +419,56 @@ func TestKeyringUnreadableCopyRefused(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadKeys: whatever binary keyring ReadKeys accepts, it holds one key
+// for each primary key in it that can be read and can sign: no copy of a
+// key (which might carry its revocation) is dropped without a word.
+func FuzzReadKeys(f *testing.F) {
+	binary := func(name string) []byte {
+		blk, err := armor.Decode(bytes.NewReader(keyFile(f, name)))
+		if err != nil {
+			f.Fatal(err)
+		}
+		var b bytes.Buffer
+		b.ReadFrom(blk.Body)
+		return b.Bytes()
+	}
+	for _, n := range []string{"revoked-old.pub.asc", "subrevoked.pub.asc", "ed25519.sec.asc", "rsa3072.pub.asc"} {
+		f.Add(binary(n))
+	}
+	f.Add(append(binary("revoked-old.pub.asc"), binary("revoked.pub.asc")...))
+	f.Add(append(binary("revoked-old.pub.asc"), poisoned(f, "revoked.pub.asc", "ed25519.pub.asc", false)...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		el, err := ReadKeys(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrKeyFormat) {
+				t.Fatalf("error without ErrKeyFormat: %v", err)
+			}
+			return
+		}
+		if bytes.HasPrefix(bytes.TrimSpace(data), []byte("-----BEGIN ")) {
+			return
+		}
+		primaries := 0
+		pr := packet.NewReader(bytes.NewReader(data))
+		for {
+			p, err := pr.Next()
+			if err != nil {
+				break
+			}
+			switch k := p.(type) {
+			case *packet.PublicKey:
+				if !k.IsSubkey && k.PubKeyAlgo.CanSign() {
+					primaries++
+				}
+			case *packet.PrivateKey:
+				if !k.IsSubkey && k.PubKeyAlgo.CanSign() {
+					primaries++
+				}
+			}
+		}
+		if len(el) != primaries {
+			t.Fatalf("%d keys read, %d readable signing primary keys in the keyring", len(el), primaries)
+		}
+	})
+}
