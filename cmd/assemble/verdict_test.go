@@ -102,6 +102,16 @@ func defects() []defect {
 			buildText: `droplet A: properties.savedImage: file does not exist: no such file in the project: img.tar`,
 		},
 		{
+			// The path properties of blueprint droplets are checked as the
+			// others are.
+			name:      "missing blueprint",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("A", droplets.BlueprintType, `,"properties":{"blueprint":"bp/app.yaml"}`))},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: blueprint\n    properties: {blueprint: bp/app.yaml}\n"},
+			sentinel:  assembly.ErrMissingFile,
+			text:      `droplet A: properties.blueprint: names "bp/app.yaml", which is not a file in the archive [missing-file]`,
+			buildText: `droplet A: properties.blueprint: file does not exist: no such file in the project: bp/app.yaml`,
+		},
+		{
 			name:      "path outside",
 			files:     map[string]string{"manifest.json": manifestOf(droplet("A", stack, `,"properties":{"stackName":"a","template":"../t.yml"}`)), "t.yml": "Resources: {}\n"},
 			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: ../t.yml}\n", "t.yml": "Resources: {}\n"},
