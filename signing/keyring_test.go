@@ -13,6 +13,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
 )
 
 // keyFile returns the bytes of a fixture key file.
@@ -334,6 +335,140 @@ func FuzzKeyringOrder(f *testing.F) {
 			if got, want := verdict(sig, trusted), verdict(sig, canonical); got != want {
 				t.Fatalf("signature %d, keys %v: %s, but %s in file order", i, order, got, want)
 			}
+		}
+	})
+}
+
+// poisoned returns the key file's packets with a copy of its first user ID
+// certification appended to that user ID, one byte of the copy's signature
+// flipped: a packet anyone can add to a key on a keyserver that does not
+// check what it stores; then the packets of the key in file also, in the
+// same block. armored: as an armored block, else binary.
+func poisoned(t testing.TB, name, also string, armored bool) []byte {
+	t.Helper()
+	blk, err := armor.Decode(bytes.NewReader(keyFile(t, name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	or := packet.NewOpaqueReader(blk.Body)
+	done := false
+	prevUID := false
+	for {
+		op, err := or.Next()
+		if err != nil {
+			break
+		}
+		op.Serialize(&out)
+		if op.Tag == 2 && prevUID && !done {
+			bad := *op
+			bad.Contents = append([]byte{}, op.Contents...)
+			bad.Contents[len(bad.Contents)-1] ^= 0x55
+			bad.Serialize(&out)
+			done = true
+		}
+		prevUID = op.Tag == 13 || prevUID && op.Tag == 2
+	}
+	if !done {
+		t.Fatalf("%s: no user ID certification", name)
+	}
+	ablk, err := armor.Decode(bytes.NewReader(keyFile(t, also)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.ReadFrom(ablk.Body)
+	if !armored {
+		return out.Bytes()
+	}
+	var a bytes.Buffer
+	w, _ := armor.Encode(&a, blk.Type, nil)
+	w.Write(out.Bytes())
+	w.Close()
+	a.WriteByte('\n')
+	return a.Bytes()
+}
+
+// A copy of a trusted key that cannot be read (here: a forged certification
+// appended to the revoked copy) was skipped without a word, so the older,
+// unrevoked copy beside it verified: every copy of a key must be read, or
+// the keyring is refused, naming the key. Keys whose primary key cannot be
+// read at all (no copy of them could verify) are still skipped.
+func TestKeyringUnreadableCopyRefused(t *testing.T) {
+	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	opts := &VerifyOptions{Now: func() time.Time { return at.Add(time.Hour) }}
+	signed := signedAt(t, "revoked-old.sec.asc", at)
+	for _, armored := range []bool{true, false} {
+		bad := poisoned(t, "revoked.pub.asc", "ed25519.pub.asc", armored)
+		old := keyFile(t, "revoked-old.pub.asc")
+		if !armored {
+			blk, _ := armor.Decode(bytes.NewReader(old))
+			var b bytes.Buffer
+			b.ReadFrom(blk.Body)
+			old = b.Bytes()
+		}
+		for how, ring := range map[string][]byte{"old first": append(append([]byte{}, old...), bad...), "poisoned first": append(append([]byte{}, bad...), old...)} {
+			el, err := ReadKeys(bytes.NewReader(ring))
+			if err == nil {
+				_, err = Verify(reader(t, signed), el, opts)
+				t.Errorf("armored %v, %s: the keyring was read and Verify says %v; want ErrKeyFormat", armored, how, err)
+				continue
+			}
+			if !errors.Is(err, ErrKeyFormat) || !strings.Contains(err.Error(), "could not be read") {
+				t.Errorf("armored %v, %s: got %v, want ErrKeyFormat naming the unreadable copy", armored, how, err)
+			}
+		}
+	}
+}
+
+// FuzzReadKeys: whatever binary keyring ReadKeys accepts, it holds one key
+// for each primary key in it that can be read and can sign: no copy of a
+// key (which might carry its revocation) is dropped without a word.
+func FuzzReadKeys(f *testing.F) {
+	binary := func(name string) []byte {
+		blk, err := armor.Decode(bytes.NewReader(keyFile(f, name)))
+		if err != nil {
+			f.Fatal(err)
+		}
+		var b bytes.Buffer
+		b.ReadFrom(blk.Body)
+		return b.Bytes()
+	}
+	for _, n := range []string{"revoked-old.pub.asc", "subrevoked.pub.asc", "ed25519.sec.asc", "rsa3072.pub.asc"} {
+		f.Add(binary(n))
+	}
+	f.Add(append(binary("revoked-old.pub.asc"), binary("revoked.pub.asc")...))
+	f.Add(append(binary("revoked-old.pub.asc"), poisoned(f, "revoked.pub.asc", "ed25519.pub.asc", false)...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		el, err := ReadKeys(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrKeyFormat) {
+				t.Fatalf("error without ErrKeyFormat: %v", err)
+			}
+			return
+		}
+		if bytes.HasPrefix(bytes.TrimSpace(data), []byte("-----BEGIN ")) {
+			return
+		}
+		primaries := 0
+		pr := packet.NewReader(bytes.NewReader(data))
+		for {
+			p, err := pr.Next()
+			if err != nil {
+				break
+			}
+			switch k := p.(type) {
+			case *packet.PublicKey:
+				if !k.IsSubkey && k.PubKeyAlgo.CanSign() {
+					primaries++
+				}
+			case *packet.PrivateKey:
+				if !k.IsSubkey && k.PubKeyAlgo.CanSign() {
+					primaries++
+				}
+			}
+		}
+		if len(el) != primaries {
+			t.Fatalf("%d keys read, %d readable signing primary keys in the keyring", len(el), primaries)
 		}
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
 )
 
 // maxKeyFileSize bounds a key or keyring file.
@@ -39,9 +41,9 @@ func ReadKeys(r io.Reader) (openpgp.EntityList, error) {
 			// bit set; go-crypto would say "tag byte does not have MSB set".
 			return nil, fmt.Errorf("%w: neither an armored key block (-----BEGIN PGP PUBLIC KEY BLOCK-----) nor a binary keyring", ErrKeyFormat)
 		}
-		keys, err = openpgp.ReadKeyRing(bytes.NewReader(data))
+		keys, err = readEntities(bytes.NewReader(data))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrKeyFormat, err)
+			return nil, err
 		}
 	} else {
 		// ReadArmoredKeyRing reads only the first armor block: read each.
@@ -62,9 +64,16 @@ func ReadKeys(r io.Reader) (openpgp.EntityList, error) {
 			}
 			block := rest[:i+j]
 			rest = rest[i+j:]
-			el, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(block))
+			ab, err := armor.Decode(bytes.NewReader(block))
 			if err != nil {
 				return nil, fmt.Errorf("%w: %v", ErrKeyFormat, err)
+			}
+			if ab.Type != openpgp.PublicKeyType && ab.Type != openpgp.PrivateKeyType {
+				return nil, fmt.Errorf("%w: a %s block, want a public or private key block", ErrKeyFormat, ab.Type)
+			}
+			el, err := readEntities(ab.Body)
+			if err != nil {
+				return nil, err
 			}
 			keys = append(keys, el...)
 		}
@@ -73,6 +82,52 @@ func ReadKeys(r io.Reader) (openpgp.EntityList, error) {
 		return nil, fmt.Errorf("%w: no keys found", ErrKeyFormat)
 	}
 	return keys, nil
+}
+
+// readEntities reads every key of a binary keyring. go-crypto's
+// ReadKeyRing skips, without a word, a key it cannot read in full; so a
+// copy of a trusted key carrying its revocation, made unreadable by one
+// forged packet (anyone can add one on a keyserver that does not check
+// what it stores), left an older, unrevoked copy to verify. Here a key
+// whose primary key can be read must be read whole, or the keyring is
+// refused, naming the key. A key whose primary key cannot be read (an
+// algorithm go-crypto does not support) or cannot sign is skipped, as
+// before: no copy of it could verify a signature.
+func readEntities(r io.Reader) (openpgp.EntityList, error) {
+	pr := packet.NewReader(r)
+	var el openpgp.EntityList
+	for {
+		p, err := pr.Next()
+		if err == io.EOF {
+			return el, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrKeyFormat, err)
+		}
+		var pk *packet.PublicKey
+		switch k := p.(type) {
+		case *packet.PublicKey:
+			if !k.IsSubkey {
+				pk = k
+			}
+		case *packet.PrivateKey:
+			if !k.IsSubkey {
+				pk = &k.PublicKey
+			}
+		}
+		if pk == nil {
+			continue // the rest of a key that could not be read
+		}
+		pr.Unread(p)
+		e, err := openpgp.ReadEntity(pr)
+		switch {
+		case err != nil && !pk.PubKeyAlgo.CanSign():
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("%w: a copy of key %X could not be read (%v): every copy of a trusted key must be readable, since any one may carry its revocation: remove that copy, or export the key again with 'gpg --export --armor %X'", ErrKeyFormat, pk.Fingerprint, err, pk.Fingerprint)
+		}
+		el = append(el, e)
+	}
 }
 
 // SelectSigner merges the copies of each key in keys (see Keyring), then

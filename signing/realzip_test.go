@@ -18,9 +18,15 @@ import (
 )
 
 // realProject is the project folder the real ZIP writers archive: nested
-// folders (so directory entries), a non-ASCII name, binary content.
+// folders (so directory entries), a non-ASCII name, binary content, and a
+// manifest whose droplets name a file and a folder, so that Verify's
+// assembly check finds them through the tools' directory entries.
 var realProject = map[string]string{
-	"manifest.json":         `{"schema":"cloud-assembly/1.0","droplets":{}}`,
+	"manifest.json": `{"schema":"cloud-assembly/1.0","droplets":{` +
+		`"App":{"type":"npm://@aws-cdk/aws-cloudformation.StackDroplet","environment":"aws://123456789012/eu-west-1",` +
+		`"properties":{"stackName":"app","template":"stacks/app.yaml","parameters":{"Assets":"${Assets.bucketName}"}}},` +
+		`"Assets":{"type":"npm://@aws-cdk/assets.DirectoryDroplet","environment":"aws://123456789012/eu-west-1",` +
+		`"properties":{"directory":"assets","bucketName":"b"}}}}`,
 	"stacks/app.yaml":       "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n",
 	"stacks/nested/net.yml": strings.Repeat("# network\n", 300),
 	"assets/caf\u00e9.txt":  "caf\u00e9\n",

@@ -78,7 +78,7 @@ func TestByteFlipsFailOrChangeNothing(t *testing.T) {
 		return out.String(), tree(t, dst)
 	}
 	wantInspect, wantTree := observe(b)
-	if wantTree == nil || len(wantTree) != 4 {
+	if wantTree == nil || len(wantTree) != 7 {
 		t.Fatalf("the unflipped assembly: %s %v", wantInspect, wantTree)
 	}
 	_, unzipErr := exec.LookPath("unzip")
@@ -120,23 +120,28 @@ func TestByteFlipsFailOrChangeNothing(t *testing.T) {
 	}
 }
 
-// tree maps each file under dir to its mode and content.
+// tree maps each file under dir to its mode and content, and each folder
+// (dir itself as "./") to its mode.
 func tree(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
 			return err
 		}
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[filepath.ToSlash(rel)+"/"] = info.Mode().String()
+			return nil
+		}
 		body, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
 		out[filepath.ToSlash(rel)] = fmt.Sprintf("%v %q", info.Mode(), body)
 		return nil
 	})

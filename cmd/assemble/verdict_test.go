@@ -49,6 +49,12 @@ type defect struct {
 	sentinel error
 	text     string // the finding's text, the same in every command
 	warning  bool   // a warning when reading: --strict makes it an error
+	// buildText, when set, is how build words the defect instead: the
+	// project itself lacks what the archive would lack (a file, an
+	// environment) or holds a key assembly.yaml does not define, and build
+	// says so about the project, at the same droplet, with the same
+	// sentinel and error code. Empty: build gives text itself.
+	buildText string
 }
 
 func defects() []defect {
@@ -56,53 +62,70 @@ func defects() []defect {
 	yamlHead := "environment: aws://123456789012/eu-west-1\ndroplets:\n"
 	return []defect{
 		{
-			name:     "missing template",
-			files:    map[string]string{"manifest.json": manifestOf(droplet("A", stack, `,"properties":{"stackName":"a","template":"nope.yml"}`))},
-			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: nope.yml}\n"},
-			sentinel: assembly.ErrMissingFile,
-			text:     `droplet A: properties.template: names "nope.yml", which is not a file in the archive [missing-file]`,
+			name:      "missing template",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("A", stack, `,"properties":{"stackName":"a","template":"nope.yml"}`))},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: nope.yml}\n"},
+			sentinel:  assembly.ErrMissingFile,
+			text:      `droplet A: properties.template: names "nope.yml", which is not a file in the archive [missing-file]`,
+			buildText: `droplet A: properties.template: file does not exist: no such file in the project: nope.yml`,
 		},
 		{
-			name:     "missing stackPolicy",
-			files:    map[string]string{"manifest.json": manifestOf(droplet("A", stack, `,"properties":{"stackName":"a","template":"t.yml","stackPolicy":"policy.json"}`)), "t.yml": "Resources: {}\n"},
-			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: t.yml, stackPolicy: policy.json}\n", "t.yml": "Resources: {}\n"},
-			sentinel: assembly.ErrMissingFile,
-			text:     `droplet A: properties.stackPolicy: names "policy.json", which is not a file in the archive [missing-file]`,
+			name:      "missing stackPolicy",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("A", stack, `,"properties":{"stackName":"a","template":"t.yml","stackPolicy":"policy.json"}`)), "t.yml": "Resources: {}\n"},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: t.yml, stackPolicy: policy.json}\n", "t.yml": "Resources: {}\n"},
+			sentinel:  assembly.ErrMissingFile,
+			text:      `droplet A: properties.stackPolicy: names "policy.json", which is not a file in the archive [missing-file]`,
+			buildText: `droplet A: properties.stackPolicy: file does not exist: no such file in the project: policy.json`,
 		},
 		{
-			name:     "missing file",
-			files:    map[string]string{"manifest.json": manifestOf(droplet("A", file, `,"properties":{"file":"f.bin","bucketName":"b","objectKey":"k"}`))},
-			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: file\n    properties: {file: f.bin, bucketName: b, objectKey: k}\n"},
-			sentinel: assembly.ErrMissingFile,
-			text:     `droplet A: properties.file: names "f.bin", which is not a file in the archive [missing-file]`,
+			name:      "missing file",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("A", file, `,"properties":{"file":"f.bin","bucketName":"b","objectKey":"k"}`))},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: file\n    properties: {file: f.bin, bucketName: b, objectKey: k}\n"},
+			sentinel:  assembly.ErrMissingFile,
+			text:      `droplet A: properties.file: names "f.bin", which is not a file in the archive [missing-file]`,
+			buildText: `droplet A: properties.file: file does not exist: no such file in the project: f.bin`,
 		},
 		{
-			name:     "missing directory",
-			files:    map[string]string{"manifest.json": manifestOf(droplet("A", dir, `,"properties":{"directory":"site","bucketName":"b"}`))},
-			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: directory\n    properties: {directory: site, bucketName: b}\n"},
-			sentinel: assembly.ErrMissingFile,
-			text:     `droplet A: properties.directory: names folder "site", which holds no file in the archive [missing-file]`,
+			name:      "missing directory",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("A", dir, `,"properties":{"directory":"site","bucketName":"b"}`))},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: directory\n    properties: {directory: site, bucketName: b}\n"},
+			sentinel:  assembly.ErrMissingFile,
+			text:      `droplet A: properties.directory: names folder "site", which holds no file in the archive [missing-file]`,
+			buildText: `droplet A: properties.directory: file does not exist: no such folder in the project: site`,
 		},
 		{
-			name:     "missing savedImage",
-			files:    map[string]string{"manifest.json": manifestOf(droplet("A", image, `,"properties":{"savedImage":"img.tar","pushTarget":"p"}`))},
-			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: docker-image\n    properties: {savedImage: img.tar, pushTarget: p}\n"},
-			sentinel: assembly.ErrMissingFile,
-			text:     `droplet A: properties.savedImage: names "img.tar", which is not a file in the archive [missing-file]`,
+			name:      "missing savedImage",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("A", image, `,"properties":{"savedImage":"img.tar","pushTarget":"p"}`))},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: docker-image\n    properties: {savedImage: img.tar, pushTarget: p}\n"},
+			sentinel:  assembly.ErrMissingFile,
+			text:      `droplet A: properties.savedImage: names "img.tar", which is not a file in the archive [missing-file]`,
+			buildText: `droplet A: properties.savedImage: file does not exist: no such file in the project: img.tar`,
 		},
 		{
-			name:     "path outside",
-			files:    map[string]string{"manifest.json": manifestOf(droplet("A", stack, `,"properties":{"stackName":"a","template":"../t.yml"}`)), "t.yml": "Resources: {}\n"},
-			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: ../t.yml}\n", "t.yml": "Resources: {}\n"},
-			sentinel: assembly.ErrInsecurePath,
-			text:     `droplet A: properties.template: "../t.yml" is outside the archive (".."): name a file inside the archive, relative to its root [path-unsafe]`,
+			// The path properties of blueprint droplets are checked as the
+			// others are.
+			name:      "missing blueprint",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("A", droplets.BlueprintType, `,"properties":{"blueprint":"bp/app.yaml"}`))},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: blueprint\n    properties: {blueprint: bp/app.yaml}\n"},
+			sentinel:  assembly.ErrMissingFile,
+			text:      `droplet A: properties.blueprint: names "bp/app.yaml", which is not a file in the archive [missing-file]`,
+			buildText: `droplet A: properties.blueprint: file does not exist: no such file in the project: bp/app.yaml`,
 		},
 		{
-			name:     "absolute path",
-			files:    map[string]string{"manifest.json": manifestOf(droplet("A", stack, `,"properties":{"stackName":"a","template":"/t.yml"}`)), "t.yml": "Resources: {}\n"},
-			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: /t.yml}\n", "t.yml": "Resources: {}\n"},
-			sentinel: assembly.ErrInsecurePath,
-			text:     `droplet A: properties.template: "/t.yml" is an absolute path: name a file inside the archive, relative to its root [path-unsafe]`,
+			name:      "path outside",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("A", stack, `,"properties":{"stackName":"a","template":"../t.yml"}`)), "t.yml": "Resources: {}\n"},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: ../t.yml}\n", "t.yml": "Resources: {}\n"},
+			sentinel:  assembly.ErrInsecurePath,
+			text:      `droplet A: properties.template: "../t.yml" is outside the archive (".."): name a file inside the archive, relative to its root [path-unsafe]`,
+			buildText: `droplet A: properties.template: packager: path outside the project: "../t.yml" leaves the project folder: keep assets inside it`,
+		},
+		{
+			name:      "absolute path",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("A", stack, `,"properties":{"stackName":"a","template":"/t.yml"}`)), "t.yml": "Resources: {}\n"},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: /t.yml}\n", "t.yml": "Resources: {}\n"},
+			sentinel:  assembly.ErrInsecurePath,
+			text:      `droplet A: properties.template: "/t.yml" is an absolute path: name a file inside the archive, relative to its root [path-unsafe]`,
+			buildText: `droplet A: properties.template: packager: path outside the project: "/t.yml" is absolute: write it relative to the project folder`,
 		},
 		{
 			// A directory droplet's executables name files of its folder:
@@ -143,18 +166,20 @@ func defects() []defect {
 			text:     `schema: unsupported schema "cloud-assembly/2.0", want "cloud-assembly/1.0" [schema-version]`,
 		},
 		{
-			name:     "missing environment",
-			files:    map[string]string{"manifest.json": `{"schema":"cloud-assembly/1.0","droplets":{"A":{"type":"` + file + `","properties":{}}}}`},
-			project:  map[string]string{"assembly.yaml": "droplets:\n  A:\n    type: file\n    properties: {file: f.bin, bucketName: b, objectKey: k}\n", "f.bin": "x"},
-			sentinel: assembly.ErrSchema,
-			text:     `droplet A: missing required key "environment" [schema]`,
+			name:      "missing environment",
+			files:     map[string]string{"manifest.json": `{"schema":"cloud-assembly/1.0","droplets":{"A":{"type":"` + file + `","properties":{}}}}`},
+			project:   map[string]string{"assembly.yaml": "droplets:\n  A:\n    type: file\n    properties: {file: f.bin, bucketName: b, objectKey: k}\n", "f.bin": "x"},
+			sentinel:  assembly.ErrSchema,
+			text:      `droplet A: missing required key "environment" [schema]`,
+			buildText: `droplet A: environment: packager: invalid project: no environment: set environment: on the droplet or at the top of assembly.yaml (e.g. aws://123456789012/eu-west-1)`,
 		},
 		{
-			name:     "bad logical ID",
-			files:    map[string]string{"manifest.json": manifestOf(droplet("a.b", file, `,"properties":{"file":"f.bin","bucketName":"b","objectKey":"k"}`)), "f.bin": "x"},
-			project:  map[string]string{"assembly.yaml": yamlHead + "  a.b:\n    type: file\n    properties: {file: f.bin, bucketName: b, objectKey: k}\n", "f.bin": "x"},
-			sentinel: assembly.ErrLogicalID,
-			text:     `droplet a.b: logical ID "a.b" must match ^[A-Za-z0-9+/_-]{1,256}$ (no dots, spaces or other punctuation) [logical-id]`,
+			name:      "bad logical ID",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("a.b", file, `,"properties":{"file":"f.bin","bucketName":"b","objectKey":"k"}`)), "f.bin": "x"},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  a.b:\n    type: file\n    properties: {file: f.bin, bucketName: b, objectKey: k}\n", "f.bin": "x"},
+			sentinel:  assembly.ErrLogicalID,
+			text:      `droplet a.b: logical ID "a.b" must match ^[A-Za-z0-9+/_-]{1,256}$ (no dots, spaces or other punctuation) [logical-id]`,
+			buildText: `droplet a.b: assembly: bad logical id: logical ID "a.b" must match ^[A-Za-z0-9+/_-]{1,256}$ (no dots, spaces or other punctuation)`,
 		},
 		{
 			name:     "unknown droplet in a reference",
@@ -198,12 +223,13 @@ func defects() []defect {
 			text:     `droplet A: properties.objectKey: dependency cycle A -> B -> A [cycle]`,
 		},
 		{
-			name:     "unknown key",
-			files:    map[string]string{"manifest.json": manifestOf(droplet("A", file, `,"description":"the site","properties":{"file":"f.bin","bucketName":"b","objectKey":"k"}`)), "f.bin": "x"},
-			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: file\n    description: the site\n    properties: {file: f.bin, bucketName: b, objectKey: k}\n", "f.bin": "x"},
-			sentinel: assembly.ErrUnknownKey,
-			text:     `droplet A: description: unknown key: the spec defines no such field [unknown-key]`,
-			warning:  true,
+			name:      "unknown key",
+			files:     map[string]string{"manifest.json": manifestOf(droplet("A", file, `,"description":"the site","properties":{"file":"f.bin","bucketName":"b","objectKey":"k"}`)), "f.bin": "x"},
+			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: file\n    description: the site\n    properties: {file: f.bin, bucketName: b, objectKey: k}\n", "f.bin": "x"},
+			sentinel:  assembly.ErrUnknownKey,
+			text:      `droplet A: description: unknown key: the spec defines no such field [unknown-key]`,
+			warning:   true,
+			buildText: `droplet A: packager: invalid project: unknown key "description" (allowed: type, environment, dependsOn, metadata, properties)`,
 		},
 		{
 			name:     "unknown top-level key",
@@ -325,6 +351,13 @@ func TestVerdictMatrix(t *testing.T) {
 			res = runCLI("build", "-o", built, project)
 			if res.code != exitFailure || !errors.Is(res.err, d.sentinel) {
 				t.Errorf("build: exit %d, %v; want 1 and %v\n%s", res.code, res.err, d.sentinel, res.stderr)
+			}
+			want := d.text
+			if d.buildText != "" {
+				want = d.buildText
+			}
+			if res.err == nil || !strings.HasSuffix(res.err.Error(), ": "+want) || !strings.Contains(res.stderr, want+"\n") {
+				t.Errorf("build: error %v, want it to end with %q\n%s", res.err, want, res.stderr)
 			}
 			if _, err := os.Stat(built); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("a failed build wrote %s", built)
