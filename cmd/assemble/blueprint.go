@@ -12,8 +12,9 @@ import (
 
 func blueprintCmd() *cli.Command {
 	return &cli.Command{
-		Name:  "blueprint",
-		Usage: "work with blueprints (Blueprint Specification v2023-04-20)",
+		Name:   "blueprint",
+		Usage:  "work with blueprints (Blueprint Specification v2023-04-20)",
+		Action: subcommandGroupAction,
 		Subcommands: []*cli.Command{
 			blueprintValidateCmd(),
 		},

@@ -48,6 +48,43 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return report(stderr, jsonOut, err)
 }
 
+// helpCmd is "help [COMMAND]", of the app and of each command group: a
+// fresh command per app, so that nothing is shared between runs (urfave/
+// cli's own is a package variable that, run as a subcommand, adds itself to
+// its own subcommands), and an unknown topic is a usage error (urfave/cli's
+// exits 3, "No help topic").
+func helpCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show the commands, or one command's help",
+		ArgsUsage: "[COMMAND]",
+		HideHelp:  true,
+		Action: func(c *cli.Context) error {
+			parent := c.Lineage()[1]
+			top := parent.Command == nil || parent.Command.Name == c.App.Name
+			cmds := c.App.Commands
+			if !top {
+				cmds = parent.Command.Subcommands
+			}
+			name := c.Args().First()
+			switch {
+			case name == "" && top:
+				return cli.ShowAppHelp(parent)
+			case name == "":
+				return cli.ShowSubcommandHelp(parent)
+			case findCommand(cmds, name) == nil:
+				help := "assemble --help"
+				if !top {
+					help = "assemble " + parent.Command.FullName() + " --help"
+				}
+				return withHint(usagef("no help topic %q", name), "run '"+help+"' to list the commands")
+			}
+			return cli.ShowCommandHelp(parent, name)
+		},
+	}
+}
+
 // commands lists every subcommand, in the order --help shows them.
 func commands() []*cli.Command {
 	return []*cli.Command{
@@ -107,15 +144,25 @@ EXIT CODES:
 		},
 	}
 	for _, c := range app.Commands {
-		setUsageHandler(c)
+		setUp(c)
 	}
+	app.Commands = append(app.Commands, helpCmd())
+	// urfave/cli adds --help only when it adds its own help command.
+	app.Flags = append(app.Flags, cli.HelpFlag)
 	return app
 }
 
-func setUsageHandler(c *cli.Command) {
+// setUp gives c and its subcommands our usage error handler, and each
+// command group its help command.
+func setUp(c *cli.Command) {
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
 	for _, sub := range c.Subcommands {
-		setUsageHandler(sub)
+		setUp(sub)
+	}
+	if len(c.Subcommands) > 0 {
+		h := helpCmd()
+		h.Hidden = true // assemble help schema validate is listed once, at the top
+		c.Subcommands = append(c.Subcommands, h)
 	}
 }
 
