@@ -46,7 +46,7 @@ Example:
    assemble blueprint validate --var environment=prod app.blueprint.yaml`,
 		Flags: []cli.Flag{
 			jsonFlag,
-			&cli.StringFlag{Name: "cwd", Usage: "folder that ${cwd()} stands for (default: the working directory)"},
+			&cli.StringFlag{Name: "cwd", Usage: "the folder `DIR` that ${cwd()} stands for (default: the working directory)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "value for a root blueprint variable, as `NAME=VALUE` (repeatable)"},
 		},
 		Action: blueprintValidate,

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -33,10 +34,12 @@ func main() {
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
-	if len(args) == 0 || args[len(args)-1] != completionFlag {
-		// The completion protocol needs its flag last, as typed.
-		args = reorderArgs(app, args)
+	if len(args) > 1 && args[len(args)-1] == completionFlag {
+		// A completion script asks for candidates: nothing is run.
+		complete(stdout, app, args[1:len(args)-1])
+		return exitOK
 	}
+	args = reorderArgs(app, args)
 	err := app.RunContext(ctx, args)
 	if err == nil {
 		return exitOK
@@ -118,12 +121,11 @@ EXIT CODES:
    0  success (for verify: the assembly is valid and its signature trusted)
    1  failure (invalid input, failed verification, untrusted signer, I/O error)
    2  usage error (unknown command or flag, missing argument)`,
-		Version:              versionString(),
-		Commands:             commands(),
-		Reader:               stdin,
-		Writer:               stdout,
-		ErrWriter:            stderr,
-		EnableBashCompletion: true,
+		Version:   versionString(),
+		Commands:  commands(),
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
 		// A flag's value is never split: --var 'env=a,b' is one value,
 		// --keyring 'release,2026.asc' one file.
 		DisableSliceFlagSeparator: true,
@@ -156,6 +158,9 @@ EXIT CODES:
 // command group its help command.
 func setUp(c *cli.Command) {
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+	for _, f := range c.Flags {
+		markPath(f)
+	}
 	for _, sub := range c.Subcommands {
 		setUp(sub)
 	}
@@ -164,6 +169,22 @@ func setUp(c *cli.Command) {
 		h.Hidden = true // assemble help schema validate is listed once, at the top
 		c.Subcommands = append(c.Subcommands, h)
 	}
+}
+
+// markPath marks a flag whose value is a `FILE` or `DIR` (its usage's
+// placeholder) as taking a path, so that shell completion offers files
+// (the fish script otherwise offers nothing after --key).
+func markPath(f cli.Flag) {
+	switch f := f.(type) {
+	case *cli.StringFlag:
+		f.TakesFile = f.TakesFile || takesPath(f.Usage)
+	case *cli.StringSliceFlag:
+		f.TakesFile = f.TakesFile || takesPath(f.Usage)
+	}
+}
+
+func takesPath(usage string) bool {
+	return strings.Contains(usage, "`FILE`") || strings.Contains(usage, "`DIR`")
 }
 
 // usageError marks an error in how the command was called (exit code 2).
