@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -56,7 +55,7 @@ Example:
 				defer rc.Close()
 				text, err := signing.SignedText(&rc.Reader)
 				if err != nil {
-					return signError(in, fmt.Errorf("attest: %w", err))
+					return signErrorOn("attest", in, err)
 				}
 				return writeAttestation(c, in, append(text, '\n'))
 			}
@@ -69,7 +68,7 @@ Example:
 				Warn: func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }}
 			a, err := signing.AttestFile(c.Context, in, opts)
 			if err != nil {
-				return signError(in, fmt.Errorf("attest: %w", err))
+				return signErrorOn("attest", in, err)
 			}
 			body, err := a.Marshal()
 			if err != nil {

@@ -211,8 +211,12 @@ func newSignerResult(s signing.Signature) *signerResult {
 }
 
 // signError adds context and the hint for a failed sign.
-func signError(in string, err error) error {
-	err = onFile("sign", in, err)
+func signError(in string, err error) error { return signErrorOn("sign", in, err) }
+
+// signErrorOn is signError for the command verb (attest shares sign's
+// errors).
+func signErrorOn(verb, in string, err error) error {
+	err = onFile(verb, in, err)
 	var ce *assembly.CheckError
 	switch {
 	case errors.As(err, &ce):
