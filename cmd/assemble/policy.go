@@ -55,6 +55,8 @@ type policyError struct {
 	Msg          string
 }
 
+func (e *policyError) Unwrap() error { return errInvalidPolicy }
+
 func (e *policyError) Error() string {
 	if e.Line == 0 {
 		return fmt.Sprintf("%s: %s", e.File, e.Msg)
