@@ -106,7 +106,7 @@ func blueprintValidate(c *cli.Context) error {
 	if !c.Bool("json") {
 		for _, r := range results {
 			if r.Valid {
-				fmt.Fprintf(c.App.Writer, "%s: valid (%d blueprint%s)\n", r.File, len(r.Blueprints), plural(len(r.Blueprints)))
+				fmt.Fprintf(c.App.Writer, "%s: valid (%s)\n", r.File, count(len(r.Blueprints), "blueprint"))
 				continue
 			}
 			for _, d := range r.Errors {
@@ -119,7 +119,7 @@ func blueprintValidate(c *cli.Context) error {
 		}
 	}
 	if failed > 0 {
-		err := because(firstErr, "", "%d of %d blueprint file%s invalid", failed, len(results), plural(len(results)))
+		err := because(firstErr, "", "%d of %s invalid", failed, count(len(results), "blueprint file"))
 		return withResult(withHint(err, "fix the errors above; see the Blueprint Specification v2023-04-20"), res)
 	}
 	if c.Bool("json") {
@@ -155,11 +155,4 @@ func loaded(bp *blueprint.Blueprint) []string {
 	}
 	walk(bp)
 	return out
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -84,7 +84,7 @@ func schemaValidate(c *cli.Context) error {
 		}
 	}
 	if invalid > 0 {
-		err := withHint(fmt.Errorf("%d of %d schemas invalid: %w", invalid, len(results), schema.ErrInvalid),
+		err := withHint(fmt.Errorf("%d of %s invalid: %w", invalid, count(len(results), "schema"), schema.ErrInvalid),
 			"fix the errors listed above; each names the JSON path of the offending value")
 		return withResult(err, res)
 	}
