@@ -126,8 +126,11 @@ func runSign(c *cli.Context) error {
 		inputs = append(inputs, read...)
 	}
 	out := c.String("output")
-	if out == "" {
-		out = in
+	switch out {
+	case "":
+		out = in // in place, atomically
+	case "-":
+		inputs = append(inputs, in) // standard output must not be the assembly read
 	}
 	// The output is locked before the assembly is read: a second sign or a
 	// build of the same file waits for this one.

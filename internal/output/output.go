@@ -11,7 +11,7 @@
 //     and the link kept. A link itself is never replaced, and a link to
 //     nothing is refused.
 //   - The output is never one of the files the command read (os.SameFile
-//     over Options.Inputs).
+//     over Options.Inputs), standard output redirected to one included.
 //   - While it writes, a writer holds an advisory lock on the file it
 //     replaces: a second writer waits (up to Options.Wait) or fails with
 //     ErrLocked, and a writer that reads the file first (sign in place)
@@ -117,6 +117,14 @@ func Create(ctx context.Context, name string, opts Options) (*File, error) {
 		w := opts.Stdout
 		if w == nil {
 			w = os.Stdout
+		}
+		if f, ok := w.(*os.File); ok {
+			// Standard output redirected to a file (>> template.yaml).
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				if err := refuseInput(name, st, opts.Inputs); err != nil {
+					return nil, err
+				}
+			}
 		}
 		return &File{name: name, w: w}, nil
 	}
@@ -286,11 +294,20 @@ func checkInputs(name string, inputs []string) error {
 	if err != nil {
 		return nil // nothing there yet (or resolve reports why)
 	}
+	return refuseInput(name, out, inputs)
+}
+
+// refuseInput refuses the output name, the file out, when it is one of
+// the inputs.
+func refuseInput(name string, out fs.FileInfo, inputs []string) error {
 	for _, in := range inputs {
 		if in == "" || in == "-" {
 			continue
 		}
 		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
+			if name == "-" {
+				return refuse(name, ErrInput, "standard output is %s, which this command reads: write the output elsewhere", relWD(in))
+			}
 			if samePath(in, name) {
 				return refuse(name, ErrInput, "%s is a file this command reads: write the output elsewhere", name)
 			}

@@ -335,6 +335,24 @@ func TestInputRefused(t *testing.T) {
 	if err := write(t, filepath.Join(dir, "out.yaml"), "out", Options{Inputs: []string{tmpl}}); err != nil {
 		t.Error(err)
 	}
+	// "-" when standard output is an input (assemble package t.yaml -o -
+	// >> t.yaml), as cat refuses "input file is output file".
+	f, err := os.OpenFile(tmpl, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := write(t, "-", "out", Options{Stdout: f, Inputs: []string{hard}}); !errors.Is(err, ErrInput) {
+		t.Errorf("- on an input: got %v, want ErrInput", err)
+	}
+	if got := read(t, tmpl); got != "in" {
+		t.Errorf("input appended to: %q", got)
+	}
+	other, _ := os.Create(filepath.Join(dir, "other.yaml"))
+	defer other.Close()
+	if err := write(t, "-", "out", Options{Stdout: other, Inputs: []string{tmpl}}); err != nil {
+		t.Errorf("- on another file: %v", err)
+	}
 }
 
 // A second writer waits for the first, then locks the file the first
