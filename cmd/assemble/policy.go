@@ -160,6 +160,16 @@ func readPolicy(file string) (*policyFile, error) {
 	return p, nil
 }
 
+// trustGiven reports whether any trust flag (or --policy) is given.
+func trustGiven(c *cli.Context) bool {
+	for _, f := range trustFlags() {
+		if c.IsSet(f.Names()[0]) {
+			return true
+		}
+	}
+	return false
+}
+
 // loadTrust reads --policy and the trust flags (a flag given replaces
 // what the policy says), then the keyrings, and checks that the policy can
 // be met: every required signer is a trusted key, and there are as many
