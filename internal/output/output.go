@@ -514,7 +514,7 @@ func (f *File) createTemp() error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("write %s: %w", f.name, err)
+			return tempError(f.name, filepath.Dir(name), err)
 		}
 		if ok, err := tryLock(tf); err != nil || !ok || !sameAs(tf, name) {
 			// A collector took it for a leftover between the two calls.
@@ -525,6 +525,22 @@ func (f *File) createTemp() error {
 		return nil
 	}
 	return fmt.Errorf("write %s: cannot create a temporary file beside it", f.name)
+}
+
+// tempError says why no file could be created in dir for the output
+// name, naming the folder rather than the temporary file.
+func tempError(name, dir string, err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("write %s: the folder %s does not exist: %w", name, dir, pe.Err)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("write %s: no file may be created in %s: %w", name, dir, pe.Err)
+	}
+	return fmt.Errorf("write %s: creating a file in %s: %w", name, dir, pe.Err)
 }
 
 // sameAs reports whether name still names the open file f.

@@ -305,6 +305,25 @@ func TestProcDescriptor(t *testing.T) {
 	})
 }
 
+// A folder that does not exist (or may not be written) is named, not the
+// temporary file that could not be created in it.
+func TestMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "nodir", "x.cloud")
+	err := write(t, name, "out", Options{})
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("got %v, want fs.ErrNotExist", err)
+	}
+	want := "write " + name + ": the folder " + filepath.Join(dir, "nodir") + " does not exist"
+	if !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), tempSuffix) {
+		t.Errorf("got %q, want %q...", err, want)
+	}
+	_, err = CreateDir(name)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), tempSuffix) {
+		t.Errorf("CreateDir: got %q, want %q...", err, want)
+	}
+}
+
 func TestInputRefused(t *testing.T) {
 	dir := t.TempDir()
 	tmpl := filepath.Join(dir, "template.yaml")
