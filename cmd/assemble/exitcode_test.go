@@ -26,6 +26,11 @@ func TestExitCodes(t *testing.T) {
 		{"blueprint", exitUsage, "assemble blueprint - "},
 		{"schema nosuch", exitUsage, `unknown subcommand "nosuch"`},
 		{"build --nosuch", exitUsage, "flag provided but not defined"},
+		// A flag typed last with no value took "--" (or the file) as its
+		// value once flags were moved in front of the file.
+		{"verify app.cloud --keyring", exitUsage, "flag needs an argument: --keyring"},
+		{"sign app.cloud -k", exitUsage, "flag needs an argument: -k"},
+		{"schema validate x.json --nosuch", exitUsage, "flag provided but not defined"},
 		{"help", exitOK, ""},
 		{"help build", exitOK, ""},
 		{"help schema validate", exitOK, ""},

@@ -39,8 +39,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		complete(stdout, app, args[1:len(args)-1])
 		return exitOK
 	}
-	args = reorderArgs(app, args)
-	err := app.RunContext(ctx, args)
+	var err error
+	if f := missingValue(app, args); f != "" {
+		err = usagef("flag needs an argument: %s", f)
+	} else {
+		args = reorderArgs(app, args)
+		err = app.RunContext(ctx, args)
+	}
 	if err == nil {
 		return exitOK
 	}
