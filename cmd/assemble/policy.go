@@ -160,6 +160,16 @@ func readPolicy(file string) (*policyFile, error) {
 	return p, nil
 }
 
+// commaHint adds, to the error of a repeatable flag's value holding a
+// comma, that values are not split: the flag is repeated.
+func commaHint(flag, value string, err error) error {
+	before, after, ok := strings.Cut(value, ",")
+	if !ok {
+		return err
+	}
+	return withHint(err, fmt.Sprintf("a value is never split on commas: repeat the flag, %s %s %s %s", flag, strings.TrimSpace(before), flag, strings.TrimSpace(after)))
+}
+
 // trustGiven reports whether any trust flag (or --policy) is given.
 func trustGiven(c *cli.Context) bool {
 	for _, f := range trustFlags() {
@@ -227,7 +237,7 @@ func loadTrust(c *cli.Context) (*trust, error) {
 	for _, s := range signers {
 		fp, err := signing.NormalizeFingerprint(s)
 		if err != nil {
-			return nil, usagef("--require-signer: %v", err)
+			return nil, commaHint("--require-signer", s, usagef("--require-signer: %v", err))
 		}
 		if primary, ok := subkeys[fp]; ok {
 			return nil, usagef("--require-signer %s is a subkey: give its primary key's fingerprint, %s", s, primary)
@@ -245,7 +255,7 @@ func loadTrust(c *cli.Context) (*trust, error) {
 	for _, a := range algs {
 		h, err := signing.ParseAlgorithm(a)
 		if err != nil {
-			return nil, usagef("--allow-algorithm %q: use SHA256, SHA384 or SHA512", a)
+			return nil, commaHint("--allow-algorithm", a, usagef("--allow-algorithm %q: use SHA256, SHA384 or SHA512", a))
 		}
 		if !slices.Contains(t.policy.Algorithms, h) {
 			t.policy.Algorithms = append(t.policy.Algorithms, h)
