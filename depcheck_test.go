@@ -1,7 +1,11 @@
 package assemble_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,6 +44,64 @@ func TestImportDirection(t *testing.T) {
 			for _, f := range forbidden[top] {
 				if itop == f {
 					t.Errorf("%s imports %s: imports must point one way (cmd -> packager, signing -> assembly -> droplets)", pkg, imp)
+				}
+			}
+		}
+	}
+}
+
+// TestNoExportedVariables: a library's exported package variables are its
+// sentinel errors only (ErrX of type error, or made by a call such as
+// errors.New, or &sentinel{...}); anything
+// else a caller could change for every other caller, as rain's cft/pkg
+// globals are changed by its CLI, its tests and the packager (issue #12:
+// assembly.DefaultModTime, blueprint.DateTimeFormats and
+// registry.DefaultLimits became functions). Make it a constant, a function
+// or an option.
+func TestNoExportedVariables(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}} {{.Name}} {{join .GoFiles \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	isError := func(vs *ast.ValueSpec, i int) bool {
+		if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "error" {
+			return true
+		}
+		if i >= len(vs.Values) {
+			return false
+		}
+		switch v := vs.Values[i].(type) {
+		case *ast.CallExpr: // errors.New(...), fmt.Errorf(...), verificationError(...)
+			_, isSlice := v.Fun.(*ast.ArrayType)
+			return strings.HasPrefix(vs.Names[i].Name, "Err") && !isSlice
+		case *ast.UnaryExpr: // &sentinel{...}
+			return strings.HasPrefix(vs.Names[i].Name, "Err") && v.Op == token.AND
+		}
+		return false
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[1] == "main" {
+			continue
+		}
+		for _, name := range f[2:] {
+			path := filepath.Join(f[0], name)
+			file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range file.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.VAR {
+					continue
+				}
+				for _, spec := range g.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						if n.IsExported() && !isError(vs, i) {
+							t.Errorf("%s: exported package variable %s: make it a constant, a function or an option", path, n.Name)
+						}
+					}
 				}
 			}
 		}

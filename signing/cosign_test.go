@@ -587,7 +587,8 @@ func TestSelectSigners(t *testing.T) {
 		e := readKeys(t, f+".pub.asc")[0]
 		ids := []string{fingerprint(e), strings.ToLower(fingerprint(e)), "0x" + fingerprint(e),
 			fmt.Sprintf("%016X", e.PrimaryKey.KeyId), fmt.Sprintf("%08X", uint32(e.PrimaryKey.KeyId)),
-			"<" + f + "@example.test>", "@" + f, UserID(e), "=" + UserID(e), strings.ToUpper(f + "@EXAMPLE.test")}
+			"<" + f + "@example.test>", "@" + f, UserID(e), "=" + UserID(e), strings.ToUpper(f + "@EXAMPLE.test"),
+			spacedFingerprint(fingerprint(e))}
 		for _, sk := range e.Subkeys {
 			ids = append(ids, fmt.Sprintf("%X", sk.PublicKey.Fingerprint), fmt.Sprintf("%016X!", sk.PublicKey.KeyId))
 		}
@@ -608,6 +609,9 @@ func TestSelectSigners(t *testing.T) {
 		{[]string{"nobody@example.test"}, ErrNoMatchingKey},
 		{[]string{"DEADBEEF"}, ErrNoMatchingKey},
 		{[]string{"=Test Signer RSA"}, ErrNoMatchingKey},
+		// gpg: "Invalid user ID"; a substring "" would match every key.
+		{[]string{""}, ErrNoMatchingKey},
+		{[]string{" "}, ErrNoMatchingKey},
 		{[]string{"passphrase@example.test"}, ErrPassphraseNeeded},
 	} {
 		if _, err := SelectSigners(keys, tt.ids, nil, now); !errors.Is(err, tt.want) {
@@ -622,6 +626,22 @@ func TestSelectSigners(t *testing.T) {
 	if e, err := SelectSigner(readKeyBytes(t, "expired.sec.asc", "ed25519.sec.asc", "rsa3072.pub.asc"), nil, time.Now()); err != nil || !strings.Contains(UserID(e), "Ed25519") {
 		t.Errorf("one usable key: %v, %v", e, err)
 	}
+}
+
+// spacedFingerprint writes a v4 fingerprint as gpg --fingerprint prints
+// it: "ED62 6527 FC3F 1051 786A  51E0 557D 46D2 FE04 95B7".
+func spacedFingerprint(fp string) string {
+	var b strings.Builder
+	for i := 0; i < len(fp); i += 4 {
+		if i == len(fp)/2 {
+			b.WriteByte(' ')
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(fp[i:min(i+4, len(fp))])
+	}
+	return b.String()
 }
 
 // Signing with several keys at once writes one block with a signature

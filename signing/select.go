@@ -14,11 +14,13 @@ import (
 //
 //   - 8 or 16 hex digits (optionally 0x-prefixed): a short or long key ID
 //     of the primary key or of a subkey; 40 or 64 hex digits: a
-//     fingerprint, of the primary key or of a subkey (a trailing "!" is
-//     ignored);
+//     fingerprint, of the primary key or of a subkey, also spaced as gpg
+//     --fingerprint prints it (a trailing "!" is ignored);
 //   - "=Name <mail>": exactly that user ID; "<mail>": exactly that e-mail
 //     address; "@part": an e-mail address containing part;
 //   - anything else: a user ID containing id, ignoring case.
+//
+// An empty (or blank) id names no key.
 func MatchKeys(keys openpgp.EntityList, id string) openpgp.EntityList {
 	var out openpgp.EntityList
 	for _, e := range NewKeyring(keys).Entities() {
@@ -31,6 +33,12 @@ func MatchKeys(keys openpgp.EntityList, id string) openpgp.EntityList {
 
 func matchKey(e *openpgp.Entity, id string) bool {
 	id = strings.TrimSpace(id)
+	if id == "" {
+		return false // gpg: "Invalid user ID"; as a substring it would name every key
+	}
+	if fp, err := NormalizeFingerprint(id); err == nil {
+		id = fp // "ED62 6527 ... FE04 95B7", as gpg --fingerprint prints it
+	}
 	if hex := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(id, "0x"), "0X"), "!"); isHex(hex) {
 		hex = strings.ToUpper(hex)
 		switch len(hex) {

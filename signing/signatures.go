@@ -206,7 +206,7 @@ func judgeSignature(trusted, known *Keyring, sig *packet.Signature, text []byte,
 			s.Known, s.Valid = true, kj.Valid
 			s.signer, s.key = kj.Signer, kj.Key
 			s.Fingerprint, s.SigningKey, s.UserID = fingerprint(kj.Signer), fmt.Sprintf("%X", kj.Key.Fingerprint), UserID(kj.Signer)
-			s.Err = fmt.Errorf("%w: signature made %s by %q (%s), a known key that is not trusted", ErrUnknownSigner, day(sig.CreationTime), s.UserID, issuer(sig))
+			s.Err = fmt.Errorf("%w: signature made %s by %q, %s, a known key that is not trusted", ErrUnknownSigner, day(sig.CreationTime), s.UserID, issuer(sig))
 			return s
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -20,6 +21,23 @@ func reorderArgs(app *cli.App, args []string) []string {
 	}
 	out, flags, rest := commandPath(app, args)
 	return append(out, permute(flags, rest)...)
+}
+
+// missingValue returns the last argument when it is a flag that takes a
+// value and has none ("assemble verify app.cloud --keyring"), else "".
+// Moved in front of the file by reorderArgs, such a flag would take the
+// next argument, "--" or the file, as its value.
+func missingValue(app *cli.App, args []string) string {
+	_, flags, rest := commandPath(app, args)
+	if len(rest) == 0 || slices.Contains(rest[:len(rest)-1], "--") {
+		return ""
+	}
+	a := rest[len(rest)-1]
+	name := strings.TrimLeft(a, "-")
+	if len(a) < 2 || a[0] != '-' || a == "--" || strings.Contains(name, "=") || !takesValue(flags, name) {
+		return ""
+	}
+	return a
 }
 
 // commandPath splits a command line into the program and command names

@@ -12,8 +12,9 @@ import (
 
 func blueprintCmd() *cli.Command {
 	return &cli.Command{
-		Name:  "blueprint",
-		Usage: "work with blueprints (Blueprint Specification v2023-04-20)",
+		Name:   "blueprint",
+		Usage:  "work with blueprints (Blueprint Specification v2023-04-20)",
+		Action: subcommandGroupAction,
 		Subcommands: []*cli.Command{
 			blueprintValidateCmd(),
 		},
@@ -45,7 +46,7 @@ Example:
    assemble blueprint validate --var environment=prod app.blueprint.yaml`,
 		Flags: []cli.Flag{
 			jsonFlag,
-			&cli.StringFlag{Name: "cwd", Usage: "folder that ${cwd()} stands for (default: the working directory)"},
+			&cli.StringFlag{Name: "cwd", Usage: "the folder `DIR` that ${cwd()} stands for (default: the working directory)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "value for a root blueprint variable, as `NAME=VALUE` (repeatable)"},
 		},
 		Action: blueprintValidate,
@@ -105,7 +106,7 @@ func blueprintValidate(c *cli.Context) error {
 	if !c.Bool("json") {
 		for _, r := range results {
 			if r.Valid {
-				fmt.Fprintf(c.App.Writer, "%s: valid (%d blueprint%s)\n", r.File, len(r.Blueprints), plural(len(r.Blueprints)))
+				fmt.Fprintf(c.App.Writer, "%s: valid (%s)\n", r.File, count(len(r.Blueprints), "blueprint"))
 				continue
 			}
 			for _, d := range r.Errors {
@@ -118,7 +119,7 @@ func blueprintValidate(c *cli.Context) error {
 		}
 	}
 	if failed > 0 {
-		err := because(firstErr, "", "%d of %d blueprint file%s invalid", failed, len(results), plural(len(results)))
+		err := because(firstErr, "", "%d of %s invalid", failed, count(len(results), "blueprint file"))
 		return withResult(withHint(err, "fix the errors above; see the Blueprint Specification v2023-04-20"), res)
 	}
 	if c.Bool("json") {
@@ -154,11 +155,4 @@ func loaded(bp *blueprint.Blueprint) []string {
 	}
 	walk(bp)
 	return out
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

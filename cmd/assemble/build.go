@@ -65,6 +65,9 @@ func runBuild(c *cli.Context) error {
 	if output == "-" && c.Bool("json") {
 		return withHint(usagef("--json and -o - both write to standard output"), "write the assembly to a file with -o FILE")
 	}
+	if err := refuseTerminal(c, output); err != nil {
+		return err
+	}
 	if output == "" {
 		abs, err := filepath.Abs(project)
 		if err != nil {

@@ -2,28 +2,93 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
 
-// completionFlag is urfave/cli's completion protocol: a command line
-// ending in it prints the words that may come next, one per line.
+// completionFlag ends the command line a completion script runs: the
+// words typed so far, the one being typed last (maybe empty), then this
+// flag. assemble then prints the candidates for the last word, one per
+// line, and runs nothing (see complete).
 const completionFlag = "--generate-bash-completion"
 
-// bashCompletion asks assemble itself for the candidates (the command line
-// typed so far, plus completionFlag), as urfave/cli's bash_autocomplete does.
+// complete prints the candidates for the last of words (the command line
+// after "assemble", the word being typed last): the flags of the command
+// named so far when it starts with "-", else its subcommands. It prints
+// nothing, so that the shell offers file names, after a flag that takes a
+// value, after "--", and where a file argument goes.
+func complete(w io.Writer, app *cli.App, words []string) {
+	if len(words) == 0 {
+		words = []string{""}
+	}
+	cur, typed := words[len(words)-1], words[:len(words)-1]
+	flags, cmds := app.Flags, app.Commands
+	positional := false
+	for i := 0; i < len(typed); i++ {
+		a := typed[i]
+		switch {
+		case a == "--":
+			return // file names only from here on
+		case len(a) > 1 && a[0] == '-':
+			if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && takesValue(flags, name) {
+				if i == len(typed)-1 {
+					return // cur is this flag's value
+				}
+				i++
+			}
+		case !positional && findCommand(cmds, a) != nil:
+			cmd := findCommand(cmds, a)
+			flags = cmd.Flags
+			if cmd.Name != "help" { // help takes the commands as they stand
+				cmds = cmd.Subcommands
+			}
+		default:
+			positional = true
+		}
+	}
+	if strings.HasPrefix(cur, "-") {
+		for _, f := range append(flags, cli.HelpFlag) {
+			if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
+				continue
+			}
+			for _, n := range f.Names() {
+				if len(n) > 1 {
+					n = "--" + n
+				} else {
+					n = "-" + n
+				}
+				if strings.HasPrefix(n, cur) {
+					fmt.Fprintln(w, n)
+				}
+			}
+		}
+		return
+	}
+	if positional {
+		return
+	}
+	for _, c := range cmds {
+		if c.Hidden {
+			continue
+		}
+		for _, n := range c.Names() {
+			if strings.HasPrefix(n, cur) {
+				fmt.Fprintln(w, n)
+			}
+		}
+	}
+}
+
+// bashCompletion asks assemble itself for the candidates: the words typed
+// so far and the one being typed, then completionFlag. Nothing offered
+// means file names (-o default).
 const bashCompletion = `# bash completion for assemble
 # Load it with: source <(assemble completion bash)
 _assemble_complete() {
-  local cur words
-  COMPREPLY=()
-  cur="${COMP_WORDS[COMP_CWORD]}"
-  words=("${COMP_WORDS[@]:0:$COMP_CWORD}")
-  if [[ "$cur" == -* ]]; then
-    words+=("$cur")
-  fi
   local IFS=$'\n'
-  COMPREPLY=($(compgen -W "$("${words[0]}" "${words[@]:1}" ` + completionFlag + ` 2>/dev/null)" -- "$cur"))
+  COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:$COMP_CWORD}" ` + completionFlag + ` 2>/dev/null)" -- "${COMP_WORDS[COMP_CWORD]}"))
   return 0
 }
 complete -o bashdefault -o default -F _assemble_complete assemble
@@ -36,13 +101,8 @@ const zshCompletion = `#compdef assemble
 # Load it with: assemble completion zsh > "${fpath[1]}/_assemble"; compinit
 _assemble() {
   local -a opts
-  local cur=${words[-1]}
-  if [[ "$cur" == -* ]]; then
-    opts=("${(@f)$(${words[@]:0:#words[@]-1} ${cur} ` + completionFlag + ` 2>/dev/null)}")
-  else
-    opts=("${(@f)$(${words[@]:0:#words[@]-1} ` + completionFlag + ` 2>/dev/null)}")
-  fi
-  if [[ "${opts[1]}" != "" ]]; then
+  opts=("${(@f)$("${words[1]}" "${(@)words[2,CURRENT]}" ` + completionFlag + ` 2>/dev/null)}")
+  if [[ -n "${opts[1]}" ]]; then
     _describe 'values' opts
   else
     _files
@@ -83,6 +143,9 @@ func completionCmd() *cli.Command {
 				if script, err = c.App.ToFishCompletion(); err != nil {
 					return err
 				}
+				// Descriptions are the flags' usage: `FILE` marks the
+				// placeholder for --help, and would be shown as typed.
+				script = strings.ReplaceAll(script, "`", "")
 			default:
 				return usagef("completion: unknown shell %q: use bash, zsh or fish", sh)
 			}

@@ -29,6 +29,9 @@ var (
 	errIsFolder = errors.New("is a folder")
 	// errNoMatch: inspect --query matches nothing.
 	errNoMatch = errors.New("query matches nothing")
+	// errInvalidPolicy: a --policy file is not a valid policy (its YAML
+	// syntax, its keys or values).
+	errInvalidPolicy = errors.New("invalid policy")
 )
 
 // An errorCode is the stable code --json prints for one cause of failure
@@ -203,6 +206,7 @@ var errorCodes = []errorCode{
 	// The command's own.
 	{errIsFolder, "is_folder"},
 	{errNoMatch, "no_match"},
+	{errInvalidPolicy, "invalid_policy"},
 }
 
 // Codes of failures no sentinel above names.

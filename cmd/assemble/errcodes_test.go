@@ -316,3 +316,18 @@ func TestWriteErrorJSON(t *testing.T) {
 		t.Errorf("not one indented object:\n%s", b.String())
 	}
 }
+
+// A failure's JSON writes <, > and & as they are, as a success's does
+// (a user ID "Name <mail>" read \u003cmail\u003e).
+func TestWriteErrorJSONNoHTMLEscape(t *testing.T) {
+	var b strings.Builder
+	err := withResult(errors.New(`signed by "A & B <ab@example.test>"`), verifyFailure{File: "<a>.cloud"})
+	if werr := writeErrorJSON(&b, err, "a <hint>"); werr != nil {
+		t.Fatal(werr)
+	}
+	for _, want := range []string{`"A & B <ab@example.test>\"`, `"file": "<a>.cloud"`, `"hint": "a <hint>"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %s in\n%s", want, b.String())
+		}
+	}
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -66,7 +68,9 @@ Example:
 			}
 			// Refuse a full folder before verifying anything.
 			out, err := output.CreateDir(dir)
-			if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return withHint(err, "create the folder it goes in first, or extract elsewhere")
+			} else if err != nil {
 				return withHint(err, "extract into a new or empty folder")
 			}
 			defer out.Close()

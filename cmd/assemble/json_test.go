@@ -177,6 +177,7 @@ func jsonCases(env map[string]string) map[string][]jsonCase {
 			{args: []string{"verify", "--keyring", env["trusted"], env["foreign"]}, exit: 1, code: "unknown_signer", check: field("authenticated", false)},
 			{args: []string{"verify", "--keyring", env["trusted"], env["unsigned"]}, exit: 1, code: "unsigned", check: field("signed", false)},
 			{args: []string{"verify", env["signed"]}, exit: 2, code: "usage"},
+			{args: []string{"verify", "--policy", env["broken"], env["signed"]}, exit: 1, code: "invalid_policy", check: errField("line", 3)},
 			{args: []string{"verify", "--keyring", env["trusted"], "--min-signers", "2", env["signed"]}, exit: 1, code: "too_few_signers", check: func(t *testing.T, obj map[string]any) {
 				if sigs := obj["signatures"].([]any); len(sigs) != 1 || sigs[0].(map[string]any)["trusted"] != true {
 					t.Errorf("signatures %v", sigs)

@@ -35,6 +35,18 @@ func encodeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// marshalJSON is json.Marshal without HTML escaping, as encodeJSON
+// writes: "Name <mail>" stays so.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(b.Bytes()), nil
+}
+
 // wantsJSON reports whether the command line (flags first, as reorderArgs
 // leaves it) asks for --json, so that report prints a failure as JSON even
 // when the flags could not be parsed. Values of flags that take one are
@@ -166,7 +178,7 @@ func newErrorJSON(err error, hint string) errorJSON {
 // writeErrorJSON prints err as the one JSON object of a failed command:
 // {"error": {...}}, after the fields of the result it carries, if any.
 func writeErrorJSON(w io.Writer, err error, hint string) error {
-	e, merr := json.Marshal(struct {
+	e, merr := marshalJSON(struct {
 		Error errorJSON `json:"error"`
 	}{newErrorJSON(err, hint)})
 	if merr != nil {
@@ -174,7 +186,7 @@ func writeErrorJSON(w io.Writer, err error, hint string) error {
 	}
 	var re resultError
 	if errors.As(err, &re) {
-		r, merr := json.Marshal(re.result)
+		r, merr := marshalJSON(re.result)
 		if merr != nil {
 			return merr
 		}

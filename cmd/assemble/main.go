@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -33,11 +34,18 @@ func main() {
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
-	if len(args) == 0 || args[len(args)-1] != completionFlag {
-		// The completion protocol needs its flag last, as typed.
-		args = reorderArgs(app, args)
+	if len(args) > 1 && args[len(args)-1] == completionFlag {
+		// A completion script asks for candidates: nothing is run.
+		complete(stdout, app, args[1:len(args)-1])
+		return exitOK
 	}
-	err := app.RunContext(ctx, args)
+	var err error
+	if f := missingValue(app, args); f != "" {
+		err = usagef("flag needs an argument: %s", f)
+	} else {
+		args = reorderArgs(app, args)
+		err = app.RunContext(ctx, args)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -46,6 +54,43 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		jsonOut = stdout
 	}
 	return report(stderr, jsonOut, err)
+}
+
+// helpCmd is "help [COMMAND]", of the app and of each command group: a
+// fresh command per app, so that nothing is shared between runs (urfave/
+// cli's own is a package variable that, run as a subcommand, adds itself to
+// its own subcommands), and an unknown topic is a usage error (urfave/cli's
+// exits 3, "No help topic").
+func helpCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show the commands, or one command's help",
+		ArgsUsage: "[COMMAND]",
+		HideHelp:  true,
+		Action: func(c *cli.Context) error {
+			parent := c.Lineage()[1]
+			top := parent.Command == nil || parent.Command.Name == c.App.Name
+			cmds := c.App.Commands
+			if !top {
+				cmds = parent.Command.Subcommands
+			}
+			name := c.Args().First()
+			switch {
+			case name == "" && top:
+				return cli.ShowAppHelp(parent)
+			case name == "":
+				return cli.ShowSubcommandHelp(parent)
+			case findCommand(cmds, name) == nil:
+				help := "assemble --help"
+				if !top {
+					help = "assemble " + parent.Command.FullName() + " --help"
+				}
+				return withHint(usagef("no help topic %q", name), "run '"+help+"' to list the commands")
+			}
+			return cli.ShowCommandHelp(parent, name)
+		},
+	}
 }
 
 // commands lists every subcommand, in the order --help shows them.
@@ -81,12 +126,11 @@ EXIT CODES:
    0  success (for verify: the assembly is valid and its signature trusted)
    1  failure (invalid input, failed verification, untrusted signer, I/O error)
    2  usage error (unknown command or flag, missing argument)`,
-		Version:              versionString(),
-		Commands:             commands(),
-		Reader:               stdin,
-		Writer:               stdout,
-		ErrWriter:            stderr,
-		EnableBashCompletion: true,
+		Version:   versionString(),
+		Commands:  commands(),
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
 		// A flag's value is never split: --var 'env=a,b' is one value,
 		// --keyring 'release,2026.asc' one file.
 		DisableSliceFlagSeparator: true,
@@ -107,16 +151,45 @@ EXIT CODES:
 		},
 	}
 	for _, c := range app.Commands {
-		setUsageHandler(c)
+		setUp(c)
 	}
+	app.Commands = append(app.Commands, helpCmd())
+	// urfave/cli adds --help only when it adds its own help command.
+	app.Flags = append(app.Flags, cli.HelpFlag)
 	return app
 }
 
-func setUsageHandler(c *cli.Command) {
+// setUp gives c and its subcommands our usage error handler, and each
+// command group its help command.
+func setUp(c *cli.Command) {
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
-	for _, sub := range c.Subcommands {
-		setUsageHandler(sub)
+	for _, f := range c.Flags {
+		markPath(f)
 	}
+	for _, sub := range c.Subcommands {
+		setUp(sub)
+	}
+	if len(c.Subcommands) > 0 {
+		h := helpCmd()
+		h.Hidden = true // assemble help schema validate is listed once, at the top
+		c.Subcommands = append(c.Subcommands, h)
+	}
+}
+
+// markPath marks a flag whose value is a `FILE` or `DIR` (its usage's
+// placeholder) as taking a path, so that shell completion offers files
+// (the fish script otherwise offers nothing after --key).
+func markPath(f cli.Flag) {
+	switch f := f.(type) {
+	case *cli.StringFlag:
+		f.TakesFile = f.TakesFile || takesPath(f.Usage)
+	case *cli.StringSliceFlag:
+		f.TakesFile = f.TakesFile || takesPath(f.Usage)
+	}
+}
+
+func takesPath(usage string) bool {
+	return strings.Contains(usage, "`FILE`") || strings.Contains(usage, "`DIR`")
 }
 
 // usageError marks an error in how the command was called (exit code 2).

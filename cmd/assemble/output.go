@@ -69,6 +69,16 @@ func outputError(err error) error {
 	return err
 }
 
+// refuseTerminal refuses -o - for an assembly (a ZIP) when standard
+// output is a terminal, as age and gzip refuse binary output there.
+func refuseTerminal(c *cli.Context, out string) error {
+	if out == "-" && isTerminal(c.App.Writer) {
+		return withHint(usagef("-o -: standard output is a terminal; not writing a binary assembly to it"),
+			"redirect it to a file or a pipe (-o - > app.cloud), or name the file with -o FILE")
+	}
+	return nil
+}
+
 // summaryWriter is where a command prints its one-line summary: standard
 // output, unless the command's output itself goes there (-o -, or a
 // pipe or terminal), then standard error.

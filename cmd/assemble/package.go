@@ -29,9 +29,9 @@ Example:
    assemble package --output packaged.yaml template.yaml`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output"},
-			&cli.StringFlag{Name: "format", Usage: "output format: yaml or json (default: the input's)"},
+			&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: yaml or json (default: the input's)"},
 			&cli.BoolFlag{Name: "no-source-map", Usage: "do not add Metadata.SourceMap to resources made by modules"},
-			&cli.StringFlag{Name: "root", Usage: "folder that module and inserted file paths may reach (default: the template's folder)"},
+			&cli.StringFlag{Name: "root", Usage: "the folder `DIR` that module and inserted file paths may reach (default: the template's folder)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {

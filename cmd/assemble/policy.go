@@ -58,6 +58,8 @@ type policyError struct {
 	Msg          string
 }
 
+func (e *policyError) Unwrap() error { return errInvalidPolicy }
+
 func (e *policyError) Error() string {
 	if e.Line == 0 {
 		return fmt.Sprintf("%s: %s", e.File, e.Msg)
@@ -170,6 +172,26 @@ func readPolicy(file string) (*policyFile, error) {
 	return p, nil
 }
 
+// commaHint adds, to the error of a repeatable flag's value holding a
+// comma, that values are not split: the flag is repeated.
+func commaHint(flag, value string, err error) error {
+	before, after, ok := strings.Cut(value, ",")
+	if !ok {
+		return err
+	}
+	return withHint(err, fmt.Sprintf("a value is never split on commas: repeat the flag, %s %s %s %s", flag, strings.TrimSpace(before), flag, strings.TrimSpace(after)))
+}
+
+// trustGiven reports whether any trust flag (or --policy) is given.
+func trustGiven(c *cli.Context) bool {
+	for _, f := range trustFlags() {
+		if c.IsSet(f.Names()[0]) {
+			return true
+		}
+	}
+	return false
+}
+
 // loadTrust reads --policy and the trust flags (a flag given replaces
 // what the policy says), then the keyrings, and checks that the policy can
 // be met: every required signer is a trusted key, and there are as many
@@ -227,7 +249,7 @@ func loadTrust(c *cli.Context) (*trust, error) {
 	for _, s := range signers {
 		fp, err := signing.NormalizeFingerprint(s)
 		if err != nil {
-			return nil, usagef("--require-signer: %v", err)
+			return nil, commaHint("--require-signer", s, usagef("--require-signer: %v", err))
 		}
 		if primary, ok := subkeys[fp]; ok {
 			return nil, usagef("--require-signer %s is a subkey: give its primary key's fingerprint, %s", s, primary)
@@ -245,7 +267,7 @@ func loadTrust(c *cli.Context) (*trust, error) {
 	for _, a := range algs {
 		h, err := signing.ParseAlgorithm(a)
 		if err != nil {
-			return nil, usagef("--allow-algorithm %q: use SHA256, SHA384 or SHA512", a)
+			return nil, commaHint("--allow-algorithm", a, usagef("--allow-algorithm %q: use SHA256, SHA384 or SHA512", a))
 		}
 		if !slices.Contains(t.policy.Algorithms, h) {
 			t.policy.Algorithms = append(t.policy.Algorithms, h)

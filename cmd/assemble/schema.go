@@ -84,7 +84,7 @@ func schemaValidate(c *cli.Context) error {
 		}
 	}
 	if invalid > 0 {
-		err := withHint(fmt.Errorf("%d of %d schemas invalid: %w", invalid, len(results), schema.ErrInvalid),
+		err := withHint(fmt.Errorf("%d of %s invalid: %w", invalid, count(len(results), "schema"), schema.ErrInvalid),
 			"fix the errors listed above; each names the JSON path of the offending value")
 		return withResult(err, res)
 	}
@@ -101,12 +101,16 @@ type schemaResult struct {
 	Files []schema.Result `json:"files"`
 }
 
-// subcommandGroupAction handles a command that only groups subcommands: no argument
-// shows its help, anything else is an unknown subcommand (exit 2).
+// subcommandGroupAction handles a command that only groups subcommands:
+// with no argument it shows its help on standard error, as assemble with
+// no command does; anything else is an unknown subcommand. Both are usage
+// errors (exit 2).
 func subcommandGroupAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return withHint(usagef("%s: unknown subcommand %q", c.Command.FullName(), c.Args().First()),
 			fmt.Sprintf("run 'assemble %s --help' to list its subcommands", c.Command.FullName()))
 	}
-	return cli.ShowSubcommandHelp(c)
+	c.App.Writer = c.App.ErrWriter
+	cli.ShowSubcommandHelp(c)
+	return usageError{shownError{fmt.Errorf("%s: no subcommand given", c.Command.FullName())}}
 }

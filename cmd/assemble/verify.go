@@ -194,6 +194,15 @@ func (res *verifyResult) setSignatures(sigs []signing.Signature, pr signing.Poli
 // res.close when done with res.reader and res.verified.
 func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verifyResult, err error) {
 	res = &verifyResult{File: name, Warnings: []diagnosticJSON{}, close: func() {}}
+	var tr *trust
+	if trustGiven(c) {
+		// A mistake in the trust flags or the policy file is reported
+		// whatever the assembly holds: a --keyring typo is not ignored
+		// because the assembly turns out unsigned (--allow-unsigned).
+		if tr, err = loadTrust(c); err != nil {
+			return res, err
+		}
+	}
 	f, r, size, err := openAssembly(name)
 	if err != nil {
 		return res, openError(name, err)
@@ -233,9 +242,10 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 		return res, nil
 	}
 	res.Signed = true
-	tr, err := loadTrust(c)
-	if err != nil {
-		return res, err
+	if tr == nil {
+		if tr, err = loadTrust(c); err != nil { // needs a --keyring
+			return res, err
+		}
 	}
 	prog := newProgress(c, "verifying "+name)
 	v, err := signing.VerifyContext(c.Context, r, tr.trusted, &signing.VerifyOptions{Check: checkOptions(c), Progress: prog.Func(), Policy: tr.policy, Known: tr.known})

@@ -66,7 +66,7 @@ func CreateDir(name string) (*Dir, error) {
 		if err := os.Mkdir(tmp, DirPerm); errors.Is(err, fs.ErrExist) {
 			continue
 		} else if err != nil {
-			return nil, fmt.Errorf("write %s: %w", name, err)
+			return nil, tempError(name, filepath.Dir(tmp), err)
 		}
 		lf, err := os.Open(tmp)
 		if err != nil {

@@ -11,7 +11,7 @@
 //     and the link kept. A link itself is never replaced, and a link to
 //     nothing is refused.
 //   - The output is never one of the files the command read (os.SameFile
-//     over Options.Inputs).
+//     over Options.Inputs), standard output redirected to one included.
 //   - While it writes, a writer holds an advisory lock on the file it
 //     replaces: a second writer waits (up to Options.Wait) or fails with
 //     ErrLocked, and a writer that reads the file first (sign in place)
@@ -117,6 +117,14 @@ func Create(ctx context.Context, name string, opts Options) (*File, error) {
 		w := opts.Stdout
 		if w == nil {
 			w = os.Stdout
+		}
+		if f, ok := w.(*os.File); ok {
+			// Standard output redirected to a file (>> template.yaml).
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				if err := refuseInput(name, st, opts.Inputs); err != nil {
+					return nil, err
+				}
+			}
 		}
 		return &File{name: name, w: w}, nil
 	}
@@ -286,11 +294,20 @@ func checkInputs(name string, inputs []string) error {
 	if err != nil {
 		return nil // nothing there yet (or resolve reports why)
 	}
+	return refuseInput(name, out, inputs)
+}
+
+// refuseInput refuses the output name, the file out, when it is one of
+// the inputs.
+func refuseInput(name string, out fs.FileInfo, inputs []string) error {
 	for _, in := range inputs {
 		if in == "" || in == "-" {
 			continue
 		}
 		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
+			if name == "-" {
+				return refuse(name, ErrInput, "standard output is %s, which this command reads: write the output elsewhere", relWD(in))
+			}
 			if samePath(in, name) {
 				return refuse(name, ErrInput, "%s is a file this command reads: write the output elsewhere", name)
 			}
@@ -497,7 +514,7 @@ func (f *File) createTemp() error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("write %s: %w", f.name, err)
+			return tempError(f.name, filepath.Dir(name), err)
 		}
 		if ok, err := tryLock(tf); err != nil || !ok || !sameAs(tf, name) {
 			// A collector took it for a leftover between the two calls.
@@ -508,6 +525,22 @@ func (f *File) createTemp() error {
 		return nil
 	}
 	return fmt.Errorf("write %s: cannot create a temporary file beside it", f.name)
+}
+
+// tempError says why no file could be created in dir for the output
+// name, naming the folder rather than the temporary file.
+func tempError(name, dir string, err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("write %s: the folder %s does not exist: %w", name, dir, pe.Err)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("write %s: no file may be created in %s: %w", name, dir, pe.Err)
+	}
+	return fmt.Errorf("write %s: creating a file in %s: %w", name, dir, pe.Err)
 }
 
 // sameAs reports whether name still names the open file f.

@@ -305,6 +305,25 @@ func TestProcDescriptor(t *testing.T) {
 	})
 }
 
+// A folder that does not exist (or may not be written) is named, not the
+// temporary file that could not be created in it.
+func TestMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "nodir", "x.cloud")
+	err := write(t, name, "out", Options{})
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("got %v, want fs.ErrNotExist", err)
+	}
+	want := "write " + name + ": the folder " + filepath.Join(dir, "nodir") + " does not exist"
+	if !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), tempSuffix) {
+		t.Errorf("got %q, want %q...", err, want)
+	}
+	_, err = CreateDir(name)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), tempSuffix) {
+		t.Errorf("CreateDir: got %q, want %q...", err, want)
+	}
+}
+
 func TestInputRefused(t *testing.T) {
 	dir := t.TempDir()
 	tmpl := filepath.Join(dir, "template.yaml")
@@ -334,6 +353,24 @@ func TestInputRefused(t *testing.T) {
 	// Another file is fine.
 	if err := write(t, filepath.Join(dir, "out.yaml"), "out", Options{Inputs: []string{tmpl}}); err != nil {
 		t.Error(err)
+	}
+	// "-" when standard output is an input (assemble package t.yaml -o -
+	// >> t.yaml), as cat refuses "input file is output file".
+	f, err := os.OpenFile(tmpl, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := write(t, "-", "out", Options{Stdout: f, Inputs: []string{hard}}); !errors.Is(err, ErrInput) {
+		t.Errorf("- on an input: got %v, want ErrInput", err)
+	}
+	if got := read(t, tmpl); got != "in" {
+		t.Errorf("input appended to: %q", got)
+	}
+	other, _ := os.Create(filepath.Join(dir, "other.yaml"))
+	defer other.Close()
+	if err := write(t, "-", "out", Options{Stdout: other, Inputs: []string{tmpl}}); err != nil {
+		t.Errorf("- on another file: %v", err)
 	}
 }
 

@@ -24,9 +24,9 @@ var (
 	valueTypes    = []string{"string", "integer", "float", "boolean", "array", "object"}
 	exportTypes   = valueTypes
 	dsFieldTypes  = []string{"string", "integer", "float", "boolean", "array"}
-	// FilterOperators are the data source filter operators, in the
+	// filterOperators are the data source filter operators, in the
 	// specification's order.
-	FilterOperators = []string{"=", "!=", "in", "not in", "has key", "not has key", "contains", "not contains", "starts with", "not starts with", "ends with", "not ends with"}
+	filterOperators = []string{"=", "!=", "in", "not in", "has key", "not has key", "contains", "not contains", "starts with", "not starts with", "ends with", "not ends with"}
 )
 
 func typeOfName(name string) Type {
@@ -780,8 +780,8 @@ func (c *checker) checkFilter(n *yaml.Node, id, what string) {
 	if kv, ok := f["operator"]; ok {
 		c.noSubs(kv.val, "a data source filter operator")
 		if s, on, ok := c.str(f, "operator", fw); ok {
-			if !slices.Contains(FilterOperators, s) {
-				c.errAt(on, ErrSchema, "unsupported filter operator %q in %s; you can choose from %s", s, fw, quoteList(FilterOperators))
+			if !slices.Contains(filterOperators, s) {
+				c.errAt(on, ErrSchema, "unsupported filter operator %q in %s; you can choose from %s", s, fw, quoteList(filterOperators))
 			} else {
 				op = s
 			}

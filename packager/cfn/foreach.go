@@ -548,7 +548,7 @@ func (sc *scope) selectItem(base, sel, rest string, p, at *yaml.Node) (*yaml.Nod
 	if sel != "*" {
 		i, err := strconv.Atoi(sel)
 		if err != nil || i < 0 || i >= len(p.Content) {
-			return nil, true, sc.errorf(at, ErrInvalid, "%s[%s]: parameter %s is a list of %d items; index it with 0 to %d or *", base, sel, base, len(p.Content), len(p.Content)-1)
+			return nil, true, sc.errorf(at, ErrInvalid, "%s[%s]: parameter %s %s", base, sel, base, indexRange(len(p.Content)))
 		}
 		items = p.Content[i : i+1]
 	}
@@ -578,4 +578,15 @@ func (e *engine) topDefault(n *yaml.Node) *yaml.Node {
 		}
 	}
 	return n
+}
+
+// indexRange says which indexes a list of n items has.
+func indexRange(n int) string {
+	switch n {
+	case 0:
+		return "is an empty list; only * selects from it"
+	case 1:
+		return "is a list of 1 item; index it with 0 or *"
+	}
+	return "is a list of " + strconv.Itoa(n) + " items; index it with 0 to " + strconv.Itoa(n-1) + " or *"
 }

@@ -222,7 +222,11 @@ var listFunctions = map[string]bool{"Fn::Split": true, "Fn::GetAZs": true, "Fn::
 func notText(name string, v *yaml.Node) string {
 	switch {
 	case v.Kind == yaml.SequenceNode:
-		return fmt.Sprintf("a list of %d values; join them (!Join [\",\", ...]) or pick one ([0] or [key])", len(v.Content))
+		n := fmt.Sprintf("%d values", len(v.Content))
+		if len(v.Content) == 1 {
+			n = "1 value"
+		}
+		return "a list of " + n + "; join them (!Join [\",\", ...]) or pick one ([0] or [key])"
 	case v.Kind == yaml.MappingNode && !isIntrinsic(v):
 		return "an object; name one of its fields (${" + name + ".Field})"
 	}

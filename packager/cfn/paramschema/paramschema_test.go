@@ -105,6 +105,8 @@ func TestViolations(t *testing.T) {
 		{"exclusive maximum", `{ExclusiveMaximum: 1}`, `1.0`, "P", "ExclusiveMaximum", "less than 1"},
 		{"min items", `{MinItems: 1}`, `[]`, "P", "MinItems", "0 items, at least 1"},
 		{"max items", `{MaxItems: 1}`, `[a, b]`, "P", "MaxItems", "2 items, at most 1"},
+		{"one item", `{MinItems: 2}`, `[a]`, "P", "MinItems", "list has 1 item, at least 2"},
+		{"one character", `{MinLength: 2}`, `x`, "P", "MinLength", `"x" is 1 character long, at least 2`},
 		{"item path", `{Items: {Type: String}}`, `[a, 5]`, "P[1]", "Type", "expected a String"},
 		{"required property path", `{Type: Array, Items: {Type: Object, Required: [CidrBlock, Type]}}`, "- CidrBlock: x\n- CidrBlock: y",
 			"P[0].Type", "Required", "required property is missing"},

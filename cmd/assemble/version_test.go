@@ -1,0 +1,25 @@
+package main
+
+import "testing"
+
+// --version names the revision (12 hex digits), its time and a dirty work
+// tree when the build recorded them, and always the Go version.
+func TestBuildInfoString(t *testing.T) {
+	for _, tt := range []struct {
+		info buildInfo
+		want string
+	}{
+		{buildInfo{Version: "v1.2.0", GoVersion: "go1.26.0"}, "v1.2.0 (go1.26.0)"},
+		{buildInfo{Version: "(devel)", Revision: "0123456789abcdef0123", Time: "2026-01-02T03:04:05Z", GoVersion: "go1.26.0"},
+			"(devel) (0123456789ab, 2026-01-02T03:04:05Z; go1.26.0)"},
+		{buildInfo{Version: "(devel)", Revision: "0123456789abcdef0123", Time: "2026-01-02T03:04:05Z", Dirty: true, GoVersion: "go1.26.0"},
+			"(devel) (0123456789ab, 2026-01-02T03:04:05Z, dirty; go1.26.0)"},
+	} {
+		if got := tt.info.String(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.info, got, tt.want)
+		}
+	}
+	if info := readBuildInfo(); info.Module != "github.com/cloud-assembly/assemble" && info.Module != "" || info.GoVersion == "" {
+		t.Errorf("readBuildInfo: %+v", info)
+	}
+}
