@@ -88,6 +88,9 @@ func runSign(c *cli.Context) error {
 	if c.String("output") == "-" && c.Bool("json") {
 		return withHint(usagef("--json and -o - both write to standard output"), "write the signed assembly to a file with -o FILE, or in place")
 	}
+	if err := refuseTerminal(c, c.String("output")); err != nil {
+		return err
+	}
 	alg, err := signing.ParseAlgorithm(c.String("algorithm"))
 	if err != nil {
 		return usagef("--algorithm %q: use SHA256, SHA384 or SHA512", c.String("algorithm"))
@@ -126,8 +129,11 @@ func runSign(c *cli.Context) error {
 		inputs = append(inputs, read...)
 	}
 	out := c.String("output")
-	if out == "" {
-		out = in
+	switch out {
+	case "":
+		out = in // in place, atomically
+	case "-":
+		inputs = append(inputs, in) // standard output must not be the assembly read
 	}
 	// The output is locked before the assembly is read: a second sign or a
 	// build of the same file waits for this one.
