@@ -300,15 +300,22 @@ func (c *checker) knownVariables(vars map[string]any, at *includeSite) map[strin
 			continue
 		}
 		val = normaliseVar(val)
+		passed := ""
 		if str, isStr := val.(string); isStr {
 			// Strings (from the command line or assembly.yaml) are read as
 			// the variable's type.
 			if parsed, ok := parseAs(str, v.Type); ok {
 				val = parsed
+			} else {
+				passed = valueKindOfText(str)
 			}
 		}
 		if !goHasType(val, v.Type) {
-			msg := fmt.Sprintf("variable %q of %s has type %s, but the value passed is %s (%v): pass %s", name, c.file, v.Type, valueKind(val), val, typeArticle(v.Type))
+			kind := valueKind(val)
+			if passed != "" {
+				kind = passed
+			}
+			msg := fmt.Sprintf("variable %q of %s has type %s, but the value passed is %s (%v): pass %s", name, c.file, v.Type, kind, val, typeArticle(v.Type))
 			if at != nil {
 				at.errAt(ErrInclude, "include %q: %s", at.inc.Name, msg)
 			} else {
@@ -602,6 +609,17 @@ func valueKind(v any) string {
 		return "an object"
 	}
 	return "a value of another kind"
+}
+
+// valueKindOfText names what a value passed as text (--var, a droplet's
+// variables) reads as: "1.5" passed for an integer is a float, not a string.
+func valueKindOfText(s string) string {
+	for _, t := range []string{"integer", "float", "boolean"} {
+		if v, ok := parseAs(s, t); ok {
+			return valueKind(v)
+		}
+	}
+	return "a string"
 }
 
 // typeArticle is "a string", "an integer", ... for a variable type.

@@ -236,3 +236,24 @@ func writeFileB(b *testing.B, path, src string) {
 		b.Fatal(err)
 	}
 }
+
+// A value passed as text (--var, a droplet's variables) that does not read
+// as the variable's type is named by what it does read as.
+func TestPassedVariableKindNamed(t *testing.T) {
+	src := "version: 2023-04-20\nvariables:\n  n: {type: integer}\n  b: {type: boolean}\nresources:\n  r: {type: aws/sns/topic, spec: {}}\n"
+	path := writeBlueprint(t, src)
+	for _, c := range []struct {
+		name, value, want string
+	}{
+		{"n", "1.5", "is a float (1.5): pass an integer"},
+		{"n", "many", "is a string (many): pass an integer"},
+		{"n", "true", "is a boolean (true): pass an integer"},
+		{"b", "7", "is an integer (7): pass a boolean"},
+	} {
+		_, err := Load(path, Options{Variables: map[string]any{c.name: c.value}})
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != 1 || !errors.Is(list[0], ErrSchema) || !strings.HasSuffix(list[0].Msg, c.want) {
+			t.Errorf("%s=%s: got %v, want one ErrSchema ending %q", c.name, c.value, err, c.want)
+		}
+	}
+}
