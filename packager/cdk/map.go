@@ -33,6 +33,10 @@ type Mapping struct {
 	// Warnings: unknown artifact and asset kinds, assets no droplet can
 	// describe, messages of artifacts that have no droplet, empty folders.
 	Warnings []assembly.Finding
+
+	// bound is the lower bound on the size of Manifest as manifest.json
+	// that the mapping kept under assembly.MaxManifestSize.
+	bound int64
 }
 
 // maxNesting bounds how deep nested assemblies (stages in stages) go.
@@ -54,12 +58,12 @@ func Map(dir string) (*Mapping, error) {
 	if err != nil {
 		return nil, err
 	}
-	mp := &mapper{t: t, ids: idSet{}, visited: map[string]bool{}, covered: map[string]bool{},
+	mp := &mapper{t: t, ids: newIDSet(), visited: map[string]bool{}, covered: map[string]bool{}, execs: map[string]execList{},
 		m: &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{}, Missing: map[string]*assembly.Missing{}}}
 	if err := mp.assembly("", "", 0); err != nil {
 		return nil, err
 	}
-	out := &Mapping{Dir: dir, Manifest: mp.m}
+	out := &Mapping{Dir: dir, Manifest: mp.m, bound: mp.size}
 	rels := make([]string, 0, len(t.files))
 	for rel := range t.files {
 		rels = append(rels, rel)
@@ -81,10 +85,50 @@ func Map(dir string) (*Mapping, error) {
 type mapper struct {
 	t        *tree
 	m        *assembly.Manifest
-	ids      idSet
+	ids      *idSet
 	warnings []assembly.Finding
 	visited  map[string]bool // nested assembly folders mapped
 	covered  map[string]bool // files whose mode a droplet records or does not need
+	execs    map[string]execList
+
+	// size is a lower bound on the bytes the droplets made so far take in
+	// manifest.json (IDs, types, properties, dependsOn and metadata, as
+	// compact JSON). Parts of a cdk.out are copied to many droplets (an
+	// asset manifest's droplets to each stack that depends on it, an
+	// image's properties to each destination, an artifact's messages to
+	// each of its droplets), so a small cdk.out can describe a manifest of
+	// gigabytes: the mapping stops once size passes the bound every
+	// manifest.json is held to.
+	size int64
+}
+
+// grow adds n bytes to the manifest's size, failing with
+// assembly.ErrTooLarge past assembly.MaxManifestSize.
+func (mp *mapper) grow(n int) error {
+	if mp.size += int64(n); mp.size > assembly.MaxManifestSize {
+		return fmt.Errorf("%w: the droplets that describe the cdk.out would take more than the %d bytes a manifest.json may hold (assets copied to many destinations, or depended on by many stacks?)", assembly.ErrTooLarge, assembly.MaxManifestSize)
+	}
+	return nil
+}
+
+// jsonSize is the size of v as compact JSON.
+func jsonSize(v any) int {
+	b, _ := json.Marshal(v)
+	return len(b)
+}
+
+// add puts d in the manifest under the logical ID of id in the assembly at
+// stage, its properties taking propSize bytes, and returns that ID.
+func (mp *mapper) add(stage, id string, d *assembly.Droplet, propSize int) (string, error) {
+	if len(mp.m.Droplets) >= assembly.MaxDroplets {
+		return "", fmt.Errorf("%w: the cdk.out is described by more than %d droplets, the most a manifest may hold", assembly.ErrTooLarge, assembly.MaxDroplets)
+	}
+	did := mp.dropletID(stage, id)
+	if err := mp.grow(len(did) + len(d.Type) + len(d.Environment) + propSize); err != nil {
+		return "", err
+	}
+	mp.m.Droplets[did] = d
+	return did, nil
 }
 
 func (mp *mapper) warn(file, field, format string, args ...any) {
@@ -185,7 +229,21 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 		for _, did := range produced[id] {
 			for _, d := range deps {
 				if d != did {
+					if err := mp.grow(len(d) + 3); err != nil {
+						return &Error{File: name, Field: fmt.Sprintf("artifacts.%s.dependencies", id), Err: err}
+					}
 					mp.m.Droplets[did].DependsOn = append(mp.m.Droplets[did].DependsOn, d)
+				}
+			}
+		}
+	}
+	// The stack that depends on each asset manifest, the first by ID.
+	dependent := map[string]string{}
+	for _, id := range ids {
+		if _, ok := stackEnv[id]; ok {
+			for _, dep := range arts[id].Dependencies {
+				if _, seen := dependent[dep]; !seen {
+					dependent[dep] = id
 				}
 			}
 		}
@@ -194,7 +252,7 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 		if len(pending[id]) == 0 {
 			continue
 		}
-		env := mp.assetEnvironment(id, arts, stackEnv, ids)
+		env := mp.assetEnvironment(id, arts[id], stackEnv, dependent)
 		for _, p := range pending[id] {
 			mp.m.Droplets[p.id].Environment = withRegion(env, p.region)
 		}
@@ -205,17 +263,12 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 // assetEnvironment is where the assets of an asset manifest go: the
 // environment of the stack that depends on the manifest (CDK writes one
 // manifest per stack), else the manifest's own, else an agnostic one.
-func (mp *mapper) assetEnvironment(id string, arts map[string]*artifact, stackEnv map[string]string, ids []string) string {
-	for _, sid := range ids {
-		if env, ok := stackEnv[sid]; ok {
-			for _, dep := range arts[sid].Dependencies {
-				if dep == id {
-					return env
-				}
-			}
-		}
+// dependent maps an artifact to the first stack (by ID) that depends on it.
+func (mp *mapper) assetEnvironment(id string, a *artifact, stackEnv, dependent map[string]string) string {
+	if sid, ok := dependent[id]; ok {
+		return stackEnv[sid]
 	}
-	if env, _, err := environment(arts[id].Environment); err == nil && arts[id].Environment != "" {
+	if env, _, err := environment(a.Environment); err == nil && a.Environment != "" {
 		return env
 	}
 	return "aws://" + assembly.UnknownAccount + "/" + assembly.UnknownRegion
@@ -331,8 +384,10 @@ func (mp *mapper) stack(dir, stage, id string, a *artifact, name string) (string
 	if note != "" {
 		d.Metadata = map[string]*assembly.Metadata{"cdk:environment": {Kind: "warning", Value: note}}
 	}
-	did := mp.dropletID(stage, id)
-	mp.m.Droplets[did] = d
+	did, err := mp.add(stage, id, d, jsonSize(props)+len(note))
+	if err != nil {
+		return "", &Error{File: name, Field: field, Err: err}
+	}
 	mp.covered[tmpl] = true
 	return did, nil
 }
@@ -425,7 +480,11 @@ func (mp *mapper) messages(dir, id string, a *artifact, name string, dids []stri
 				mp.warn(file, "", "%s at %s: %v", kind, cpath, e.Data)
 				continue
 			}
+			size := len(key) + len(kind) + jsonSize(e.Data)
 			for _, did := range dids {
+				if err := mp.grow(size); err != nil {
+					return &Error{File: file, Field: cpath, Err: err}
+				}
 				d := mp.m.Droplets[did]
 				if d.Metadata == nil {
 					d.Metadata = map[string]*assembly.Metadata{}
@@ -524,7 +583,7 @@ func (as *assetSet) destinations(field string, raw map[string]json.RawMessage, e
 	return nil
 }
 
-// assetID is the droplet ID of an asset at one destination:
+// assetID names an asset at one destination, for mapper.add:
 // "<stage>/<manifest artifact>/<asset>[/<destination>]", where the asset is
 // named by its display name when CDK gives one ("Service.assets" and
 // "Handler/Code" make "Service-assets/Handler/Code"), so the ID does not
@@ -537,7 +596,7 @@ func (as *assetSet) assetID(assetID, displayName, destID string, multi bool) str
 	if multi {
 		id += "/" + destID
 	}
-	return as.mp.dropletID(as.prefix, id)
+	return id
 }
 
 func (as *assetSet) files(raw json.RawMessage) error {
@@ -566,6 +625,10 @@ func (as *assetSet) files(raw json.RawMessage) error {
 		if err != nil {
 			return as.errAt(field+".source.path", err)
 		}
+		var ex execList
+		if isDir {
+			ex = as.mp.executables(rel)
+		}
 		err = as.destinations(field, fa.Destinations, func(destID, dfield string, multi bool) error {
 			var d fileDestination
 			if err := decodeRaw(as.file, dfield, fa.Destinations[destID], &d); err != nil {
@@ -579,15 +642,18 @@ func (as *assetSet) files(raw json.RawMessage) error {
 			if isDir {
 				typ = droplets.DirectoryType
 				props["directory"] = src
-				if ex := as.mp.executables(rel); len(ex) > 0 {
-					props["executables"] = ex
+				if len(ex.list) > 0 {
+					props["executables"] = ex.list
 				}
 			} else {
 				props["file"] = src
 				as.mp.covered[rel] = true // S3 keeps no file mode
 			}
-			id := as.assetID(assetID, fa.DisplayName, destID, multi)
-			as.mp.m.Droplets[id] = &assembly.Droplet{Type: typ, Properties: props}
+			id, err := as.mp.add(as.prefix, as.assetID(assetID, fa.DisplayName, destID, multi), &assembly.Droplet{Type: typ, Properties: props},
+				len(d.BucketName)+len(d.ObjectKey)+len(src)+ex.size)
+			if err != nil {
+				return as.errAt(dfield, err)
+			}
 			as.out = append(as.out, pendingAsset{id: id, region: d.Region})
 			return nil
 		})
@@ -657,9 +723,10 @@ func (as *assetSet) images(raw json.RawMessage) error {
 		if s.CacheDisabled != nil {
 			props["cacheDisabled"] = *s.CacheDisabled
 		}
-		if ex := as.mp.executables(rel); len(ex) > 0 {
-			props["executables"] = ex
+		if ex := as.mp.executables(rel); len(ex.list) > 0 {
+			props["executables"] = ex.list
 		}
+		size := jsonSize(props)
 		err = as.destinations(field, ia.Destinations, func(destID, dfield string, multi bool) error {
 			var d imageDestination
 			if err := decodeRaw(as.file, dfield, ia.Destinations[destID], &d); err != nil {
@@ -673,8 +740,11 @@ func (as *assetSet) images(raw json.RawMessage) error {
 				dp[k] = v
 			}
 			dp["repositoryName"], dp["imageTag"] = literal(d.RepositoryName), literal(d.ImageTag)
-			id := as.assetID(assetID, ia.DisplayName, destID, multi)
-			as.mp.m.Droplets[id] = &assembly.Droplet{Type: droplets.DockerBuildType, Properties: dp}
+			id, err := as.mp.add(as.prefix, as.assetID(assetID, ia.DisplayName, destID, multi), &assembly.Droplet{Type: droplets.DockerBuildType, Properties: dp},
+				size+len(d.RepositoryName)+len(d.ImageTag))
+			if err != nil {
+				return as.errAt(dfield, err)
+			}
 			as.out = append(as.out, pendingAsset{id: id, region: d.Region})
 			return nil
 		})
@@ -685,17 +755,34 @@ func (as *assetSet) images(raw json.RawMessage) error {
 	return nil
 }
 
+// An execList is the executables property of a folder, and its size.
+type execList struct {
+	list []any
+	size int
+}
+
 // executables lists the files under the folder rel that carry an
-// executable bit, relative to it, and marks them recorded.
-func (mp *mapper) executables(rel string) []any {
-	var out []string
-	for _, f := range mp.t.execs {
-		if sub, ok := strings.CutPrefix(f, rel+"/"); ok {
-			out = append(out, sub)
-			mp.covered[f] = true
-		}
+// executable bit, relative to it, and marks them recorded. Each folder's
+// list is made once, however many assets name it.
+func (mp *mapper) executables(rel string) execList {
+	if ex, ok := mp.execs[rel]; ok {
+		return ex
 	}
-	return literalList(out)
+	var out []string
+	ex := execList{}
+	for i := sort.SearchStrings(mp.t.execs, rel+"/"); i < len(mp.t.execs); i++ {
+		f := mp.t.execs[i]
+		sub, ok := strings.CutPrefix(f, rel+"/")
+		if !ok {
+			break
+		}
+		out = append(out, sub)
+		ex.size += len(sub) + 3
+		mp.covered[f] = true
+	}
+	ex.list = literalList(out)
+	mp.execs[rel] = ex
+	return ex
 }
 
 // literal escapes s for a droplet property: CDK's ${AWS::AccountId}-style

@@ -163,7 +163,7 @@ func TestMap(t *testing.T) {
 // passes assembly.Check as a build checks what it writes (so every path
 // property names a file, or a folder holding files, it ships), and its
 // manifest survives manifest.json's parser; the executables recorded are
-// executable files.
+// executable files; the size Map bounds is at most the manifest's.
 func checkMapping(t *testing.T, dir string, mp *Mapping) {
 	t.Helper()
 	onDisk := map[string]bool{}
@@ -193,6 +193,11 @@ func checkMapping(t *testing.T, dir string, mp *Mapping) {
 	body, err := mp.Manifest.Marshal()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The bound Map keeps under assembly.MaxManifestSize is a lower bound:
+	// it never refuses a manifest that fits.
+	if mp.bound > int64(len(body)) {
+		t.Errorf("Map counted %d bytes for a manifest.json of %d", mp.bound, len(body))
 	}
 	// The verdict a build gives on what it writes: among others, every
 	// path property names a shipped file, or a folder holding some.
