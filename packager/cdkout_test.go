@@ -3,7 +3,9 @@ package packager
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -151,5 +153,40 @@ func TestBuildCDKOutChoices(t *testing.T) {
 	}
 	if len(plan.Manifest.Droplets) != 1 || plan.Manifest.Droplets["F"] == nil {
 		t.Errorf("assembly.yaml beside cdk.out: got droplets %v", plan.Manifest.IDs())
+	}
+}
+
+// TestBuildCDKOutCycles: CDK artifacts whose dependencies form a cycle,
+// an artifact depending on itself included, build no assembly: the
+// droplets made from them would depend on each other, which the spec
+// forbids (assembly.ErrCycle).
+func TestBuildCDKOutCycles(t *testing.T) {
+	stack := func(id string, deps ...string) string {
+		d, _ := json.Marshal(deps)
+		return fmt.Sprintf(`%q: {"type": "aws:cloudformation:stack", "environment": "aws://unknown-account/unknown-region", "properties": {"templateFile": "t.json"}, "dependencies": %s}`, id, d)
+	}
+	tests := map[string][]string{
+		"self":          {stack("A", "A")},
+		"two":           {stack("A", "B"), stack("B", "A")},
+		"three":         {stack("A", "B"), stack("B", "C"), stack("C", "A")},
+		"through asset": {stack("A", "A.assets"), `"A.assets": {"type": "cdk:asset-manifest", "properties": {"file": "A.assets.json"}, "dependencies": ["A"]}`},
+	}
+	for name, arts := range tests {
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			writeArchive(t, filepath.Join(base, "cdk.out"), &txtar.Archive{Files: []txtar.File{
+				{Name: "manifest.json", Data: []byte(`{"version": "55.0.0", "artifacts": {` + strings.Join(arts, ", ") + `}}`)},
+				{Name: "A.assets.json", Data: []byte(`{"version": "55.0.0", "files": {"f": {"source": {"path": "t.json"}, "destinations": {"d": {"bucketName": "b", "objectKey": "k"}}}}}`)},
+				{Name: "t.json", Data: []byte("{}")},
+			}})
+			out := filepath.Join(base, "x.cloud")
+			_, err := Build(context.Background(), filepath.Join(base, "cdk.out"), out, BuildOptions{})
+			if !errors.Is(err, assembly.ErrCycle) {
+				t.Fatalf("got %v, want ErrCycle", err)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s written", out)
+			}
+		})
 	}
 }

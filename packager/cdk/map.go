@@ -226,14 +226,14 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 		}
 		slices.Sort(deps)
 		deps = slices.Compact(deps)
+		// An artifact that depends on itself makes a droplet that does:
+		// a cycle, which assembly.Check refuses as it refuses any other.
 		for _, did := range produced[id] {
 			for _, d := range deps {
-				if d != did {
-					if err := mp.grow(len(d) + 3); err != nil {
-						return &Error{File: name, Field: fmt.Sprintf("artifacts.%s.dependencies", id), Err: err}
-					}
-					mp.m.Droplets[did].DependsOn = append(mp.m.Droplets[did].DependsOn, d)
+				if err := mp.grow(len(d) + 3); err != nil {
+					return &Error{File: name, Field: fmt.Sprintf("artifacts.%s.dependencies", id), Err: err}
 				}
+				mp.m.Droplets[did].DependsOn = append(mp.m.Droplets[did].DependsOn, d)
 			}
 		}
 	}
