@@ -464,22 +464,34 @@ func (mp *mapper) messages(dir, id string, a *artifact, name string, dids []stri
 		}
 		entries, file = merged, mp.t.name(rel)
 	}
+	// A message's key is its construct path, or "<path>#2", "#3", ... for
+	// the next ones there, skipping keys the droplets hold already (a
+	// construct path "/A#2" beside two messages at "/A"; the environment
+	// note), so no message replaces another.
+	next := map[string]int{}
+	key := func(cpath string) string {
+		n, k := max(next[cpath], 1), cpath
+		if n > 1 {
+			k = fmt.Sprintf("%s#%d", cpath, n)
+		}
+		for slices.ContainsFunc(dids, func(did string) bool { return mp.m.Droplets[did].Metadata[k] != nil }) {
+			n++
+			k = fmt.Sprintf("%s#%d", cpath, n)
+		}
+		next[cpath] = n + 1
+		return k
+	}
 	for _, cpath := range slices.Sorted(maps.Keys(entries)) {
-		n := 0
 		for _, e := range entries[cpath] {
 			kind, ok := messageKinds[e.Type]
 			if !ok {
 				continue
 			}
-			n++
-			key := cpath
-			if n > 1 {
-				key = fmt.Sprintf("%s#%d", cpath, n)
-			}
 			if len(dids) == 0 {
 				mp.warn(file, "", "%s at %s: %v", kind, cpath, e.Data)
 				continue
 			}
+			key := key(cpath)
 			size := len(key) + len(kind) + jsonSize(e.Data)
 			for _, did := range dids {
 				if err := mp.grow(size); err != nil {
