@@ -190,3 +190,24 @@ func TestBuildCDKOutCycles(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildCDKOutTooLarge: a CDK manifest.json too large to read, named by
+// its folder, itself or the CDK app folder, is refused as too large, not
+// read as another kind of project.
+func TestBuildCDKOutTooLarge(t *testing.T) {
+	base := t.TempDir()
+	app := filepath.Join(base, "app")
+	manifest := filepath.Join(app, "cdk.out", "manifest.json")
+	writeArchive(t, app, &txtar.Archive{Files: []txtar.File{
+		{Name: "cdk.json", Data: []byte(`{"app": "node app.js"}`)},
+		{Name: "cdk.out/manifest.json", Data: []byte(`{"version": "55.0.0", "artifacts": {}}`)},
+	}})
+	if err := os.Truncate(manifest, assembly.MaxManifestSize+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{app, filepath.Dir(manifest), manifest} {
+		if _, err := Load(target, BuildOptions{}); !errors.Is(err, assembly.ErrTooLarge) {
+			t.Errorf("%s: got %v, want ErrTooLarge", target, err)
+		}
+	}
+}
