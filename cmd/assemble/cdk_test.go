@@ -68,8 +68,8 @@ func assemble(t *testing.T, args ...string) string {
 
 // TestCDKRoundTrip synthesizes fixtures/cdk-app with the real CDK CLI (two
 // stacks with a cross-stack reference, a Lambda function's directory
-// asset, a file asset, a Docker image asset, a stage with one stack, an
-// annotation warning), builds, signs, verifies and extracts it with
+// asset, a file asset, a Docker image asset, a stage with one stack and a
+// stage of its own, an annotation warning), builds, signs, verifies and extracts it with
 // --cdk-out, and checks the extracted folder is the synthesized one byte
 // for byte, modes included, and that the CDK CLI reads it alike: the same
 // stacks from cdk ls, the same templates from cdk synth.
@@ -140,8 +140,8 @@ func TestCDKRoundTrip(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(lsOrig), "\n") {
 		stacks = append(stacks, strings.Fields(line)[0])
 	}
-	if got := strings.Join(stacks, " "); got != "Storage Service Prod/Queues" {
-		t.Fatalf("cdk ls lists %q, want the app's three stacks", got)
+	if got := strings.Join(stacks, " "); got != "Storage Service Prod/Queues Prod/Eu/DeadLetters" {
+		t.Fatalf("cdk ls lists %q, want the app's four stacks", got)
 	}
 	for _, s := range stacks {
 		a, b := both("synth", s)
@@ -169,7 +169,7 @@ func checkCDKDroplets(t *testing.T, cloud string) {
 		byType[m.Droplets[id].Type] = append(byType[m.Droplets[id].Type], id)
 	}
 	stacks := strings.Join(byType[droplets.StackType], " ")
-	if stacks != "Prod/ProdQueues890F56DA Service Storage" {
+	if stacks != "Prod/Eu/ProdEuDeadLetters6F0F26C8 Prod/ProdQueues890F56DA Service Storage" {
 		t.Errorf("stack droplets %q", stacks)
 	}
 	svc := m.Droplets["Service"]
@@ -183,6 +183,12 @@ func checkCDKDroplets(t *testing.T, cloud string) {
 	if img == nil || img.Type != droplets.DockerBuildType || img.Properties["platform"] != "linux/arm64" ||
 		fmt.Sprint(img.Properties["buildArgs"]) != "map[GREETING:hello]" || fmt.Sprint(img.Properties["executables"]) != "[entrypoint.sh]" {
 		t.Errorf("the Docker image asset: %+v", img)
+	}
+	if img != nil && (img.Properties["dockerFile"] != "Dockerfile" || !strings.Contains(fmt.Sprint(img.Properties["repositoryName"]), `\${AWS::AccountId}`) || img.Properties["imageTag"] == "") {
+		t.Errorf("the Docker image asset's Dockerfile, repository and tag: %+v", img.Properties)
+	}
+	if d := m.Droplets["Prod/Eu/ProdEuDeadLetters6F0F26C8-assets/Prod-Eu-DeadLetters-Template"]; d == nil || d.Type != droplets.FileType {
+		t.Errorf("the template asset of the stage in the stage: %+v", d)
 	}
 	if fn := m.Droplets["Service-assets/Handler/Code"]; fn == nil || fn.Type != droplets.DirectoryType {
 		t.Errorf("the Lambda function's code: %+v", fn)
