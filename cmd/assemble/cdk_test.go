@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,6 +37,12 @@ func cdkToolkit(t *testing.T) (cli, nodePath string) {
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("Node.js is not installed (node not on PATH): .ci/run installs it with the CDK toolkit")
+	}
+	// aws-cdk-lib needs Node.js 20 or later (its package.json's engines).
+	if out, err := exec.Command("node", "-p", "process.versions.node").Output(); err != nil {
+		t.Skipf("node does not run (%v): the CDK toolkit needs Node.js 20 or later", err)
+	} else if major, _, _ := strings.Cut(strings.TrimSpace(string(out)), "."); atoi(major) < 20 {
+		t.Skipf("Node.js %s is older than the 20 aws-cdk-lib needs: install a newer Node.js", strings.TrimSpace(string(out)))
 	}
 	nodePath = filepath.Join(dir, "node_modules")
 	cli = filepath.Join(nodePath, ".bin", "cdk")
@@ -196,6 +203,15 @@ func checkCDKDroplets(t *testing.T, cloud string) {
 	if f := m.Droplets["Service-assets/Greeting"]; f == nil || f.Type != droplets.FileType || !strings.Contains(f.Properties["bucketName"].(string), `\${AWS::AccountId}`) {
 		t.Errorf("the file asset: %+v", f)
 	}
+}
+
+// atoi is the number s spells, or -1.
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 func contains(s []string, v string) bool {
