@@ -211,3 +211,62 @@ func TestBuildCDKOutTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildCDKCorpus builds every cloud assembly of the peer corpus's CDK
+// examples, as `assemble build` does: each builds, twice to the same bytes,
+// into an assembly that passes Check; or, where the corpus did not copy its
+// asset folders or templates, fails with cdk.ErrNotCopied (TestCorpus in
+// package cdk checks the message names a path that is indeed absent).
+func TestBuildCDKCorpus(t *testing.T) {
+	corpus := filepath.Join("..", "..", "shared", "corpus", "cdk", "examples")
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skipf("no CDK corpus at %s (../shared is absent): %v", corpus, err)
+	}
+	var dirs []string
+	filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && cdk.IsCloudAssembly(p) {
+			dirs = append(dirs, p)
+			return filepath.SkipDir
+		}
+		return err
+	})
+	built := 0
+	for _, dir := range dirs {
+		rel, _ := filepath.Rel(corpus, dir)
+		t.Run(rel, func(t *testing.T) {
+			var first []byte
+			for i := 0; i < 2; i++ {
+				out := filepath.Join(t.TempDir(), "c.cloud")
+				_, err := Build(context.Background(), dir, out, BuildOptions{})
+				if errors.Is(err, cdk.ErrNotCopied) {
+					t.Logf("not copied, as the corpus says: %v", err)
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 1 && !bytes.Equal(b, first) {
+					t.Fatal("two builds differ")
+				}
+				first = b
+				rc, err := assembly.Open(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = rc.Check(assembly.CheckOptions{})
+				rc.Close()
+				if err != nil {
+					t.Fatalf("the assembly is invalid: %v", err)
+				}
+			}
+			built++
+		})
+	}
+	if len(dirs) < 6 || built < 4 {
+		t.Errorf("%d corpus assemblies, %d built; want at least 6 and 4", len(dirs), built)
+	}
+}

@@ -2,6 +2,7 @@ package cdk
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -63,6 +64,9 @@ func Map(dir string) (*Mapping, error) {
 	if err := mp.assembly("", "", 0); err != nil {
 		return nil, err
 	}
+	if err := notCopied(mp.absent); err != nil {
+		return nil, err
+	}
 	out := &Mapping{Dir: dir, Manifest: mp.m, bound: mp.size}
 	rels := make([]string, 0, len(t.files))
 	for rel := range t.files {
@@ -91,6 +95,11 @@ type mapper struct {
 	covered  map[string]bool // files whose mode a droplet records or does not need
 	execs    map[string]execList
 
+	// absent: the errors for files and folders the cloud assembly names
+	// that are not there, all reported together (a partial copy lacks
+	// many).
+	absent []error
+
 	// size is a lower bound on the bytes the droplets made so far take in
 	// manifest.json (IDs, types, properties, dependsOn and metadata, as
 	// compact JSON). Parts of a cdk.out are copied to many droplets (an
@@ -101,6 +110,78 @@ type mapper struct {
 	// manifest.json is held to.
 	size int64
 }
+
+// notThere is the error for rel, which the cloud assembly names and the
+// cdk.out lacks: format says what it is, with one %s for its name.
+func (mp *mapper) notThere(rel, format string) error {
+	name := mp.t.name(rel)
+	return &absentError{name: name, msg: fmt.Sprintf(format, name)}
+}
+
+// skip records err, when it says a file or folder is not there, and
+// reports whether it did: the mapping goes on without what needs it, so
+// that Map names everything missing at once.
+func (mp *mapper) skip(err error) bool {
+	var ae *absentError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	mp.absent = append(mp.absent, err)
+	return true
+}
+
+// An absentError says a file or folder the cloud assembly names is not
+// there. It wraps ErrNotCopied.
+type absentError struct{ name, msg string }
+
+func (e *absentError) Error() string {
+	return ErrNotCopied.Error() + ": " + e.msg + ": copy the whole cdk.out folder, or synthesize it again"
+}
+
+func (e *absentError) Unwrap() error { return ErrNotCopied }
+
+// maxAbsentNamed bounds how many missing names one error lists.
+const maxAbsentNamed = 10
+
+// notCopied is the error for every missing file and folder: the first in
+// full, then the names of the others.
+func notCopied(all []error) error {
+	// A template is also a file asset: name it once.
+	seen := map[string]bool{}
+	var errs []error
+	for _, err := range all {
+		var ae *absentError
+		if errors.As(err, &ae) && !seen[ae.name] {
+			seen[ae.name] = true
+			errs = append(errs, err)
+		}
+	}
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return &partialCopyError{errs: errs}
+}
+
+type partialCopyError struct{ errs []error }
+
+func (e *partialCopyError) Error() string {
+	var names []string
+	for i, err := range e.errs[1:] {
+		if i == maxAbsentNamed {
+			names = append(names, fmt.Sprintf("and %d more", len(e.errs)-1-i))
+			break
+		}
+		var ae *absentError
+		errors.As(err, &ae)
+		names = append(names, ae.name)
+	}
+	return fmt.Sprintf("%v (not there either: %s)", e.errs[0], strings.Join(names, ", "))
+}
+
+func (e *partialCopyError) Unwrap() []error { return e.errs }
 
 // grow adds n bytes to the manifest's size, failing with
 // assembly.ErrTooLarge past assembly.MaxManifestSize.
@@ -208,10 +289,10 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 		default:
 			mp.warn(name, field, "artifact type %q is not known: its files are kept in the cdk.out, but no droplet describes it", a.Type)
 		}
-		if err != nil {
+		if err != nil && !mp.skip(err) {
 			return err
 		}
-		if err := mp.messages(dir, id, a, name, produced[id]); err != nil {
+		if err := mp.messages(dir, id, a, name, produced[id]); err != nil && !mp.skip(err) {
 			return err
 		}
 	}
@@ -350,7 +431,7 @@ func (mp *mapper) stack(dir, stage, id string, a *artifact, name string) (string
 		return "", &Error{File: name, Field: field + ".properties.templateFile", Err: err}
 	}
 	if mp.t.files[tmpl] == nil {
-		return "", &Error{File: name, Field: field + ".properties.templateFile", Err: fmt.Errorf("%w: template %s is not there: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(tmpl))}
+		return "", &Error{File: name, Field: field + ".properties.templateFile", Err: mp.notThere(tmpl, "template %s is not there")}
 	}
 	template, err := pathProperty(tmpl)
 	if err != nil {
@@ -411,7 +492,7 @@ func (mp *mapper) nested(dir, stage, id string, a *artifact, name string, depth 
 	case mp.visited[rel] || rel == dir:
 		return &Error{File: name, Field: field + ".directoryName", Err: fmt.Errorf("%w: %s is nested twice (a cycle?)", ErrCloudAssembly, mp.t.name(rel))}
 	case mp.t.files[path.Join(rel, "manifest.json")] == nil:
-		return &Error{File: name, Field: field + ".directoryName", Err: fmt.Errorf("%w: nested assembly %s has no manifest.json: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(rel))}
+		return &Error{File: name, Field: field + ".directoryName", Err: mp.notThere(path.Join(rel, manifestFile), "nested assembly %s is not there")}
 	}
 	mp.visited[rel] = true
 	display := p.DisplayName
@@ -449,7 +530,7 @@ func (mp *mapper) messages(dir, id string, a *artifact, name string, dids []stri
 			return &Error{File: name, Field: field, Err: err}
 		}
 		if mp.t.files[rel] == nil {
-			return &Error{File: name, Field: field, Err: fmt.Errorf("%w: %s is not there: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(rel))}
+			return &Error{File: name, Field: field, Err: mp.notThere(rel, "%s is not there")}
 		}
 		var more map[string][]metadataEntry
 		if err := mp.t.readJSON(rel, &more); err != nil {
@@ -524,7 +605,7 @@ func (mp *mapper) assets(dir, stage, id string, a *artifact, name string) ([]pen
 		return nil, &Error{File: name, Field: field + ".file", Err: err}
 	}
 	if mp.t.files[rel] == nil {
-		return nil, &Error{File: name, Field: field + ".file", Err: fmt.Errorf("%w: asset manifest %s is not there: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(rel))}
+		return nil, &Error{File: name, Field: field + ".file", Err: mp.notThere(rel, "asset manifest %s is not there")}
 	}
 	var am assetManifest
 	if err := mp.t.readJSON(rel, &am); err != nil {
@@ -578,7 +659,7 @@ func (as *assetSet) source(field, p string) (rel string, isDir bool, err error) 
 	case t.isEmpty(rel):
 		return "", false, as.errAt(field, fmt.Errorf("%w: %s is an empty folder, which an assembly cannot hold: give the asset a file", ErrCloudAssembly, t.name(rel)))
 	}
-	return "", false, as.errAt(field, fmt.Errorf("%w: %s is not there (the asset folders were not copied?): copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, t.name(rel)))
+	return "", false, as.errAt(field, as.mp.notThere(rel, "%s is not there (the asset folders were not copied?)"))
 }
 
 // destinations decodes an asset's destinations, sorted by ID.
@@ -631,6 +712,9 @@ func (as *assetSet) files(raw json.RawMessage) error {
 		}
 		rel, isDir, err := as.source(field+".source.path", fa.Source.Path)
 		if err != nil {
+			if as.mp.skip(err) {
+				continue
+			}
 			return err
 		}
 		src, err := pathProperty(rel)
@@ -697,6 +781,9 @@ func (as *assetSet) images(raw json.RawMessage) error {
 		}
 		rel, isDir, err := as.source(field+".source.directory", s.Directory)
 		if err != nil {
+			if as.mp.skip(err) {
+				continue
+			}
 			return err
 		}
 		if !isDir {

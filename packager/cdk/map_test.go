@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -233,6 +234,51 @@ func checkMapping(t *testing.T, dir string, mp *Mapping) {
 		}
 		if exec := st.Mode()&0o111 != 0; f.Executable && !exec {
 			t.Errorf("%s: recorded as executable, but it is not", f.Name)
+		}
+	}
+}
+
+// TestMapNamesEveryMissing: a partial copy of a cdk.out fails with
+// ErrNotCopied naming every file and folder its manifests name that is not
+// there (a template, an asset manifest, a metadata file, a nested
+// assembly, a file asset, an image's build context), not only the first.
+func TestMapNamesEveryMissing(t *testing.T) {
+	const env = `"environment": "aws://unknown-account/unknown-region"`
+	dir := filepath.Join(t.TempDir(), "cdk.out")
+	writeFiles(t, dir, map[string]string{
+		"manifest.json": `{"version": "55.0.0", "artifacts": {
+			"A": {"type": "aws:cloudformation:stack", ` + env + `, "properties": {"templateFile": "A.template.json"}},
+			"B": {"type": "aws:cloudformation:stack", ` + env + `, "properties": {"templateFile": "t.json"}, "additionalMetadataFile": "B.metadata.json"},
+			"C.assets": {"type": "cdk:asset-manifest", "properties": {"file": "C.assets.json"}},
+			"S.assets": {"type": "cdk:asset-manifest", "properties": {"file": "S.assets.json"}},
+			"Stage": {"type": "cdk:cloud-assembly", "properties": {"directoryName": "assembly-Stage"}}
+		}}`,
+		"S.assets.json": `{"version": "55.0.0",
+			"files": {
+				"f": {"source": {"path": "asset.f"}, "destinations": {"d": {"bucketName": "b", "objectKey": "k"}}},
+				"here": {"source": {"path": "t.json"}, "destinations": {"d": {"bucketName": "b", "objectKey": "k"}}}
+			},
+			"dockerImages": {"i": {"source": {"directory": "asset.i"}, "destinations": {"d": {"repositoryName": "r", "imageTag": "t"}}}}}`,
+		"t.json":               "{}",
+		"assembly-Stage/.keep": "",
+	})
+	_, err := Map(dir)
+	if !errors.Is(err, ErrNotCopied) {
+		t.Fatalf("got %v, want ErrNotCopied", err)
+	}
+	var want []string
+	for _, rel := range []string{"A.template.json", "B.metadata.json", "C.assets.json", "asset.f", "asset.i", "assembly-Stage/manifest.json"} {
+		want = append(want, filepath.Join(dir, filepath.FromSlash(rel)))
+	}
+	got := absentNames(err)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+	for _, name := range want {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("the message does not name %s: %v", name, err)
 		}
 	}
 }
