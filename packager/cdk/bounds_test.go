@@ -12,9 +12,10 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 )
 
-// hostileManifest writes a cdk.out of one asset manifest (S.assets.json,
+// hostileCDKOut writes a cdk.out of one asset manifest (S.assets.json,
 // assets as given) and stacks, each depending on it, and with t.json as
-// their template.
+// their template. extra holds more files, and under "assetArtifact" more
+// fields of the asset manifest's artifact.
 func hostileCDKOut(t *testing.T, assets string, stacks int, extra map[string]string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "cdk.out")
@@ -115,8 +116,9 @@ func TestMapManifestBound(t *testing.T) {
 
 // TestMapLinear: mapping takes time in proportion to the cdk.out, where
 // artifact IDs that clean up to one logical ID, or many asset manifests
-// each with its stack, took time in the square of their number (over two
-// minutes for 60000 names).
+// each with its stack, took time in the square of their number (30 s for
+// 40000 such IDs, 21 s for 20000 asset manifests, so about 50 s for the
+// 30000 here).
 func TestMapLinear(t *testing.T) {
 	t.Run("colliding IDs", func(t *testing.T) {
 		s := newIDSet()
@@ -131,7 +133,7 @@ func TestMapLinear(t *testing.T) {
 	t.Run("asset manifests", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "cdk.out")
 		var arts []string
-		for i := 0; i < 20000; i++ {
+		for i := 0; i < 30000; i++ {
 			arts = append(arts, fmt.Sprintf(`"m%d": {"type": "cdk:asset-manifest", "properties": {"file": "A.assets.json"}}, "s%d": {"type": "aws:cloudformation:stack", "environment": "aws://unknown-account/unknown-region", "properties": {"templateFile": "t.json"}, "dependencies": ["m%d"]}`, i, i, i))
 		}
 		writeFiles(t, dir, map[string]string{
@@ -143,8 +145,8 @@ func TestMapLinear(t *testing.T) {
 		if _, err := Map(dir); err != nil {
 			t.Fatal(err)
 		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Fatalf("20000 asset manifests took %v", d)
+		if d := time.Since(start); d > 20*time.Second {
+			t.Fatalf("30000 asset manifests took %v (in linear time, about 3 s)", d)
 		}
 	})
 }
