@@ -40,6 +40,9 @@ type Mapping struct {
 	bound int64
 }
 
+// maxEmptyNamed bounds the warnings that name empty folders one by one.
+const maxEmptyNamed = 10
+
 // maxNesting bounds how deep nested assemblies (stages in stages) go.
 const maxNesting = 32
 
@@ -79,7 +82,18 @@ func Map(dir string) (*Mapping, error) {
 			mp.warn(t.name(rel), "", "executable, but outside the asset folders whose droplets record executables: extract --cdk-out writes it without the executable bit")
 		}
 	}
+	// Empty folders: the outermost of each, the first few by name.
+	var empty []string
 	for _, e := range t.empty {
+		if p := path.Dir(e); p == "." || !t.isEmpty(p) {
+			empty = append(empty, e)
+		}
+	}
+	for i, e := range empty {
+		if i == maxEmptyNamed {
+			mp.warn(t.dir, "", "%d more empty folders, which extract --cdk-out does not write either", len(empty)-i)
+			break
+		}
 		mp.warn(t.name(e), "", "an empty folder: an assembly holds files only, so extract --cdk-out does not write it")
 	}
 	out.Warnings = mp.warnings

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -280,5 +281,43 @@ func TestMapNamesEveryMissing(t *testing.T) {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("the message does not name %s: %v", name, err)
 		}
+	}
+}
+
+// TestMapEmptyFolders: empty folders are reported by their outermost
+// folder only (not "x", "x/y" and "x/y/z" for one chain), the first ten by
+// name and the rest counted, so a bundle full of empty folders does not
+// bury the other warnings.
+func TestMapEmptyFolders(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cdk.out")
+	writeFiles(t, dir, map[string]string{"manifest.json": `{"version": "55.0.0", "artifacts": {}}`})
+	empty := []string{"x/y/z"}
+	for i := 0; i < 15; i++ {
+		empty = append(empty, fmt.Sprintf("e%02d", i))
+	}
+	for _, e := range empty {
+		if err := os.MkdirAll(filepath.Join(dir, e), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mp, err := Map(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var named []string
+	more := ""
+	for _, w := range mp.Warnings {
+		msg := strings.TrimPrefix(w.Message, dir+string(filepath.Separator))
+		if name, ok := strings.CutSuffix(msg, ": an empty folder: an assembly holds files only, so extract --cdk-out does not write it"); ok {
+			named = append(named, filepath.ToSlash(name))
+		} else {
+			more = msg
+		}
+	}
+	if want := []string{"e00", "e01", "e02", "e03", "e04", "e05", "e06", "e07", "e08", "e09"}; !slices.Equal(named, want) {
+		t.Errorf("named %q, want %q", named, want)
+	}
+	if !strings.Contains(more, "6 more empty folders") {
+		t.Errorf("the last warning: %q, want it to count the 6 others (e10-e14 and x)", more)
 	}
 }
