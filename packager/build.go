@@ -217,8 +217,11 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 		} else if single, err = findTemplate(target); err != nil {
 			return nil, err
 		}
-	} else if out, _ := cdk.Find(target); out != "" {
+	} else if out, err := cdk.Find(target); err != nil || out != "" {
 		// the manifest.json of a cdk.out
+		if err != nil {
+			return nil, err
+		}
 		return loadCDK(out, opts)
 	} else if filepath.Base(target) == ProjectFile {
 		// assemble build app/assembly.yaml means the project, not a

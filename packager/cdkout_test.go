@@ -3,7 +3,9 @@ package packager
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -151,5 +153,120 @@ func TestBuildCDKOutChoices(t *testing.T) {
 	}
 	if len(plan.Manifest.Droplets) != 1 || plan.Manifest.Droplets["F"] == nil {
 		t.Errorf("assembly.yaml beside cdk.out: got droplets %v", plan.Manifest.IDs())
+	}
+}
+
+// TestBuildCDKOutCycles: CDK artifacts whose dependencies form a cycle,
+// an artifact depending on itself included, build no assembly: the
+// droplets made from them would depend on each other, which the spec
+// forbids (assembly.ErrCycle).
+func TestBuildCDKOutCycles(t *testing.T) {
+	stack := func(id string, deps ...string) string {
+		d, _ := json.Marshal(deps)
+		return fmt.Sprintf(`%q: {"type": "aws:cloudformation:stack", "environment": "aws://unknown-account/unknown-region", "properties": {"templateFile": "t.json"}, "dependencies": %s}`, id, d)
+	}
+	tests := map[string][]string{
+		"self":          {stack("A", "A")},
+		"two":           {stack("A", "B"), stack("B", "A")},
+		"three":         {stack("A", "B"), stack("B", "C"), stack("C", "A")},
+		"through asset": {stack("A", "A.assets"), `"A.assets": {"type": "cdk:asset-manifest", "properties": {"file": "A.assets.json"}, "dependencies": ["A"]}`},
+	}
+	for name, arts := range tests {
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			writeArchive(t, filepath.Join(base, "cdk.out"), &txtar.Archive{Files: []txtar.File{
+				{Name: "manifest.json", Data: []byte(`{"version": "55.0.0", "artifacts": {` + strings.Join(arts, ", ") + `}}`)},
+				{Name: "A.assets.json", Data: []byte(`{"version": "55.0.0", "files": {"f": {"source": {"path": "t.json"}, "destinations": {"d": {"bucketName": "b", "objectKey": "k"}}}}}`)},
+				{Name: "t.json", Data: []byte("{}")},
+			}})
+			out := filepath.Join(base, "x.cloud")
+			_, err := Build(context.Background(), filepath.Join(base, "cdk.out"), out, BuildOptions{})
+			if !errors.Is(err, assembly.ErrCycle) {
+				t.Fatalf("got %v, want ErrCycle", err)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s written", out)
+			}
+		})
+	}
+}
+
+// TestBuildCDKOutTooLarge: a CDK manifest.json too large to read, named by
+// its folder, itself or the CDK app folder, is refused as too large, not
+// read as another kind of project.
+func TestBuildCDKOutTooLarge(t *testing.T) {
+	base := t.TempDir()
+	app := filepath.Join(base, "app")
+	manifest := filepath.Join(app, "cdk.out", "manifest.json")
+	writeArchive(t, app, &txtar.Archive{Files: []txtar.File{
+		{Name: "cdk.json", Data: []byte(`{"app": "node app.js"}`)},
+		{Name: "cdk.out/manifest.json", Data: []byte(`{"version": "55.0.0", "artifacts": {}}`)},
+	}})
+	if err := os.Truncate(manifest, assembly.MaxManifestSize+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{app, filepath.Dir(manifest), manifest} {
+		if _, err := Load(target, BuildOptions{}); !errors.Is(err, assembly.ErrTooLarge) {
+			t.Errorf("%s: got %v, want ErrTooLarge", target, err)
+		}
+	}
+}
+
+// TestBuildCDKCorpus builds every cloud assembly of the peer corpus's CDK
+// examples, as `assemble build` does: each builds, twice to the same bytes,
+// into an assembly that passes Check; or, where the corpus did not copy its
+// asset folders or templates, fails with cdk.ErrNotCopied (TestCorpus in
+// package cdk checks the message names a path that is indeed absent).
+func TestBuildCDKCorpus(t *testing.T) {
+	corpus := filepath.Join("..", "..", "shared", "corpus", "cdk", "examples")
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skipf("no CDK corpus at %s (../shared is absent): %v", corpus, err)
+	}
+	var dirs []string
+	filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && cdk.IsCloudAssembly(p) {
+			dirs = append(dirs, p)
+			return filepath.SkipDir
+		}
+		return err
+	})
+	built := 0
+	for _, dir := range dirs {
+		rel, _ := filepath.Rel(corpus, dir)
+		t.Run(rel, func(t *testing.T) {
+			var first []byte
+			for i := 0; i < 2; i++ {
+				out := filepath.Join(t.TempDir(), "c.cloud")
+				_, err := Build(context.Background(), dir, out, BuildOptions{})
+				if errors.Is(err, cdk.ErrNotCopied) {
+					t.Logf("not copied, as the corpus says: %v", err)
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 1 && !bytes.Equal(b, first) {
+					t.Fatal("two builds differ")
+				}
+				first = b
+				rc, err := assembly.Open(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = rc.Check(assembly.CheckOptions{})
+				rc.Close()
+				if err != nil {
+					t.Fatalf("the assembly is invalid: %v", err)
+				}
+			}
+			built++
+		})
+	}
+	if len(dirs) < 6 || built < 4 {
+		t.Errorf("%d corpus assemblies, %d built; want at least 6 and 4", len(dirs), built)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,6 +37,12 @@ func cdkToolkit(t *testing.T) (cli, nodePath string) {
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("Node.js is not installed (node not on PATH): .ci/run installs it with the CDK toolkit")
+	}
+	// aws-cdk-lib needs Node.js 20 or later (its package.json's engines).
+	if out, err := exec.Command("node", "-p", "process.versions.node").Output(); err != nil {
+		t.Skipf("node does not run (%v): the CDK toolkit needs Node.js 20 or later", err)
+	} else if major, _, _ := strings.Cut(strings.TrimSpace(string(out)), "."); atoi(major) < 20 {
+		t.Skipf("Node.js %s is older than the 20 aws-cdk-lib needs: install a newer Node.js", strings.TrimSpace(string(out)))
 	}
 	nodePath = filepath.Join(dir, "node_modules")
 	cli = filepath.Join(nodePath, ".bin", "cdk")
@@ -68,8 +75,8 @@ func assemble(t *testing.T, args ...string) string {
 
 // TestCDKRoundTrip synthesizes fixtures/cdk-app with the real CDK CLI (two
 // stacks with a cross-stack reference, a Lambda function's directory
-// asset, a file asset, a Docker image asset, a stage with one stack, an
-// annotation warning), builds, signs, verifies and extracts it with
+// asset, a file asset, a Docker image asset, a stage with one stack and a
+// stage of its own, an annotation warning), builds, signs, verifies and extracts it with
 // --cdk-out, and checks the extracted folder is the synthesized one byte
 // for byte, modes included, and that the CDK CLI reads it alike: the same
 // stacks from cdk ls, the same templates from cdk synth.
@@ -140,8 +147,8 @@ func TestCDKRoundTrip(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(lsOrig), "\n") {
 		stacks = append(stacks, strings.Fields(line)[0])
 	}
-	if got := strings.Join(stacks, " "); got != "Storage Service Prod/Queues" {
-		t.Fatalf("cdk ls lists %q, want the app's three stacks", got)
+	if got := strings.Join(stacks, " "); got != "Storage Service Prod/Queues Prod/Eu/DeadLetters" {
+		t.Fatalf("cdk ls lists %q, want the app's four stacks", got)
 	}
 	for _, s := range stacks {
 		a, b := both("synth", s)
@@ -169,7 +176,7 @@ func checkCDKDroplets(t *testing.T, cloud string) {
 		byType[m.Droplets[id].Type] = append(byType[m.Droplets[id].Type], id)
 	}
 	stacks := strings.Join(byType[droplets.StackType], " ")
-	if stacks != "Prod/ProdQueues890F56DA Service Storage" {
+	if stacks != "Prod/Eu/ProdEuDeadLetters6F0F26C8 Prod/ProdQueues890F56DA Service Storage" {
 		t.Errorf("stack droplets %q", stacks)
 	}
 	svc := m.Droplets["Service"]
@@ -184,12 +191,27 @@ func checkCDKDroplets(t *testing.T, cloud string) {
 		fmt.Sprint(img.Properties["buildArgs"]) != "map[GREETING:hello]" || fmt.Sprint(img.Properties["executables"]) != "[entrypoint.sh]" {
 		t.Errorf("the Docker image asset: %+v", img)
 	}
+	if img != nil && (img.Properties["dockerFile"] != "Dockerfile" || !strings.Contains(fmt.Sprint(img.Properties["repositoryName"]), `\${AWS::AccountId}`) || img.Properties["imageTag"] == "") {
+		t.Errorf("the Docker image asset's Dockerfile, repository and tag: %+v", img.Properties)
+	}
+	if d := m.Droplets["Prod/Eu/ProdEuDeadLetters6F0F26C8-assets/Prod-Eu-DeadLetters-Template"]; d == nil || d.Type != droplets.FileType {
+		t.Errorf("the template asset of the stage in the stage: %+v", d)
+	}
 	if fn := m.Droplets["Service-assets/Handler/Code"]; fn == nil || fn.Type != droplets.DirectoryType {
 		t.Errorf("the Lambda function's code: %+v", fn)
 	}
 	if f := m.Droplets["Service-assets/Greeting"]; f == nil || f.Type != droplets.FileType || !strings.Contains(f.Properties["bucketName"].(string), `\${AWS::AccountId}`) {
 		t.Errorf("the file asset: %+v", f)
 	}
+}
+
+// atoi is the number s spells, or -1.
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 func contains(s []string, v string) bool {

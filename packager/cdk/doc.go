@@ -32,7 +32,11 @@
 //   - CDK's missing context becomes the manifest's missing section.
 //
 // Artifact and asset kinds it does not know stay in the folder as files and
-// are reported as warnings. The executable files of asset folders are
+// are reported as warnings. A partial copy of a cdk.out fails with
+// ErrNotCopied naming every file and folder that is not there; a cdk.out
+// whose droplets would not fit in a manifest.json (assembly.MaxDroplets,
+// assembly.MaxManifestSize) fails with assembly.ErrTooLarge as soon as the
+// mapping passes the bound. The executable files of asset folders are
 // listed in their droplets' "executables" (a ZIP entry's mode is not
 // signed; the manifest is).
 //

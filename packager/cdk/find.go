@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
@@ -26,20 +27,33 @@ const maxAppFileSize = 1 << 20
 // "artifacts" object. (A Cloud Assembly manifest has "schema" and
 // "droplets" instead.)
 func IsCloudAssembly(dir string) bool {
-	b, err := limitio.ReadFile(filepath.Join(dir, manifestFile), maxJSONSize)
+	ok, _ := cloudAssembly(dir)
+	return ok
+}
+
+// cloudAssembly is IsCloudAssembly, with an error wrapping
+// assembly.ErrTooLarge for a manifest.json too large to read: a build
+// says so, instead of that it found no cloud assembly.
+func cloudAssembly(dir string) (bool, error) {
+	name := filepath.Join(dir, manifestFile)
+	b, err := limitio.ReadFile(name, maxJSONSize)
+	var tl *limitio.TooLargeError
+	if errors.As(err, &tl) {
+		return false, &Error{File: name, Err: fmt.Errorf("%w: %v, too large to read as a CDK cloud assembly manifest", assembly.ErrTooLarge, err)}
+	}
 	if err != nil {
-		return false
+		return false, nil
 	}
 	var top struct {
 		Version   any `json:"version"`
 		Artifacts any `json:"artifacts"`
 	}
 	if json.Unmarshal(b, &top) != nil {
-		return false
+		return false, nil
 	}
 	_, isString := top.Version.(string)
 	_, isObject := top.Artifacts.(map[string]any)
-	return isString && isObject
+	return isString && isObject, nil
 }
 
 // Find returns the cdk.out folder to build for target, or "" when target is
@@ -51,18 +65,26 @@ func IsCloudAssembly(dir string) bool {
 //     names, by default cdk.out; ErrNotSynthesized when it holds no cloud
 //     assembly yet;
 //   - a folder holding a cdk.out folder that is a cloud assembly: that one.
+//
+// A manifest.json in any of these places that is too large to read is an
+// error wrapping assembly.ErrTooLarge.
 func Find(target string) (string, error) {
 	st, err := os.Stat(target)
 	if err != nil {
 		return "", nil
 	}
 	if !st.IsDir() {
-		if filepath.Base(target) == manifestFile && IsCloudAssembly(filepath.Dir(target)) {
-			return filepath.Dir(target), nil
+		if filepath.Base(target) != manifestFile {
+			return "", nil
 		}
-		return "", nil
+		if ok, err := cloudAssembly(filepath.Dir(target)); !ok {
+			return "", err
+		}
+		return filepath.Dir(target), nil
 	}
-	if IsCloudAssembly(target) {
+	if ok, err := cloudAssembly(target); err != nil {
+		return "", err
+	} else if ok {
 		return target, nil
 	}
 	out := filepath.Join(target, defaultOut)
@@ -70,10 +92,10 @@ func Find(target string) (string, error) {
 	b, err := limitio.ReadFile(app, maxAppFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if IsCloudAssembly(out) {
-			return out, nil
+		if ok, err := cloudAssembly(out); err != nil || !ok {
+			return "", err
 		}
-		return "", nil
+		return out, nil
 	case err != nil:
 		return "", fmt.Errorf("%w: %s: %v", ErrCloudAssembly, app, err)
 	}
@@ -89,7 +111,9 @@ func Find(target string) (string, error) {
 			out = filepath.Join(target, out)
 		}
 	}
-	if !IsCloudAssembly(out) {
+	if ok, err := cloudAssembly(out); err != nil {
+		return "", err
+	} else if !ok {
 		return "", fmt.Errorf("%w: %s is a CDK app (%s) but %s holds no cloud assembly: run cdk synth first, then build again", ErrNotSynthesized, target, appFile, out)
 	}
 	return out, nil

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/fstest"
+
+	"github.com/cloud-assembly/assemble/assembly"
 )
 
 // writeFiles writes files (slash path -> content) below dir.
@@ -59,7 +61,19 @@ func TestFind(t *testing.T) {
 		{"template", "", nil},
 		{"template/stack.yaml", "", nil},
 		{"nowhere", "", nil},
+		{"huge", "", assembly.ErrTooLarge},
+		{"huge/manifest.json", "", assembly.ErrTooLarge},
+		{"hugeapp", "", assembly.ErrTooLarge},
+		{"hugebare", "", assembly.ErrTooLarge},
 	}
+	// Too large to read: a build says so, not that it found no cdk.out.
+	for _, huge := range []string{"huge/manifest.json", "hugeapp/cdk.out/manifest.json", "hugebare/cdk.out/manifest.json"} {
+		writeFiles(t, root, map[string]string{huge: cdkManifest})
+		if err := os.Truncate(p(huge), maxJSONSize+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFiles(t, root, map[string]string{"hugeapp/cdk.json": `{"app": "node app.js"}`})
 	for _, tt := range tests {
 		got, err := Find(p(tt.target))
 		want := ""

@@ -38,20 +38,30 @@ func idChar(c byte) bool {
 }
 
 // An idSet hands out unique logical IDs.
-type idSet map[string]bool
+type idSet struct {
+	used map[string]bool
+	next map[string]int // by cleaned name: the first suffix not yet tried
+}
+
+func newIDSet() *idSet { return &idSet{used: map[string]bool{}, next: map[string]int{}} }
 
 // add returns sanitizeID(want), or, when another droplet has it already,
-// the same with the first free "-2", "-3", ... suffix.
-func (s idSet) add(want string) string {
-	id := sanitizeID(want)
-	for n := 2; s[id]; n++ {
+// the same with the first free "-2", "-3", ... suffix. The suffixes tried
+// for a name are not tried again, so n names that clean up to one ID take
+// time in proportion to n, not its square.
+func (s *idSet) add(want string) string {
+	base := sanitizeID(want)
+	id := base
+	n := max(s.next[base], 2)
+	for ; s.used[id]; n++ {
 		suffix := "-" + strconv.Itoa(n)
-		base := sanitizeID(want)
-		if len(base)+len(suffix) > maxIDLength {
-			base = base[:maxIDLength-len(suffix)]
+		b := base
+		if len(b)+len(suffix) > maxIDLength {
+			b = b[:maxIDLength-len(suffix)]
 		}
-		id = base + suffix
+		id = b + suffix
 	}
-	s[id] = true
+	s.next[base] = n
+	s.used[id] = true
 	return id
 }

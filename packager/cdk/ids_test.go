@@ -38,7 +38,7 @@ func TestSanitizeID(t *testing.T) {
 // names clean up to the same one, and every ID is valid.
 func TestIDSetUnique(t *testing.T) {
 	unique := func(names []string) bool {
-		s := idSet{}
+		s := newIDSet()
 		seen := map[string]bool{}
 		for _, n := range names {
 			id := s.add(n)

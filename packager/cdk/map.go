@@ -2,6 +2,7 @@ package cdk
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -33,7 +34,14 @@ type Mapping struct {
 	// Warnings: unknown artifact and asset kinds, assets no droplet can
 	// describe, messages of artifacts that have no droplet, empty folders.
 	Warnings []assembly.Finding
+
+	// bound is the lower bound on the size of Manifest as manifest.json
+	// that the mapping kept under assembly.MaxManifestSize.
+	bound int64
 }
+
+// maxEmptyNamed bounds the warnings that name empty folders one by one.
+const maxEmptyNamed = 10
 
 // maxNesting bounds how deep nested assemblies (stages in stages) go.
 const maxNesting = 32
@@ -54,12 +62,15 @@ func Map(dir string) (*Mapping, error) {
 	if err != nil {
 		return nil, err
 	}
-	mp := &mapper{t: t, ids: idSet{}, visited: map[string]bool{}, covered: map[string]bool{},
+	mp := &mapper{t: t, ids: newIDSet(), visited: map[string]bool{}, covered: map[string]bool{}, execs: map[string]execList{},
 		m: &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{}, Missing: map[string]*assembly.Missing{}}}
 	if err := mp.assembly("", "", 0); err != nil {
 		return nil, err
 	}
-	out := &Mapping{Dir: dir, Manifest: mp.m}
+	if err := notCopied(mp.absent); err != nil {
+		return nil, err
+	}
+	out := &Mapping{Dir: dir, Manifest: mp.m, bound: mp.size}
 	rels := make([]string, 0, len(t.files))
 	for rel := range t.files {
 		rels = append(rels, rel)
@@ -71,7 +82,18 @@ func Map(dir string) (*Mapping, error) {
 			mp.warn(t.name(rel), "", "executable, but outside the asset folders whose droplets record executables: extract --cdk-out writes it without the executable bit")
 		}
 	}
+	// Empty folders: the outermost of each, the first few by name.
+	var empty []string
 	for _, e := range t.empty {
+		if p := path.Dir(e); p == "." || !t.isEmpty(p) {
+			empty = append(empty, e)
+		}
+	}
+	for i, e := range empty {
+		if i == maxEmptyNamed {
+			mp.warn(t.dir, "", "%d more empty folders, which extract --cdk-out does not write either", len(empty)-i)
+			break
+		}
 		mp.warn(t.name(e), "", "an empty folder: an assembly holds files only, so extract --cdk-out does not write it")
 	}
 	out.Warnings = mp.warnings
@@ -81,10 +103,127 @@ func Map(dir string) (*Mapping, error) {
 type mapper struct {
 	t        *tree
 	m        *assembly.Manifest
-	ids      idSet
+	ids      *idSet
 	warnings []assembly.Finding
 	visited  map[string]bool // nested assembly folders mapped
 	covered  map[string]bool // files whose mode a droplet records or does not need
+	execs    map[string]execList
+
+	// absent: the errors for files and folders the cloud assembly names
+	// that are not there, all reported together (a partial copy lacks
+	// many).
+	absent []error
+
+	// size is a lower bound on the bytes the droplets made so far take in
+	// manifest.json (IDs, types, properties, dependsOn and metadata, as
+	// compact JSON). Parts of a cdk.out are copied to many droplets (an
+	// asset manifest's droplets to each stack that depends on it, an
+	// image's properties to each destination, an artifact's messages to
+	// each of its droplets), so a small cdk.out can describe a manifest of
+	// gigabytes: the mapping stops once size passes the bound every
+	// manifest.json is held to.
+	size int64
+}
+
+// notThere is the error for rel, which the cloud assembly names and the
+// cdk.out lacks: format says what it is, with one %s for its name.
+func (mp *mapper) notThere(rel, format string) error {
+	name := mp.t.name(rel)
+	return &absentError{name: name, msg: fmt.Sprintf(format, name)}
+}
+
+// skip records err, when it says a file or folder is not there, and
+// reports whether it did: the mapping goes on without what needs it, so
+// that Map names everything missing at once.
+func (mp *mapper) skip(err error) bool {
+	var ae *absentError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	mp.absent = append(mp.absent, err)
+	return true
+}
+
+// An absentError says a file or folder the cloud assembly names is not
+// there. It wraps ErrNotCopied.
+type absentError struct{ name, msg string }
+
+func (e *absentError) Error() string {
+	return ErrNotCopied.Error() + ": " + e.msg + ": copy the whole cdk.out folder, or synthesize it again"
+}
+
+func (e *absentError) Unwrap() error { return ErrNotCopied }
+
+// maxAbsentNamed bounds how many missing names one error lists.
+const maxAbsentNamed = 10
+
+// notCopied is the error for every missing file and folder: the first in
+// full, then the names of the others.
+func notCopied(all []error) error {
+	// A template is also a file asset: name it once.
+	seen := map[string]bool{}
+	var errs []error
+	for _, err := range all {
+		var ae *absentError
+		if errors.As(err, &ae) && !seen[ae.name] {
+			seen[ae.name] = true
+			errs = append(errs, err)
+		}
+	}
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return &partialCopyError{errs: errs}
+}
+
+type partialCopyError struct{ errs []error }
+
+func (e *partialCopyError) Error() string {
+	var names []string
+	for i, err := range e.errs[1:] {
+		if i == maxAbsentNamed {
+			names = append(names, fmt.Sprintf("and %d more", len(e.errs)-1-i))
+			break
+		}
+		var ae *absentError
+		errors.As(err, &ae)
+		names = append(names, ae.name)
+	}
+	return fmt.Sprintf("%v (not there either: %s)", e.errs[0], strings.Join(names, ", "))
+}
+
+func (e *partialCopyError) Unwrap() []error { return e.errs }
+
+// grow adds n bytes to the manifest's size, failing with
+// assembly.ErrTooLarge past assembly.MaxManifestSize.
+func (mp *mapper) grow(n int) error {
+	if mp.size += int64(n); mp.size > assembly.MaxManifestSize {
+		return fmt.Errorf("%w: the droplets that describe the cdk.out would take more than the %d bytes a manifest.json may hold (assets copied to many destinations, or depended on by many stacks?)", assembly.ErrTooLarge, assembly.MaxManifestSize)
+	}
+	return nil
+}
+
+// jsonSize is the size of v as compact JSON.
+func jsonSize(v any) int {
+	b, _ := json.Marshal(v)
+	return len(b)
+}
+
+// add puts d in the manifest under the logical ID of id in the assembly at
+// stage, its properties taking propSize bytes, and returns that ID.
+func (mp *mapper) add(stage, id string, d *assembly.Droplet, propSize int) (string, error) {
+	if len(mp.m.Droplets) >= assembly.MaxDroplets {
+		return "", fmt.Errorf("%w: the cdk.out is described by more than %d droplets, the most a manifest may hold", assembly.ErrTooLarge, assembly.MaxDroplets)
+	}
+	did := mp.dropletID(stage, id)
+	if err := mp.grow(len(did) + len(d.Type) + len(d.Environment) + propSize); err != nil {
+		return "", err
+	}
+	mp.m.Droplets[did] = d
+	return did, nil
 }
 
 func (mp *mapper) warn(file, field, format string, args ...any) {
@@ -164,10 +303,10 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 		default:
 			mp.warn(name, field, "artifact type %q is not known: its files are kept in the cdk.out, but no droplet describes it", a.Type)
 		}
-		if err != nil {
+		if err != nil && !mp.skip(err) {
 			return err
 		}
-		if err := mp.messages(dir, id, a, name, produced[id]); err != nil {
+		if err := mp.messages(dir, id, a, name, produced[id]); err != nil && !mp.skip(err) {
 			return err
 		}
 	}
@@ -182,10 +321,24 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 		}
 		slices.Sort(deps)
 		deps = slices.Compact(deps)
+		// An artifact that depends on itself makes a droplet that does:
+		// a cycle, which assembly.Check refuses as it refuses any other.
 		for _, did := range produced[id] {
 			for _, d := range deps {
-				if d != did {
-					mp.m.Droplets[did].DependsOn = append(mp.m.Droplets[did].DependsOn, d)
+				if err := mp.grow(len(d) + 3); err != nil {
+					return &Error{File: name, Field: fmt.Sprintf("artifacts.%s.dependencies", id), Err: err}
+				}
+				mp.m.Droplets[did].DependsOn = append(mp.m.Droplets[did].DependsOn, d)
+			}
+		}
+	}
+	// The stack that depends on each asset manifest, the first by ID.
+	dependent := map[string]string{}
+	for _, id := range ids {
+		if _, ok := stackEnv[id]; ok {
+			for _, dep := range arts[id].Dependencies {
+				if _, seen := dependent[dep]; !seen {
+					dependent[dep] = id
 				}
 			}
 		}
@@ -194,7 +347,7 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 		if len(pending[id]) == 0 {
 			continue
 		}
-		env := mp.assetEnvironment(id, arts, stackEnv, ids)
+		env := mp.assetEnvironment(id, arts[id], stackEnv, dependent)
 		for _, p := range pending[id] {
 			mp.m.Droplets[p.id].Environment = withRegion(env, p.region)
 		}
@@ -205,17 +358,12 @@ func (mp *mapper) assembly(dir, stage string, depth int) error {
 // assetEnvironment is where the assets of an asset manifest go: the
 // environment of the stack that depends on the manifest (CDK writes one
 // manifest per stack), else the manifest's own, else an agnostic one.
-func (mp *mapper) assetEnvironment(id string, arts map[string]*artifact, stackEnv map[string]string, ids []string) string {
-	for _, sid := range ids {
-		if env, ok := stackEnv[sid]; ok {
-			for _, dep := range arts[sid].Dependencies {
-				if dep == id {
-					return env
-				}
-			}
-		}
+// dependent maps an artifact to the first stack (by ID) that depends on it.
+func (mp *mapper) assetEnvironment(id string, a *artifact, stackEnv, dependent map[string]string) string {
+	if sid, ok := dependent[id]; ok {
+		return stackEnv[sid]
 	}
-	if env, _, err := environment(arts[id].Environment); err == nil && arts[id].Environment != "" {
+	if env, _, err := environment(a.Environment); err == nil && a.Environment != "" {
 		return env
 	}
 	return "aws://" + assembly.UnknownAccount + "/" + assembly.UnknownRegion
@@ -297,7 +445,7 @@ func (mp *mapper) stack(dir, stage, id string, a *artifact, name string) (string
 		return "", &Error{File: name, Field: field + ".properties.templateFile", Err: err}
 	}
 	if mp.t.files[tmpl] == nil {
-		return "", &Error{File: name, Field: field + ".properties.templateFile", Err: fmt.Errorf("%w: template %s is not there: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(tmpl))}
+		return "", &Error{File: name, Field: field + ".properties.templateFile", Err: mp.notThere(tmpl, "template %s is not there")}
 	}
 	template, err := pathProperty(tmpl)
 	if err != nil {
@@ -331,8 +479,10 @@ func (mp *mapper) stack(dir, stage, id string, a *artifact, name string) (string
 	if note != "" {
 		d.Metadata = map[string]*assembly.Metadata{"cdk:environment": {Kind: "warning", Value: note}}
 	}
-	did := mp.dropletID(stage, id)
-	mp.m.Droplets[did] = d
+	did, err := mp.add(stage, id, d, jsonSize(props)+len(note))
+	if err != nil {
+		return "", &Error{File: name, Field: field, Err: err}
+	}
 	mp.covered[tmpl] = true
 	return did, nil
 }
@@ -356,7 +506,7 @@ func (mp *mapper) nested(dir, stage, id string, a *artifact, name string, depth 
 	case mp.visited[rel] || rel == dir:
 		return &Error{File: name, Field: field + ".directoryName", Err: fmt.Errorf("%w: %s is nested twice (a cycle?)", ErrCloudAssembly, mp.t.name(rel))}
 	case mp.t.files[path.Join(rel, "manifest.json")] == nil:
-		return &Error{File: name, Field: field + ".directoryName", Err: fmt.Errorf("%w: nested assembly %s has no manifest.json: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(rel))}
+		return &Error{File: name, Field: field + ".directoryName", Err: mp.notThere(path.Join(rel, manifestFile), "nested assembly %s is not there")}
 	}
 	mp.visited[rel] = true
 	display := p.DisplayName
@@ -394,7 +544,7 @@ func (mp *mapper) messages(dir, id string, a *artifact, name string, dids []stri
 			return &Error{File: name, Field: field, Err: err}
 		}
 		if mp.t.files[rel] == nil {
-			return &Error{File: name, Field: field, Err: fmt.Errorf("%w: %s is not there: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(rel))}
+			return &Error{File: name, Field: field, Err: mp.notThere(rel, "%s is not there")}
 		}
 		var more map[string][]metadataEntry
 		if err := mp.t.readJSON(rel, &more); err != nil {
@@ -409,23 +559,39 @@ func (mp *mapper) messages(dir, id string, a *artifact, name string, dids []stri
 		}
 		entries, file = merged, mp.t.name(rel)
 	}
+	// A message's key is its construct path, or "<path>#2", "#3", ... for
+	// the next ones there, skipping keys the droplets hold already (a
+	// construct path "/A#2" beside two messages at "/A"; the environment
+	// note), so no message replaces another.
+	next := map[string]int{}
+	key := func(cpath string) string {
+		n, k := max(next[cpath], 1), cpath
+		if n > 1 {
+			k = fmt.Sprintf("%s#%d", cpath, n)
+		}
+		for slices.ContainsFunc(dids, func(did string) bool { return mp.m.Droplets[did].Metadata[k] != nil }) {
+			n++
+			k = fmt.Sprintf("%s#%d", cpath, n)
+		}
+		next[cpath] = n + 1
+		return k
+	}
 	for _, cpath := range slices.Sorted(maps.Keys(entries)) {
-		n := 0
 		for _, e := range entries[cpath] {
 			kind, ok := messageKinds[e.Type]
 			if !ok {
 				continue
 			}
-			n++
-			key := cpath
-			if n > 1 {
-				key = fmt.Sprintf("%s#%d", cpath, n)
-			}
 			if len(dids) == 0 {
 				mp.warn(file, "", "%s at %s: %v", kind, cpath, e.Data)
 				continue
 			}
+			key := key(cpath)
+			size := len(key) + len(kind) + jsonSize(e.Data)
 			for _, did := range dids {
+				if err := mp.grow(size); err != nil {
+					return &Error{File: file, Field: cpath, Err: err}
+				}
 				d := mp.m.Droplets[did]
 				if d.Metadata == nil {
 					d.Metadata = map[string]*assembly.Metadata{}
@@ -453,7 +619,7 @@ func (mp *mapper) assets(dir, stage, id string, a *artifact, name string) ([]pen
 		return nil, &Error{File: name, Field: field + ".file", Err: err}
 	}
 	if mp.t.files[rel] == nil {
-		return nil, &Error{File: name, Field: field + ".file", Err: fmt.Errorf("%w: asset manifest %s is not there: copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, mp.t.name(rel))}
+		return nil, &Error{File: name, Field: field + ".file", Err: mp.notThere(rel, "asset manifest %s is not there")}
 	}
 	var am assetManifest
 	if err := mp.t.readJSON(rel, &am); err != nil {
@@ -507,7 +673,7 @@ func (as *assetSet) source(field, p string) (rel string, isDir bool, err error) 
 	case t.isEmpty(rel):
 		return "", false, as.errAt(field, fmt.Errorf("%w: %s is an empty folder, which an assembly cannot hold: give the asset a file", ErrCloudAssembly, t.name(rel)))
 	}
-	return "", false, as.errAt(field, fmt.Errorf("%w: %s is not there (the asset folders were not copied?): copy the whole cdk.out folder, or synthesize it again", ErrNotCopied, t.name(rel)))
+	return "", false, as.errAt(field, as.mp.notThere(rel, "%s is not there (the asset folders were not copied?)"))
 }
 
 // destinations decodes an asset's destinations, sorted by ID.
@@ -524,7 +690,7 @@ func (as *assetSet) destinations(field string, raw map[string]json.RawMessage, e
 	return nil
 }
 
-// assetID is the droplet ID of an asset at one destination:
+// assetID names an asset at one destination, for mapper.add:
 // "<stage>/<manifest artifact>/<asset>[/<destination>]", where the asset is
 // named by its display name when CDK gives one ("Service.assets" and
 // "Handler/Code" make "Service-assets/Handler/Code"), so the ID does not
@@ -537,7 +703,7 @@ func (as *assetSet) assetID(assetID, displayName, destID string, multi bool) str
 	if multi {
 		id += "/" + destID
 	}
-	return as.mp.dropletID(as.prefix, id)
+	return id
 }
 
 func (as *assetSet) files(raw json.RawMessage) error {
@@ -560,11 +726,18 @@ func (as *assetSet) files(raw json.RawMessage) error {
 		}
 		rel, isDir, err := as.source(field+".source.path", fa.Source.Path)
 		if err != nil {
+			if as.mp.skip(err) {
+				continue
+			}
 			return err
 		}
 		src, err := pathProperty(rel)
 		if err != nil {
 			return as.errAt(field+".source.path", err)
+		}
+		var ex execList
+		if isDir {
+			ex = as.mp.executables(rel)
 		}
 		err = as.destinations(field, fa.Destinations, func(destID, dfield string, multi bool) error {
 			var d fileDestination
@@ -579,15 +752,18 @@ func (as *assetSet) files(raw json.RawMessage) error {
 			if isDir {
 				typ = droplets.DirectoryType
 				props["directory"] = src
-				if ex := as.mp.executables(rel); len(ex) > 0 {
-					props["executables"] = ex
+				if len(ex.list) > 0 {
+					props["executables"] = ex.list
 				}
 			} else {
 				props["file"] = src
 				as.mp.covered[rel] = true // S3 keeps no file mode
 			}
-			id := as.assetID(assetID, fa.DisplayName, destID, multi)
-			as.mp.m.Droplets[id] = &assembly.Droplet{Type: typ, Properties: props}
+			id, err := as.mp.add(as.prefix, as.assetID(assetID, fa.DisplayName, destID, multi), &assembly.Droplet{Type: typ, Properties: props},
+				len(d.BucketName)+len(d.ObjectKey)+len(src)+ex.size)
+			if err != nil {
+				return as.errAt(dfield, err)
+			}
 			as.out = append(as.out, pendingAsset{id: id, region: d.Region})
 			return nil
 		})
@@ -619,6 +795,9 @@ func (as *assetSet) images(raw json.RawMessage) error {
 		}
 		rel, isDir, err := as.source(field+".source.directory", s.Directory)
 		if err != nil {
+			if as.mp.skip(err) {
+				continue
+			}
 			return err
 		}
 		if !isDir {
@@ -657,9 +836,10 @@ func (as *assetSet) images(raw json.RawMessage) error {
 		if s.CacheDisabled != nil {
 			props["cacheDisabled"] = *s.CacheDisabled
 		}
-		if ex := as.mp.executables(rel); len(ex) > 0 {
-			props["executables"] = ex
+		if ex := as.mp.executables(rel); len(ex.list) > 0 {
+			props["executables"] = ex.list
 		}
+		size := jsonSize(props)
 		err = as.destinations(field, ia.Destinations, func(destID, dfield string, multi bool) error {
 			var d imageDestination
 			if err := decodeRaw(as.file, dfield, ia.Destinations[destID], &d); err != nil {
@@ -673,8 +853,11 @@ func (as *assetSet) images(raw json.RawMessage) error {
 				dp[k] = v
 			}
 			dp["repositoryName"], dp["imageTag"] = literal(d.RepositoryName), literal(d.ImageTag)
-			id := as.assetID(assetID, ia.DisplayName, destID, multi)
-			as.mp.m.Droplets[id] = &assembly.Droplet{Type: droplets.DockerBuildType, Properties: dp}
+			id, err := as.mp.add(as.prefix, as.assetID(assetID, ia.DisplayName, destID, multi), &assembly.Droplet{Type: droplets.DockerBuildType, Properties: dp},
+				size+len(d.RepositoryName)+len(d.ImageTag))
+			if err != nil {
+				return as.errAt(dfield, err)
+			}
 			as.out = append(as.out, pendingAsset{id: id, region: d.Region})
 			return nil
 		})
@@ -685,17 +868,34 @@ func (as *assetSet) images(raw json.RawMessage) error {
 	return nil
 }
 
+// An execList is the executables property of a folder, and its size.
+type execList struct {
+	list []any
+	size int
+}
+
 // executables lists the files under the folder rel that carry an
-// executable bit, relative to it, and marks them recorded.
-func (mp *mapper) executables(rel string) []any {
-	var out []string
-	for _, f := range mp.t.execs {
-		if sub, ok := strings.CutPrefix(f, rel+"/"); ok {
-			out = append(out, sub)
-			mp.covered[f] = true
-		}
+// executable bit, relative to it, and marks them recorded. Each folder's
+// list is made once, however many assets name it.
+func (mp *mapper) executables(rel string) execList {
+	if ex, ok := mp.execs[rel]; ok {
+		return ex
 	}
-	return literalList(out)
+	var out []string
+	ex := execList{}
+	for i := sort.SearchStrings(mp.t.execs, rel+"/"); i < len(mp.t.execs); i++ {
+		f := mp.t.execs[i]
+		sub, ok := strings.CutPrefix(f, rel+"/")
+		if !ok {
+			break
+		}
+		out = append(out, sub)
+		ex.size += len(sub) + 3
+		mp.covered[f] = true
+	}
+	ex.list = literalList(out)
+	mp.execs[rel] = ex
+	return ex
 }
 
 // literal escapes s for a droplet property: CDK's ${AWS::AccountId}-style

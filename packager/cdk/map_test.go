@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,7 +165,7 @@ func TestMap(t *testing.T) {
 // passes assembly.Check as a build checks what it writes (so every path
 // property names a file, or a folder holding files, it ships), and its
 // manifest survives manifest.json's parser; the executables recorded are
-// executable files.
+// executable files; the size Map bounds is at most the manifest's.
 func checkMapping(t *testing.T, dir string, mp *Mapping) {
 	t.Helper()
 	onDisk := map[string]bool{}
@@ -194,6 +196,11 @@ func checkMapping(t *testing.T, dir string, mp *Mapping) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The bound Map keeps under assembly.MaxManifestSize is a lower bound:
+	// it never refuses a manifest that fits.
+	if mp.bound > int64(len(body)) {
+		t.Errorf("Map counted %d bytes for a manifest.json of %d", mp.bound, len(body))
+	}
 	// The verdict a build gives on what it writes: among others, every
 	// path property names a shipped file, or a folder holding some.
 	files := assembly.NewFileSet()
@@ -203,7 +210,12 @@ func checkMapping(t *testing.T, dir string, mp *Mapping) {
 		files.Add(n, -1)
 		names = append(names, n)
 	}
+	// Dependency cycles (CDK artifacts that depend on each other) are
+	// the build's Check to refuse, as for every project.
 	if _, err := assembly.Check(body, files, assembly.CheckOptions{Writing: true}); err != nil {
+		if errors.Is(err, assembly.ErrCycle) {
+			return
+		}
 		t.Fatalf("the assembly is invalid: %v", err)
 	}
 	if m, err := assembly.ParseManifest(body); err != nil || len(m.Droplets) != len(mp.Manifest.Droplets) {
@@ -224,5 +236,88 @@ func checkMapping(t *testing.T, dir string, mp *Mapping) {
 		if exec := st.Mode()&0o111 != 0; f.Executable && !exec {
 			t.Errorf("%s: recorded as executable, but it is not", f.Name)
 		}
+	}
+}
+
+// TestMapNamesEveryMissing: a partial copy of a cdk.out fails with
+// ErrNotCopied naming every file and folder its manifests name that is not
+// there (a template, an asset manifest, a metadata file, a nested
+// assembly, a file asset, an image's build context), not only the first.
+func TestMapNamesEveryMissing(t *testing.T) {
+	const env = `"environment": "aws://unknown-account/unknown-region"`
+	dir := filepath.Join(t.TempDir(), "cdk.out")
+	writeFiles(t, dir, map[string]string{
+		"manifest.json": `{"version": "55.0.0", "artifacts": {
+			"A": {"type": "aws:cloudformation:stack", ` + env + `, "properties": {"templateFile": "A.template.json"}},
+			"B": {"type": "aws:cloudformation:stack", ` + env + `, "properties": {"templateFile": "t.json"}, "additionalMetadataFile": "B.metadata.json"},
+			"C.assets": {"type": "cdk:asset-manifest", "properties": {"file": "C.assets.json"}},
+			"S.assets": {"type": "cdk:asset-manifest", "properties": {"file": "S.assets.json"}},
+			"Stage": {"type": "cdk:cloud-assembly", "properties": {"directoryName": "assembly-Stage"}}
+		}}`,
+		"S.assets.json": `{"version": "55.0.0",
+			"files": {
+				"f": {"source": {"path": "asset.f"}, "destinations": {"d": {"bucketName": "b", "objectKey": "k"}}},
+				"here": {"source": {"path": "t.json"}, "destinations": {"d": {"bucketName": "b", "objectKey": "k"}}}
+			},
+			"dockerImages": {"i": {"source": {"directory": "asset.i"}, "destinations": {"d": {"repositoryName": "r", "imageTag": "t"}}}}}`,
+		"t.json":               "{}",
+		"assembly-Stage/.keep": "",
+	})
+	_, err := Map(dir)
+	if !errors.Is(err, ErrNotCopied) {
+		t.Fatalf("got %v, want ErrNotCopied", err)
+	}
+	var want []string
+	for _, rel := range []string{"A.template.json", "B.metadata.json", "C.assets.json", "asset.f", "asset.i", "assembly-Stage/manifest.json"} {
+		want = append(want, filepath.Join(dir, filepath.FromSlash(rel)))
+	}
+	got := absentNames(err)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+	for _, name := range want {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("the message does not name %s: %v", name, err)
+		}
+	}
+}
+
+// TestMapEmptyFolders: empty folders are reported by their outermost
+// folder only (not "x", "x/y" and "x/y/z" for one chain), the first ten by
+// name and the rest counted, so a bundle full of empty folders does not
+// bury the other warnings.
+func TestMapEmptyFolders(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cdk.out")
+	writeFiles(t, dir, map[string]string{"manifest.json": `{"version": "55.0.0", "artifacts": {}}`})
+	empty := []string{"x/y/z"}
+	for i := 0; i < 15; i++ {
+		empty = append(empty, fmt.Sprintf("e%02d", i))
+	}
+	for _, e := range empty {
+		if err := os.MkdirAll(filepath.Join(dir, e), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mp, err := Map(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var named []string
+	more := ""
+	for _, w := range mp.Warnings {
+		msg := strings.TrimPrefix(w.Message, dir+string(filepath.Separator))
+		if name, ok := strings.CutSuffix(msg, ": an empty folder: an assembly holds files only, so extract --cdk-out does not write it"); ok {
+			named = append(named, filepath.ToSlash(name))
+		} else {
+			more = msg
+		}
+	}
+	if want := []string{"e00", "e01", "e02", "e03", "e04", "e05", "e06", "e07", "e08", "e09"}; !slices.Equal(named, want) {
+		t.Errorf("named %q, want %q", named, want)
+	}
+	if !strings.Contains(more, "6 more empty folders") {
+		t.Errorf("the last warning: %q, want it to count the 6 others (e10-e14 and x)", more)
 	}
 }

@@ -72,3 +72,54 @@ func TestMapJSONBudget(t *testing.T) {
 		t.Fatalf("got %v, want ErrTooLarge", err)
 	}
 }
+
+// TestMapPathsStayInside: every path a CDK manifest names (a template, an
+// asset manifest, a metadata file, a nested assembly, a file asset, a
+// Docker build context) that leaves the cdk.out, lexically or as an
+// absolute path, is refused with ErrOutside, even where the file it names
+// exists.
+func TestMapPathsStayInside(t *testing.T) {
+	const env = `"environment": "aws://unknown-account/unknown-region"`
+	fields := map[string]func(p string) map[string]string{
+		"templateFile": func(p string) map[string]string {
+			return map[string]string{"manifest.json": `{"version": "55.0.0", "artifacts": {"S": {"type": "aws:cloudformation:stack", ` + env + `, "properties": {"templateFile": ` + p + `}}}}`}
+		},
+		"asset manifest file": func(p string) map[string]string {
+			return map[string]string{"manifest.json": `{"version": "55.0.0", "artifacts": {"S.assets": {"type": "cdk:asset-manifest", "properties": {"file": ` + p + `}}}}`}
+		},
+		"additionalMetadataFile": func(p string) map[string]string {
+			return map[string]string{"manifest.json": `{"version": "55.0.0", "artifacts": {"S": {"type": "aws:cloudformation:stack", ` + env + `, "properties": {"templateFile": "t.json"}, "additionalMetadataFile": ` + p + `}}}`}
+		},
+		"directoryName": func(p string) map[string]string {
+			return map[string]string{"manifest.json": `{"version": "55.0.0", "artifacts": {"Stage": {"type": "cdk:cloud-assembly", "properties": {"directoryName": ` + p + `}}}}`}
+		},
+		"file asset": func(p string) map[string]string {
+			return map[string]string{"manifest.json": oneAsset, "S.assets.json": `{"version": "55.0.0", "files": {"h": {"source": {"path": ` + p + `}, "destinations": {"d": {"bucketName": "b", "objectKey": "k"}}}}}`}
+		},
+		"image directory": func(p string) map[string]string {
+			return map[string]string{"manifest.json": oneAsset, "S.assets.json": `{"version": "55.0.0", "dockerImages": {"i": {"source": {"directory": ` + p + `}, "destinations": {"d": {"repositoryName": "r", "imageTag": "t"}}}}}`}
+		},
+	}
+	for field, files := range fields {
+		for _, target := range []string{"outside", "outside/manifest.json"} {
+			for _, p := range []func(base string) string{
+				func(string) string { return "../" + target },
+				func(string) string { return "sub/../../" + target },
+				func(string) string { return "./../" + target },
+				func(base string) string { return filepath.Join(base, target) },
+				func(base string) string { return filepath.Join(base, "cdk.out", "t.json") },
+			} {
+				base := t.TempDir()
+				// Whatever the path names exists, outside the cdk.out.
+				writeFiles(t, base, map[string]string{"outside/manifest.json": `{"version": "55.0.0", "artifacts": {}}`, "outside/Dockerfile": "FROM scratch\n"})
+				dir := filepath.Join(base, "cdk.out")
+				fs := files(fmt.Sprintf("%q", p(base)))
+				fs["t.json"], fs["sub/x"] = "{}", "x"
+				writeFiles(t, dir, fs)
+				if _, err := Map(dir); !errors.Is(err, ErrOutside) {
+					t.Errorf("%s %q: got %v, want ErrOutside", field, p(base), err)
+				}
+			}
+		}
+	}
+}
