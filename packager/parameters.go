@@ -42,6 +42,9 @@ type templateInterface struct {
 // readTemplate reads the Parameters and Outputs sections of a packaged
 // template (YAML or JSON).
 func readTemplate(file string, body []byte) (*templateInterface, error) {
+	if err := nodeLimit(file, body); err != nil {
+		return nil, err
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(body, &doc); err != nil {
 		return nil, yamlError(file, body, err)

@@ -68,6 +68,10 @@ func readLimited(path string, r io.Reader) ([]byte, error) {
 
 // parseDocument parses YAML or JSON source into its top-level mapping node.
 func parseDocument(file string, src []byte, requireMapping bool) (*yaml.Node, *Error) {
+	// yaml.v3 keeps a node for every value: bound them before it runs.
+	if le := yamlpos.CheckNodes(src); le != nil {
+		return nil, &Error{File: file, Line: le.Pos.Line, Column: le.Pos.Column, Err: ErrTooLarge, Msg: le.Reason()}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&doc); err != nil {
