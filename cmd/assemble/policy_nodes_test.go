@@ -20,7 +20,7 @@ func TestReadPolicyRefusesTooManyNodes(t *testing.T) {
 	}
 	_, err := readPolicy(file)
 	var pe *policyError
-	if !errors.As(err, &pe) || pe.Line != 2 || pe.Column < 14 || !strings.Contains(pe.Msg, "more than 262144 YAML nodes") {
+	if !errors.As(err, &pe) || pe.Line != 2 || pe.Column < 14 || !strings.Contains(pe.Msg, "more than 131072 YAML nodes") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -6,12 +6,17 @@ import (
 	"unicode/utf16"
 )
 
-// MaxNodes is how many YAML nodes one file may hold before it is parsed:
-// go.yaml.in/yaml/v3 keeps a yaml.Node (and its share of the parse) for
-// every scalar, collection and alias, some 250 bytes of peak memory each,
-// so 262,144 nodes cost at most some 65 MiB however the file is written.
-// A realistic template of 1 MB holds under 100,000.
-const MaxNodes = 1 << 18
+// MaxNodes is how many YAML nodes one file may hold: go.yaml.in/yaml/v3
+// builds a yaml.Node for every scalar, collection and alias before any
+// other limit can look at them. A template of a flow list of 131,072 items
+// (the densest file at the limit) costs 91 MiB to package and 190 MiB to
+// build with --schemas (the catalog alone takes 88 MiB); at 262,144 nodes
+// the latter was 270 MiB. The peer corpora's largest file holds 18,165
+// nodes, bench/modules.sh's template of 4,000 instances 58,738; a
+// CloudFormation template (at most 1 MB) rarely holds more than 60,000.
+// It is also the limit of a blueprint and its includes
+// (blueprint.MaxNodes).
+const MaxNodes = 1 << 17
 
 // A NodeLimitError says that a document may hold more nodes than the limit
 // allows, and where the count passes it. Each reader reports it with its

@@ -23,7 +23,7 @@ func TestLoadRefusesTooManyNodesBeforeDecoding(t *testing.T) {
 	_, err := Load(file, Options{})
 	var e *Error
 	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Line != 3 || e.Column < 5 ||
-		!strings.Contains(err.Error(), "more than 262144 YAML nodes") {
+		!strings.Contains(err.Error(), "more than 131072 YAML nodes") {
 		t.Fatalf("got %v", err)
 	}
 }

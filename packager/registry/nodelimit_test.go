@@ -19,7 +19,7 @@ func TestParseFragmentRefusesTooManyNodes(t *testing.T) {
 		_, err := ParseFragment("fragment.yaml", []byte(src))
 		var ve *ValidationError
 		if !errors.Is(err, ErrInvalidFragment) || !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Line < 1 ||
-			!strings.Contains(ve.Problems[0].Message, "more than 262144 YAML nodes") {
+			!strings.Contains(ve.Problems[0].Message, "more than 131072 YAML nodes") {
 			t.Errorf("got %v", err)
 		}
 	}
