@@ -12,8 +12,9 @@ import (
 // (the densest file at the limit) costs 91 MiB to package and 190 MiB to
 // build with --schemas (the catalog alone takes 88 MiB); at 262,144 nodes
 // the latter was 270 MiB. The peer corpora's largest file holds 18,165
-// nodes, bench/modules.sh's template of 4,000 instances 58,738; a
-// CloudFormation template (at most 1 MB) rarely holds more than 60,000.
+// nodes, bench/modules.sh's template of 4,000 instances 58,738; real
+// templates take 13 bytes or more a node, so a CloudFormation template (at
+// most 1 MB) holds under 80,000.
 // It is also the limit of a blueprint and its includes
 // (blueprint.MaxNodes).
 const MaxNodes = 1 << 17
