@@ -11,10 +11,9 @@ import (
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
 )
 
-// assembly.yaml (and every project file read with readYAML) and the
-// packaged templates whose Parameters and Outputs the build reads are
-// refused before yaml.v3 decodes them when they would hold more than
-// yamlpos.MaxNodes nodes.
+// assembly.yaml (and every project file read with readYAML) is refused
+// before yaml.v3 decodes it when it would hold more than yamlpos.MaxNodes
+// nodes.
 func TestProjectFilesRefuseTooManyNodes(t *testing.T) {
 	list := "[" + strings.Repeat("x,", yamlpos.MaxNodes) + "x]"
 	want := func(t *testing.T, err error, file string) {
@@ -32,7 +31,9 @@ func TestProjectFilesRefuseTooManyNodes(t *testing.T) {
 	}
 	_, err := readYAML(file)
 	want(t, err, file)
-
-	_, err = readTemplate("stack.yaml", []byte("Parameters: {}\nOutputs: "+list+"\n"))
-	want(t, err, "stack.yaml")
+	if err := nodeLimit("stack.yaml", []byte("Parameters: {}\nOutputs: "+list+"\n")); err == nil {
+		t.Error("nodeLimit accepted a template over the limit")
+	} else {
+		want(t, err, "stack.yaml")
+	}
 }
