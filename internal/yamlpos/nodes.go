@@ -40,8 +40,9 @@ func (e *NodeLimitError) Reason() string {
 // MaxNodes nodes once go.yaml.in/yaml/v3 has decoded it into a yaml.Node
 // (every document of the stream counted): it returns nil or the limit
 // error, which the caller reports with its file name and sentinel. It
-// reads the bytes once and allocates nothing in proportion to them, so
-// every reader of untrusted YAML calls it before decoding.
+// reads the bytes once and allocates nothing in proportion to them (but a
+// UTF-16 document, which it converts to UTF-8 first), so every reader of
+// untrusted YAML calls it before decoding.
 func CheckNodes(data []byte) *NodeLimitError { return checkNodes(data, MaxNodes) }
 
 func checkNodes(data []byte, limit int) *NodeLimitError {

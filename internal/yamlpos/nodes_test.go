@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -268,8 +269,14 @@ func TestNodeBoundRandom(t *testing.T) {
 	}
 	parsed = 0
 	for i := 0; i < iters; i++ {
-		if _, _, ok := checkBound(t, "grammar", grammarDoc(r)); ok {
+		doc := grammarDoc(r)
+		if _, _, ok := checkBound(t, "grammar", doc); ok {
 			parsed++
+			if parsed%20 == 0 { // the same document in UTF-16, as yaml.v3 reads it
+				if _, _, ok := checkBound(t, "grammar UTF-16", utf16Doc(doc, parsed%40 == 0)); !ok {
+					t.Fatalf("yaml.v3 does not read the UTF-16 form of %q", doc)
+				}
+			}
 		}
 		if t.Failed() {
 			return
@@ -376,4 +383,20 @@ func TestNodeBoundByteOrderMark(t *testing.T) {
 	if got := NodeBound([]byte("\ufeffa: [b]")); got != 5 {
 		t.Errorf("a leading mark: bound %d, want 5", got)
 	}
+}
+
+// utf16Doc encodes doc in UTF-16 with a byte-order mark.
+func utf16Doc(doc []byte, bigEndian bool) []byte {
+	out := []byte{0xFF, 0xFE}
+	if bigEndian {
+		out = []byte{0xFE, 0xFF}
+	}
+	for _, u := range utf16.Encode([]rune(string(doc))) {
+		if bigEndian {
+			out = append(out, byte(u>>8), byte(u))
+		} else {
+			out = append(out, byte(u), byte(u>>8))
+		}
+	}
+	return out
 }
