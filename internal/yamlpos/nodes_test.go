@@ -363,8 +363,12 @@ func TestCheckNodes(t *testing.T) {
 	if le.Pos != (Pos{1, 2 + 2*98}) || le.Limit != 100 || err.Error() != "line 1, column 198: more than 100 YAML nodes (keys, values, list items, lists and mappings) by here; split the file or shorten its lists" {
 		t.Errorf("got %v at %+v", err, le.Pos)
 	}
-	if le := checkNodes(dense, 400); le != nil {
-		t.Errorf("got %v under the limit", le)
+	// 303 nodes: the document, the list and 301 items.
+	if le := checkNodes(dense, 303); le != nil {
+		t.Errorf("got %v at the limit", le)
+	}
+	if le := checkNodes(dense, 302); le == nil || le.Pos != (Pos{1, 602}) {
+		t.Errorf("one node over the limit: got %v", le)
 	}
 	if le := CheckNodes(dense); le != nil {
 		t.Errorf("got %v under MaxNodes", le)

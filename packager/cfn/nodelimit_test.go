@@ -13,10 +13,16 @@ import (
 // nodes is refused before yaml.v3 decodes it (a 2.8 MB flow list of x
 // cost 338 MiB), with the place the count passes the limit.
 func TestParseRefusesTooManyNodes(t *testing.T) {
-	list := "[" + strings.Repeat("x,", yamlpos.MaxNodes) + "x]"
+	// The document, its mapping, Resources, its mapping, A, its mapping,
+	// Type, T, Properties, its mapping, L and the list: 12 nodes and the
+	// items.
+	items := func(n int) string { return "[" + strings.Repeat("x,", n-1) + "x]" }
+	head := "Resources:\n  A:\n    Type: T\n    Properties:\n      L: "
+	list := items(yamlpos.MaxNodes - 11)
 	for _, src := range []string{
-		"Resources:\n  A:\n    Type: T\n    Properties:\n      L: " + list + "\n",
-		"{\"Resources\": {\"A\": {\"Type\": \"T\", \"Metadata\": " + strings.ReplaceAll(list, "x", "0") + "}}}",
+		head + list + "\n",
+		// 10 nodes and the items
+		"{\"Resources\": {\"A\": {\"Type\": \"T\", \"Metadata\": " + strings.ReplaceAll(items(yamlpos.MaxNodes-9), "x", "0") + "}}}",
 	} {
 		_, err := Parse("module.yaml", []byte(src))
 		if !errors.Is(err, ErrTooLarge) {
@@ -29,9 +35,8 @@ func TestParseRefusesTooManyNodes(t *testing.T) {
 			t.Errorf("message %q", err)
 		}
 	}
-	// Just under the limit, the same list is read.
-	short := "[" + strings.Repeat("x,", yamlpos.MaxNodes-20) + "x]"
-	if _, err := Parse("module.yaml", []byte("Resources:\n  A:\n    Type: T\n    Properties:\n      L: "+short+"\n")); err != nil {
-		t.Errorf("under the limit: %v", err)
+	// At the limit, one item shorter, the list is read.
+	if _, err := Parse("module.yaml", []byte(head+items(yamlpos.MaxNodes-12)+"\n")); err != nil {
+		t.Errorf("at the limit: %v", err)
 	}
 }
