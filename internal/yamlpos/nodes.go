@@ -11,7 +11,7 @@ import (
 // other limit can look at them. A template of a flow list of 131,072 items
 // (the densest file at the limit) costs 91 MiB to package and 190 MiB to
 // build with --schemas (the catalog alone takes 88 MiB); at 262,144 nodes
-// the latter was 270 MiB. The peer corpora's largest file holds 18,165
+// the latter was 270 MiB. The peer corpora's largest file holds 18,164
 // nodes, bench/modules.sh's template of 4,000 instances 58,738; real
 // templates take 13 bytes or more a node, so a CloudFormation template (at
 // most 1 MB) holds under 80,000.
