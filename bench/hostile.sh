@@ -12,6 +12,11 @@
 #                    limits accept: verify --allow-unsigned, inspect
 #   fanout/          modules including modules, 10 per level, 5 levels: package
 #   bomb/            a YAML alias bomb (9^9 nodes): package
+#   dense/           dense flow lists ([x,x,...]) as large as each file limit
+#                    allows: a template and a module (8 MiB): package; an
+#                    assembly.yaml (16 MiB): build; a blueprint (4 MiB):
+#                    blueprint validate; and limit.yaml, the longest list
+#                    yamlpos.MaxNodes accepts: package (succeeds)
 # Needs: go, /usr/bin/time (apt-get install time). Exits 1 if any median
 # peak RSS reaches 256 MiB.
 set -euo pipefail
@@ -22,7 +27,8 @@ LIMIT_KIB=$((256 * 1024))
 mkdir -p "$D"
 go build -o "$D/assemble" ./cmd/assemble
 go build -o "$D/mkhostile" ./bench/mkhostile
-[ -f "$D/.done" ] || { "$D/mkhostile" -o "$D"; touch "$D/.done"; }
+[ -f "$D/.done" ] || { "$D/mkhostile" -o "$D" -only names,directory,fanout,bomb; touch "$D/.done"; }
+"$D/mkhostile" -o "$D" -only dense # small, and follows the limits
 RING=$(pwd)/fixtures/keys/trusted.asc
 
 # measure NAME ARGS...: one run; appends "NAME<TAB>seconds<TAB>maxrss_kib<TAB>exit<TAB>error".
@@ -45,6 +51,11 @@ for i in $(seq "$REPS"); do
   measure "inspect directory.cloud" inspect directory.cloud
   measure "package fanout/template.yaml" package -o "$D/out.yaml" fanout/template.yaml
   measure "package bomb/template.yaml" package -o "$D/out.yaml" bomb/template.yaml
+  measure "package dense/template.yaml" package -o "$D/out.yaml" dense/template.yaml
+  measure "package dense/module/template.yaml" package -o "$D/out.yaml" dense/module/template.yaml
+  measure "build dense/project" build -o "$D/out.cloud" dense/project
+  measure "blueprint validate dense/blueprint.yaml" blueprint validate dense/blueprint.yaml
+  measure "package dense/limit.yaml" package -o "$D/out.yaml" dense/limit.yaml
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 awk -F'\t' -v limit="$LIMIT_KIB" '

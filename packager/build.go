@@ -397,6 +397,9 @@ func (b *builder) droplet(id string) error {
 				if body, err = b.readFile(real); err != nil {
 					return b.errAt(id, field, err)
 				}
+				if err := nodeLimit(real, body); err != nil {
+					return b.errAt(id, field, err)
+				}
 			}
 			if err := b.checkSchemas(id, field, v, real, body); err != nil {
 				return b.errAt(id, field, err)

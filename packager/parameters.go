@@ -41,6 +41,10 @@ type templateInterface struct {
 
 // readTemplate reads the Parameters and Outputs sections of a packaged
 // template (YAML or JSON).
+//
+// body is the packager's output, whose limits bound it (a template of
+// thousands of module instances may exceed yamlpos.MaxNodes), or a file
+// read as it is, which build bounds with nodeLimit first.
 func readTemplate(file string, body []byte) (*templateInterface, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(body, &doc); err != nil {

@@ -65,6 +65,9 @@ func readYAML(file string) (*yaml.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := nodeLimit(file, b); err != nil {
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -84,6 +87,15 @@ func readYAML(file string) (*yaml.Node, error) {
 		return doc.Content[0], nil
 	}
 	return &doc, nil
+}
+
+// nodeLimit refuses a file with more YAML nodes than yamlpos.MaxNodes,
+// before yaml.v3 allocates them.
+func nodeLimit(file string, data []byte) error {
+	if le := yamlpos.CheckNodes(data); le != nil {
+		return &ProjectError{File: file, Line: le.Pos.Line, Column: le.Pos.Column, Err: fmt.Errorf("%w: %s", ErrProject, le.Reason())}
+	}
+	return nil
 }
 
 // yamlError places a go-yaml syntax error at file:line:column.

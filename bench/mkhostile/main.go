@@ -12,8 +12,14 @@
 //	                  level FANOUT times (LEVELS levels), the last a small
 //	                  3-resource module: FANOUT^LEVELS instances
 //	bomb/             template.yaml holding a YAML alias bomb (9^9 nodes)
+//	dense/            dense flow lists ("[x,x,...]"), each as large as its
+//	                  file limit allows: template.yaml (cfn.MaxFileBytes),
+//	                  module/template.yaml including such a module,
+//	                  project/assembly.yaml (packager.MaxProjectFileSize),
+//	                  blueprint.yaml (blueprint.MaxFileSize); and limit.yaml,
+//	                  a template of the longest list yamlpos.MaxNodes accepts
 //
-// Usage: mkhostile -o DIR
+// Usage: mkhostile -o DIR [-only names,directory,fanout,bomb,dense]
 package main
 
 import (
@@ -25,15 +31,21 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/yamlpos"
+	"github.com/cloud-assembly/assemble/packager"
+	"github.com/cloud-assembly/assemble/packager/blueprint"
+	"github.com/cloud-assembly/assemble/packager/cfn"
 )
 
 func main() {
 	out := flag.String("o", "", "output folder")
 	fanout := flag.Int("fanout", 10, "module instances per module (fanout/)")
 	levels := flag.Int("levels", 5, "levels of modules (fanout/)")
+	only := flag.String("only", "", "comma-separated sets to write (default: all)")
 	flag.Parse()
 	if *out == "" {
 		log.Fatal("usage: mkhostile -o DIR")
@@ -41,14 +53,21 @@ func main() {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	steps := []func() error{
-		func() error { return names(filepath.Join(*out, "names.cloud")) },
-		func() error { return directory(filepath.Join(*out, "directory.cloud")) },
-		func() error { return fanOut(filepath.Join(*out, "fanout"), *fanout, *levels) },
-		func() error { return bomb(filepath.Join(*out, "bomb")) },
+	steps := []struct {
+		name string
+		run  func() error
+	}{
+		{"names", func() error { return names(filepath.Join(*out, "names.cloud")) }},
+		{"directory", func() error { return directory(filepath.Join(*out, "directory.cloud")) }},
+		{"fanout", func() error { return fanOut(filepath.Join(*out, "fanout"), *fanout, *levels) }},
+		{"bomb", func() error { return bomb(filepath.Join(*out, "bomb")) }},
+		{"dense", func() error { return dense(filepath.Join(*out, "dense")) }},
 	}
 	for _, step := range steps {
-		if err := step(); err != nil {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), step.name) {
+			continue
+		}
+		if err := step.run(); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -291,4 +310,43 @@ func bomb(dir string) error {
 	}
 	b.WriteString("Resources:\n  Topic:\n    Type: AWS::SNS::Topic\n")
 	return os.WriteFile(filepath.Join(dir, "template.yaml"), []byte(b.String()), 0o644)
+}
+
+// denseList returns a flow list of n items "x": two bytes a node, the
+// densest list yaml.v3 reads (issue #11: 2.8 MB of it cost 545 MiB).
+func denseList(n int) string {
+	return "[" + strings.Repeat("x,", n-1) + "x]"
+}
+
+// dense writes files of one dense flow list, each as large as its file
+// limit allows, and limit.yaml, the longest such list a template may hold.
+func dense(dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "module"), 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "project"), 0o755); err != nil {
+		return err
+	}
+	fill := func(head, tail string, size int) string {
+		return head + denseList((size-len(head)-len(tail)-1)/2) + tail
+	}
+	const topic = "Resources:\n  Topic:\n    Type: AWS::SNS::Topic\n    Metadata:\n      List: "
+	files := map[string]string{
+		"template.yaml":         fill(topic, "\n", cfn.MaxFileBytes),
+		"module/template.yaml":  "Modules:\n  Dense:\n    Source: ./module.yaml\nResources:\n  Topic:\n    Type: AWS::SNS::Topic\n",
+		"module/module.yaml":    fill(topic, "\n", cfn.MaxFileBytes),
+		"project/assembly.yaml": fill("droplets:\n  app:\n    type: stack\n    properties:\n      template: template.yaml\n      tags: ", "\n", packager.MaxProjectFileSize),
+		"project/template.yaml": "Resources:\n  Topic:\n    Type: AWS::SNS::Topic\n",
+		"blueprint.yaml":        fill("version: "+blueprint.Version+"\nmetadata:\n  list: ", "\nresources: {}\n", blueprint.MaxFileSize),
+		// the document, its mapping, Resources, its mapping, Topic, its
+		// mapping, Type, its value, Metadata, its mapping, List, the list:
+		// 12 nodes besides the items
+		"limit.yaml": topic + denseList(yamlpos.MaxNodes-12) + "\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -82,6 +82,9 @@ func readPolicy(file string) (*policyFile, error) {
 		}
 		return withHint(e, "a policy is a YAML mapping of "+strings.Join(policyKeys, ", ")+" (see 'assemble verify --help')")
 	}
+	if le := yamlpos.CheckNodes(data); le != nil {
+		return nil, withHint(&policyError{File: file, Line: le.Pos.Line, Column: le.Pos.Column, Msg: le.Reason()}, "a policy is a short YAML mapping")
+	}
 	// One document: a second one (after ---) would be read by nobody, yet a
 	// reviewer could take its settings for the policy.
 	var doc, next yaml.Node

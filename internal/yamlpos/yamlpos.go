@@ -7,6 +7,9 @@
 // Locate parses the document again with go.yaml.in/yaml/v4, whose errors
 // carry the mark where the parser stopped, and uses that position when
 // both parsers fail for the same reason.
+//
+// CheckNodes bounds, before yaml.v3 runs, the nodes it would build from a
+// document: every reader of untrusted YAML calls it first.
 package yamlpos
 
 import (

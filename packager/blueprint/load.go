@@ -31,8 +31,9 @@ const MaxBlueprints = 256
 // includes counted: every node is held until packaging has written it, and
 // yaml.v3's encoder keeps an event for every node it writes (a 3.8 MB flat
 // list took 2.7 GB to package). 131,072 nodes is some 2,500 resources of
-// twenty fields.
-const MaxNodes = 1 << 17
+// twenty fields. One file holding more is refused before it is decoded
+// (yamlpos.CheckNodes, the same number).
+const MaxNodes = yamlpos.MaxNodes
 
 // countNodes counts the nodes of the tree n, stopping past limit.
 func countNodes(n *yaml.Node, limit int) int {
@@ -68,6 +69,10 @@ func readLimited(path string, r io.Reader) ([]byte, error) {
 
 // parseDocument parses YAML or JSON source into its top-level mapping node.
 func parseDocument(file string, src []byte, requireMapping bool) (*yaml.Node, *Error) {
+	// yaml.v3 keeps a node for every value: bound them before it runs.
+	if le := yamlpos.CheckNodes(src); le != nil {
+		return nil, &Error{File: file, Line: le.Pos.Line, Column: le.Pos.Column, Err: ErrTooLarge, Msg: le.Reason()}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&doc); err != nil {

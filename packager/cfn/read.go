@@ -48,6 +48,10 @@ func Parse(name string, data []byte) (*Template, error) {
 	if pos, what, bin := yamlpos.Binary(data); bin {
 		return nil, &Error{File: name, Line: pos.Line, Col: pos.Column, Msg: "not a YAML or JSON template: " + what, Err: ErrSyntax}
 	}
+	// yaml.v3 keeps a node for every value: bound them before it runs.
+	if le := yamlpos.CheckNodes(data); le != nil {
+		return nil, &Error{File: name, Line: le.Pos.Line, Col: le.Pos.Column, Msg: le.Reason(), Err: ErrTooLarge}
+	}
 	trim := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	isJSON := len(trim) > 0 && trim[0] == '{'
 	var doc yaml.Node

@@ -114,6 +114,9 @@ func ReadFragment(path string, limits Limits) (*Fragment, error) {
 
 // ParseFragment parses fragment bytes (JSON or YAML, short-form tags allowed).
 func ParseFragment(file string, data []byte) (*Fragment, error) {
+	if le := yamlpos.CheckNodes(data); le != nil {
+		return nil, &ValidationError{File: file, Problems: []Problem{{Line: le.Pos.Line, Col: le.Pos.Column, Message: le.Reason()}}}
+	}
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
 		if err := jsonSyntax(data); err != nil {
 			return nil, &ValidationError{File: file, Problems: []Problem{*err}}

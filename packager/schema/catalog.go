@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/internal/yamlpos"
 )
 
 // Limits for template checks.
@@ -112,6 +114,9 @@ func (f Finding) String() string {
 func (c *Catalog) CheckTemplate(file string, tmpl []byte) []Finding {
 	if len(tmpl) > maxTemplateSize {
 		return []Finding{{File: file, Line: 1, Col: 1, Message: fmt.Sprintf("template above %d bytes; not checked", maxTemplateSize)}}
+	}
+	if le := yamlpos.CheckNodes(tmpl); le != nil {
+		return []Finding{{File: file, Line: le.Pos.Line, Col: le.Pos.Column, Message: le.Reason() + "; not checked"}}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(tmpl, &doc); err != nil {
@@ -494,7 +499,7 @@ type resourceInfo struct {
 func templateResources(tmpl []byte) map[string]resourceInfo {
 	out := map[string]resourceInfo{}
 	var doc yaml.Node
-	if len(tmpl) > maxTemplateSize || yaml.Unmarshal(tmpl, &doc) != nil || len(doc.Content) == 0 {
+	if len(tmpl) > maxTemplateSize || yamlpos.CheckNodes(tmpl) != nil || yaml.Unmarshal(tmpl, &doc) != nil || len(doc.Content) == 0 {
 		return out
 	}
 	_, res := mapGet(doc.Content[0], "Resources")
