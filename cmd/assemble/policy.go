@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/suggest"
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
 	"github.com/cloud-assembly/assemble/signing"
@@ -67,11 +68,19 @@ func (e *policyError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
 }
 
+// maxPolicySize bounds a --policy file: a policy names a few keyrings and
+// fingerprints, and it is read whole.
+const maxPolicySize = 1 << 20
+
 // readPolicy reads a --policy file, strictly: a YAML mapping of the
 // policyKeys only, each once, in one YAML document; lists of strings;
 // min-signers a whole number of at least 1.
 func readPolicy(file string) (*policyFile, error) {
-	data, err := os.ReadFile(file)
+	data, err := limitio.ReadFile(file, maxPolicySize)
+	var tl *limitio.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, withHint(&policyError{File: file, Msg: fmt.Sprintf("the policy is %s", tl)}, "a policy is a short YAML mapping: check that --policy names the policy file")
+	}
 	if err != nil {
 		return nil, flagFileError("--policy", err)
 	}

@@ -87,3 +87,18 @@ func TestReadPolicyRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A --policy file is read whole, so it is bounded: a file over
+// maxPolicySize is refused before it is read in full.
+func TestReadPolicyRefusesLargeFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	body := "keyrings: [k]\n# " + strings.Repeat("x", maxPolicySize) + "\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := readPolicy(file)
+	var pe *policyError
+	if !errors.As(err, &pe) || !errors.Is(err, errInvalidPolicy) || !strings.Contains(pe.Msg, "larger than") {
+		t.Fatalf("got %v, want a policyError saying the file is too large", err)
+	}
+}
