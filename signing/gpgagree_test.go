@@ -1,0 +1,438 @@
+package signing
+
+import (
+	"bytes"
+	"crypto"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/cloud-assembly/assemble/internal/gpgtest"
+)
+
+// The trust-agreement test: keys made by a real gpg (with faked times),
+// put through the trust scenarios of the brief, signed both ways (by us,
+// checked by gpg --verify; by gpg --clearsign, attached and checked by
+// Verify), and the two verdicts compared under gpgVerdicts, the documented
+// mapping from gpg's status lines to our sentinels. Where the two differ by
+// design the case names the rule (agreeCase.design) and the test checks
+// that the difference is exactly that one.
+//
+// gpg status (first of the signature)  our verdict (errors.Is)
+//
+//	GOODSIG                            nil (trusted)
+//	EXPKEYSIG                          ErrKeyExpired, but by design nil when
+//	                                   the key (and signing subkey) was valid
+//	                                   at the signature's time and at the
+//	                                   attestation's timestamp: gpg judges
+//	                                   expiry now, we judge it then
+//	                                   (designExpiredNow)
+//	REVKEYSIG                          ErrKeyRevoked
+//	GOODSIG after a "superseded" or    ErrKeyRevoked by design: we refuse any
+//	"no longer used" revocation made   revocation, whatever its reason or
+//	after the signature (some gpg      date (designAnyRevocation); gpg 2.2
+//	versions)                          says REVKEYSIG here too
+//	BADSIG                             ErrBadSignature
+//	ERRSIG + NO_PUBKEY                 ErrUnknownSigner
+//	ERRSIG (time conflict: the key is  ErrKeyNotYetValid
+//	newer than the signature)
+//
+// Signing agrees too: where gpg refuses to sign at the signing time (an
+// expired, revoked or not yet existing key), so do we (ErrSignerExpired,
+// ErrSignerRevoked, ErrNoSigningKey); there the signature both verify is
+// made directly with go-crypto, bypassing our signer's refusal.
+var gpgVerdicts = map[string]error{
+	"GOODSIG":   nil,
+	"EXPKEYSIG": ErrKeyExpired,
+	"REVKEYSIG": ErrKeyRevoked,
+	"BADSIG":    ErrBadSignature,
+	"NO_PUBKEY": ErrUnknownSigner,
+	"ERRSIG":    ErrKeyNotYetValid,
+}
+
+// The by-design differences from gpg.
+const (
+	designExpiredNow    = "expiry is judged at the signature's time and the attestation's timestamp, not now"
+	designAnyRevocation = "any revocation refuses the key, whatever its reason or date"
+)
+
+// agreeBase is when the generated keys are made (gpg --faked-system-time).
+var agreeBase = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+const agreeDay = 24 * time.Hour
+
+// An agreeKit is a gpg home in which keys are generated at faked times.
+type agreeKit struct {
+	t    *testing.T
+	home *gpgtest.Home
+	n    int
+}
+
+// gpg runs gpg in the generating home at the faked time at (zero: now).
+func (k *agreeKit) gpg(at time.Time, stdin []byte, args ...string) []byte {
+	k.t.Helper()
+	pre := []string{"--pinentry-mode", "loopback", "--passphrase", ""}
+	if !at.IsZero() {
+		pre = append(pre, "--faked-system-time", strconv.FormatInt(at.Unix(), 10)+"!")
+	}
+	out, err := k.home.Run(stdin, append(pre, args...)...)
+	if err != nil {
+		k.t.Fatalf("gpg %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// interactive runs gpg answering its prompts from answers (--command-fd;
+// gen-revoke refuses --batch).
+func (k *agreeKit) interactive(at time.Time, answers string, args ...string) []byte {
+	k.t.Helper()
+	cmd := exec.Command("gpg", append([]string{"--homedir", k.home.Dir, "--no-tty", "--yes", "--command-fd", "0",
+		"--pinentry-mode", "loopback", "--passphrase", "",
+		"--faked-system-time", strconv.FormatInt(at.Unix(), 10) + "!"}, args...)...)
+	cmd.Stdin = strings.NewReader(answers)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		k.t.Fatalf("gpg %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.Bytes()
+}
+
+// genKey makes a key (primary usage "cert,sign", or "cert" with a signing
+// subkey of the same algorithm when sub) created at at, with the given
+// lifetimes (0: never expires), and returns its primary and signing key
+// fingerprints.
+func (k *agreeKit) genKey(name, algo string, at time.Time, sub bool, life, subLife time.Duration) (primary, signing string) {
+	k.t.Helper()
+	k.n++
+	uid := fmt.Sprintf("%s <%s-%d@agree.test>", name, algo, k.n)
+	usage := "cert,sign"
+	if sub {
+		usage = "cert"
+	}
+	k.gpg(at, nil, "--quick-gen-key", uid, algo, usage, expiry(life))
+	fprs := k.fingerprints(uid)
+	if sub {
+		subAlgo := algo
+		if strings.HasPrefix(algo, "nist") || strings.HasPrefix(algo, "brainpool") {
+			subAlgo += "/ecdsa" // a subkey on these curves is ECDH by default
+		}
+		k.gpg(at.Add(time.Hour), nil, "--quick-add-key", fprs[0], subAlgo, "sign", expiry(subLife))
+		fprs = k.fingerprints(uid)
+		return fprs[0], fprs[1]
+	}
+	return fprs[0], fprs[0]
+}
+
+func expiry(d time.Duration) string {
+	if d == 0 {
+		return "never"
+	}
+	return fmt.Sprintf("seconds=%d", int64(d/time.Second))
+}
+
+func (k *agreeKit) fingerprints(id string) []string {
+	var fprs []string
+	for _, line := range strings.Split(string(k.gpg(time.Time{}, nil, "--with-colons", "--list-keys", id)), "\n") {
+		if f := strings.Split(line, ":"); len(f) > 9 && f[0] == "fpr" {
+			fprs = append(fprs, f[9])
+		}
+	}
+	if len(fprs) == 0 {
+		k.t.Fatalf("no key %s", id)
+	}
+	return fprs
+}
+
+func (k *agreeKit) public(fpr string) []byte {
+	return k.gpg(time.Time{}, nil, "--armor", "--export", fpr)
+}
+func (k *agreeKit) secret(fpr string) []byte {
+	return k.gpg(time.Time{}, nil, "--armor", "--export-secret-keys", fpr)
+}
+
+// revokeKey revokes the primary key at at with a revocation certificate
+// (gen-revoke, then import), for reason 1 (compromised), 2 (superseded) or
+// 3 (no longer used).
+func (k *agreeKit) revokeKey(fpr string, at time.Time, reason int) {
+	k.t.Helper()
+	cert := k.interactive(at, fmt.Sprintf("y\n%d\n\ny\n", reason), "--armor", "--gen-revoke", fpr)
+	k.gpg(time.Time{}, cert, "--import")
+}
+
+// revokeSubkey revokes the first subkey at at (--edit-key revkey).
+func (k *agreeKit) revokeSubkey(fpr string, at time.Time, reason int) {
+	k.t.Helper()
+	k.interactive(at, fmt.Sprintf("key 1\nrevkey\ny\n%d\n\ny\nsave\n", reason), "--edit-key", fpr)
+}
+
+// An agreeCase is one scenario: a key as it was when it signed (secret),
+// the keyring the verifier holds (key blocks, imported in this order), the
+// signing time, and the verdicts expected of both tools.
+type agreeCase struct {
+	name    string
+	signer  string    // fingerprint of the key (primary or subkey) that signs
+	secret  []byte    // the secret key as exported at signing time
+	keyring [][]byte  // what the verifier holds
+	at      time.Time // signing time
+	tamper  bool      // change the signed text after signing
+
+	signs   bool  // both tools sign at `at`; else both refuse ...
+	signErr error // ... we with this
+	gpg     string
+	want    error  // our verdict: nil or the sentinel
+	design  string // the by-design rule when want differs from gpgVerdicts[gpg]
+}
+
+// TestGPGTrustAgreement: see gpgVerdicts.
+func TestGPGTrustAgreement(t *testing.T) {
+	start := time.Now()
+	h := gpgtest.New(t, "")
+	k := &agreeKit{t: t, home: h}
+	b := buildZip(t)
+	day := func(n int) time.Time { return agreeBase.Add(time.Duration(n) * agreeDay) }
+
+	var cases []agreeCase
+	add := func(c agreeCase) { cases = append(cases, c) }
+
+	// Good keys by primary and by subkey, in every algorithm both gpg and
+	// go-crypto have.
+	for _, algo := range []string{"ed25519", "nistp256", "nistp384", "nistp521", "brainpoolP256r1", "brainpoolP384r1", "rsa2048", "dsa2048"} {
+		for _, sub := range []bool{false, true} {
+			p, s := k.genKey("good", algo, day(0), sub, 0, 0)
+			name := algo + "/primary"
+			if sub {
+				name = algo + "/subkey"
+			}
+			add(agreeCase{name: name, signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signs: true, gpg: "GOODSIG"})
+		}
+	}
+
+	for _, algo := range []string{"ed25519", "nistp256"} {
+		c := func(name string) string { return algo + "/" + name }
+		// A bad signature over changed text.
+		p, s := k.genKey("tampered", algo, day(0), false, 0, 0)
+		add(agreeCase{name: c("tampered"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), tamper: true, signs: true, gpg: "BADSIG", want: ErrBadSignature})
+
+		// Expired now, valid when it signed: gpg says EXPKEYSIG, we accept.
+		p, s = k.genKey("expired-now", algo, day(0), false, 365*agreeDay, 0)
+		add(agreeCase{name: c("expired-now"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signs: true, gpg: "EXPKEYSIG", want: nil, design: designExpiredNow})
+		p, s = k.genKey("subkey-expired-now", algo, day(0), true, 0, 365*agreeDay)
+		add(agreeCase{name: c("subkey-expired-now"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signs: true, gpg: "EXPKEYSIG", want: nil, design: designExpiredNow})
+
+		// Expired when it signed.
+		p, s = k.genKey("expired", algo, day(0), false, 30*agreeDay, 0)
+		add(agreeCase{name: c("expired-at-signing"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(60), signErr: ErrSignerExpired, gpg: "EXPKEYSIG", want: ErrKeyExpired})
+		p, s = k.genKey("subkey-expired", algo, day(0), true, 0, 30*agreeDay)
+		add(agreeCase{name: c("subkey-expired-at-signing"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(60), signErr: ErrSignerExpired, gpg: "EXPKEYSIG", want: ErrKeyExpired})
+
+		// Revoked after the signature: the signing subkey, and the primary
+		// key for a compromise and for a supersession.
+		p, s = k.genKey("subkey-revoked", algo, day(0), true, 0, 0)
+		before := k.secret(p)
+		k.revokeSubkey(p, day(100), 1)
+		add(agreeCase{name: c("subkey-revoked"), signer: s, secret: before, keyring: [][]byte{k.public(p)}, at: day(10), signs: true, gpg: "REVKEYSIG", want: ErrKeyRevoked})
+		add(agreeCase{name: c("subkey-revoked/sign-after"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(110), signErr: ErrSignerRevoked, gpg: "REVKEYSIG", want: ErrKeyRevoked})
+		for _, r := range []struct {
+			reason int
+			name   string
+		}{{1, "compromised"}, {2, "superseded"}, {3, "retired"}} {
+			p, s = k.genKey("revoked-"+r.name, algo, day(0), false, 0, 0)
+			old, before := k.public(p), k.secret(p)
+			k.revokeKey(p, day(100), r.reason)
+			revoked := k.public(p)
+			add(agreeCase{name: c("revoked-" + r.name), signer: s, secret: before, keyring: [][]byte{revoked}, at: day(10), signs: true, gpg: "REVKEYSIG", want: ErrKeyRevoked})
+			if r.reason != 1 {
+				continue
+			}
+			add(agreeCase{name: c("revoked-" + r.name + "/sign-after"), signer: s, secret: k.secret(p), keyring: [][]byte{revoked}, at: day(110), signErr: ErrSignerRevoked, gpg: "REVKEYSIG", want: ErrKeyRevoked})
+			// The keyring holds the key twice, an old unrevoked copy
+			// and the revoked one, in either order.
+			add(agreeCase{name: c("revoked-" + r.name + "/old-copy-first"), signer: s, secret: before, keyring: [][]byte{old, revoked}, at: day(10), signs: true, gpg: "REVKEYSIG", want: ErrKeyRevoked})
+			add(agreeCase{name: c("revoked-" + r.name + "/old-copy-last"), signer: s, secret: before, keyring: [][]byte{revoked, old}, at: day(10), signs: true, gpg: "REVKEYSIG", want: ErrKeyRevoked})
+		}
+
+		// A key made after the signature's time.
+		p, s = k.genKey("future", algo, day(100), false, 0, 0)
+		add(agreeCase{name: c("created-after-signature"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signErr: ErrNoSigningKey, gpg: "ERRSIG", want: ErrKeyNotYetValid})
+
+		// A key outside the keyring.
+		p, s = k.genKey("untrusted", algo, day(0), false, 0, 0)
+		other, _ := k.genKey("other", algo, day(0), false, 0, 0)
+		add(agreeCase{name: c("untrusted"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(other)}, at: day(10), signs: true, gpg: "NO_PUBKEY", want: ErrUnknownSigner})
+
+		// An expiry extended before it came: the newest self-signature
+		// rules, whichever copy holds it; the old copy alone says expired.
+		p, s = k.genKey("extended", algo, day(0), false, 30*agreeDay, 0)
+		old := k.public(p)
+		k.gpg(day(20), nil, "--quick-set-expire", p, "never")
+		ext := k.public(p)
+		add(agreeCase{name: c("expiry-extended"), signer: s, secret: k.secret(p), keyring: [][]byte{ext}, at: day(60), signs: true, gpg: "GOODSIG"})
+		add(agreeCase{name: c("expiry-extended/old-copy-first"), signer: s, secret: k.secret(p), keyring: [][]byte{old, ext}, at: day(60), signs: true, gpg: "GOODSIG"})
+		add(agreeCase{name: c("expiry-extended/old-copy-last"), signer: s, secret: k.secret(p), keyring: [][]byte{ext, old}, at: day(60), signs: true, gpg: "GOODSIG"})
+		add(agreeCase{name: c("expiry-extended/old-copy-only"), signer: s, secret: k.secret(p), keyring: [][]byte{old}, at: day(60), signs: true, gpg: "EXPKEYSIG", want: ErrKeyExpired})
+	}
+	t.Logf("generated the keys in %v", time.Since(start).Round(time.Millisecond))
+
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got, ok := gpgVerdicts[c.gpg]; !ok {
+				t.Fatalf("gpg status %s is not in the mapping", c.gpg)
+			} else if (got != c.want) != (c.design != "") {
+				t.Fatalf("we say %v where gpg says %s (mapped to %v): a difference must name its design rule, and only a difference", c.want, c.gpg, got)
+			}
+			k.check(t, b, c)
+		})
+	}
+	t.Logf("%d cases in %v", len(cases), time.Since(start).Round(time.Millisecond))
+}
+
+// check signs b both ways (or checks that both refuse), then verifies each
+// signature with both tools.
+func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
+	now := func() time.Time { return c.at }
+	secret, err := ReadKeys(bytes.NewReader(c.secret))
+	if err != nil {
+		t.Fatalf("reading the key gpg exported: %v", err)
+	}
+	var trusted openpgp.EntityList
+	for _, kb := range c.keyring {
+		el, err := ReadKeys(bytes.NewReader(kb))
+		if err != nil {
+			t.Fatalf("reading the keyring: %v", err)
+		}
+		trusted = append(trusted, el...)
+	}
+	a, err := Attest(t.Context(), reader(t, b), &SignOptions{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := a.Marshal()
+	signed := map[string][]byte{}
+
+	// (1) We sign.
+	var ours bytes.Buffer
+	_, err = Sign(&ours, reader(t, b), secret[0], &SignOptions{Now: now})
+	switch {
+	case c.signs && err != nil:
+		t.Fatalf("we refuse to sign: %v", err)
+	case !c.signs && !errors.Is(err, c.signErr):
+		t.Fatalf("we sign: got %v, want %v", err, c.signErr)
+	case c.signs:
+		signed["ours"] = signatureOf(t, ours.Bytes())
+	}
+
+	// (2) gpg signs (in the generating home, where the key is as it is
+	// now: a secret key revoked since cannot sign at all).
+	gpgHome := k.home
+	if !bytes.Equal(c.secret, k.secret(c.signer)) {
+		// The key has changed since (revoked): gpg signs with the key
+		// as exported at signing time, in a home of its own.
+		gpgHome = gpgtest.New(t, "")
+		if _, err := gpgHome.Run(c.secret, "--import"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sig, err := gpgHome.Run(body, "--faked-system-time", strconv.FormatInt(c.at.Unix(), 10)+"!",
+		"--local-user", c.signer+"!", "--clearsign")
+	switch {
+	case c.signs && err != nil:
+		t.Fatalf("gpg refuses to sign: %v", err)
+	case !c.signs && err == nil:
+		t.Fatalf("gpg signs where we refuse (%v)", c.signErr)
+	case c.signs:
+		signed["gpg"] = sig
+	}
+	if !c.signs {
+		// Both refuse: the signature is made directly, to be judged.
+		signed["go-crypto"] = agreeRawSign(t, a, secret[0], c.signer, c.at)
+	}
+
+	verifyHome := t.TempDir()
+	for _, kb := range c.keyring {
+		if out, err := agreeRun(verifyHome, kb, "--import"); err != nil {
+			t.Fatalf("gpg --import: %v\n%s", err, out)
+		}
+	}
+	for who, sig := range signed {
+		if c.tamper {
+			// Same JSON, other signed text.
+			sig = bytes.Replace(sig, []byte("\n  \""), []byte("\n   \""), 1)
+		}
+		// gpg's verdict.
+		p := filepath.Join(t.TempDir(), "signature.asc")
+		os.WriteFile(p, sig, 0o644)
+		out, _ := agreeRun(verifyHome, nil, "--trust-model", "always", "--status-fd", "1", "--verify", p)
+		status := agreeStatus(string(out))
+		if status != c.gpg {
+			t.Errorf("%s signature: gpg says %s, want %s\n%s", who, status, c.gpg, out)
+		}
+		// Ours: attached as sign --signature does it, then verified.
+		var sealed bytes.Buffer
+		if _, err := Seal(t.Context(), &sealed, reader(t, b), nil, &SignOptions{Signature: sig}); err != nil {
+			t.Fatalf("%s signature: attaching: %v", who, err)
+		}
+		_, err := Verify(reader(t, sealed.Bytes()), trusted, nil)
+		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
+			t.Errorf("%s signature: Verify: got %v, want %v (gpg: %s)", who, err, c.want, status)
+		}
+	}
+}
+
+// agreeStatus is the verdict of gpg --verify's status lines: the first of
+// GOODSIG, EXPKEYSIG, REVKEYSIG, EXPSIG, BADSIG; NO_PUBKEY; else ERRSIG.
+func agreeStatus(out string) string {
+	has := func(s string) bool { return strings.Contains(out, "[GNUPG:] "+s+" ") }
+	for _, s := range []string{"GOODSIG", "EXPKEYSIG", "REVKEYSIG", "EXPSIG", "BADSIG", "NO_PUBKEY", "ERRSIG"} {
+		if has(s) {
+			return s
+		}
+	}
+	return "none"
+}
+
+// agreeRun runs gpg in a home without an agent (verification needs none).
+func agreeRun(home string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.Command("gpg", append([]string{"--homedir", home, "--batch", "--yes", "--no-autostart"}, args...)...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return append(out.Bytes(), errb.Bytes()...), err
+}
+
+// agreeRawSign clear-signs the attestation with the key of e whose
+// fingerprint is fpr, at the time at, with no trust check at all.
+func agreeRawSign(t *testing.T, a *Attestation, e *openpgp.Entity, fpr string, at time.Time) []byte {
+	t.Helper()
+	k := e.PrivateKey
+	for _, sk := range e.Subkeys {
+		if fmt.Sprintf("%X", sk.PublicKey.Fingerprint) == fpr {
+			k = sk.PrivateKey
+		}
+	}
+	body, _ := a.Marshal()
+	var buf bytes.Buffer
+	w, err := clearsign.Encode(&buf, k, &packet.Config{DefaultHash: crypto.SHA256, Time: func() time.Time { return at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(bytes.TrimSuffix(body, []byte("\n")))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := addArmorChecksum(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
