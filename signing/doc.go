@@ -23,11 +23,13 @@
 //   - as many distinct keys of the trusted list as the Policy asks (one by
 //     default, and any it requires by fingerprint) made a valid signature,
 //     each key existing and unexpired both at its signature's time and at
-//     the attestation's timestamp and carrying no revocation at all (key,
-//     signing subkey or primary user ID), judged over every copy of that key
-//     in the list merged (Keyring); a signature by a key outside the list is
-//     reported (Verified.Signatures) and does not count, one by a key in it
-//     that fails any of this fails the verification;
+//     the attestation's timestamp, its key and signing subkey carrying no
+//     revocation at all and not all of its user IDs revoked, judged over
+//     every copy of that key in the list merged (Keyring); no signature has
+//     passed an expiration time of its own (ErrSignatureExpired); a
+//     signature by a key outside the list is reported (Verified.Signatures)
+//     and does not count, one by a key in it that fails any of this fails
+//     the verification;
 //   - the attestation was parsed from the signed text only, strictly, its
 //     timestamp is within MaxClockSkew of the first signature, and no
 //     signature predates it (co-signatures may come any time after);
@@ -69,4 +71,20 @@
 // (ErrKeyNotYetValid) and not have expired by then (ErrKeyExpired). Verify
 // applies it to the signature; SelectSigner and Sign apply it to the
 // signer's own key.
+//
+// # Agreement with GnuPG
+//
+// TestGPGTrustAgreement generates keys with gpg (Ed25519, NIST P-256/384/521,
+// Brainpool P-256/384, RSA, DSA; primaries and signing subkeys) through
+// every trust scenario and checks that gpg --verify and Verify agree on each
+// signature, both ours and gpg's: GOODSIG is trusted, REVKEYSIG is
+// ErrKeyRevoked, EXPKEYSIG ErrKeyExpired, EXPSIG ErrSignatureExpired, BADSIG
+// ErrBadSignature, NO_PUBKEY ErrUnknownSigner, and a key newer than the
+// signature (ERRSIG) ErrKeyNotYetValid; where gpg refuses to sign, so does
+// Sign. Two differences are by design: expiry is judged at the signature's
+// time and the attestation's timestamp, not now (gpg's EXPKEYSIG for a key
+// that expired after it signed is trusted here), and any revocation refuses
+// the key whatever its reason or date (a gpg that shows GOODSIG after a
+// "superseded" revocation is refused here). A user ID revoked while another
+// remains does not revoke the key, in either.
 package signing

@@ -41,6 +41,10 @@ var (
 	// ErrKeyNotYetValid: the signature is dated before the signer's key (or
 	// signing subkey) was created.
 	ErrKeyNotYetValid = verificationError("signing: signature predates the key")
+	// ErrSignatureExpired: the signature carries an expiration time (gpg
+	// --default-sig-expire) that has passed: its signer made it valid only
+	// until then (gpg --verify says EXPSIG).
+	ErrSignatureExpired = verificationError("signing: signature expired")
 	// ErrKeyRevoked: the signer's key (or signing subkey, or primary user ID)
 	// is revoked.
 	ErrKeyRevoked = verificationError("signing: key revoked")

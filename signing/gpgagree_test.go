@@ -54,6 +54,7 @@ var gpgVerdicts = map[string]error{
 	"GOODSIG":   nil,
 	"EXPKEYSIG": ErrKeyExpired,
 	"REVKEYSIG": ErrKeyRevoked,
+	"EXPSIG":    ErrSignatureExpired,
 	"BADSIG":    ErrBadSignature,
 	"NO_PUBKEY": ErrUnknownSigner,
 	"ERRSIG":    ErrKeyNotYetValid,
@@ -122,15 +123,29 @@ func (k *agreeKit) genKey(name, algo string, at time.Time, sub bool, life, subLi
 	k.gpg(at, nil, "--quick-gen-key", uid, algo, usage, expiry(life))
 	fprs := k.fingerprints(uid)
 	if sub {
-		subAlgo := algo
-		if strings.HasPrefix(algo, "nist") || strings.HasPrefix(algo, "brainpool") {
-			subAlgo += "/ecdsa" // a subkey on these curves is ECDH by default
-		}
-		k.gpg(at.Add(time.Hour), nil, "--quick-add-key", fprs[0], subAlgo, "sign", expiry(subLife))
+		k.gpg(at.Add(time.Hour), nil, "--quick-add-key", fprs[0], subkeyAlgo(algo), "sign", expiry(subLife))
 		fprs = k.fingerprints(uid)
 		return fprs[0], fprs[1]
 	}
 	return fprs[0], fprs[0]
+}
+
+// subkeyAlgo is algo for a signing subkey: on the NIST and Brainpool
+// curves gpg makes an ECDH subkey unless told ECDSA.
+func subkeyAlgo(algo string) string {
+	if strings.HasPrefix(algo, "nist") || strings.HasPrefix(algo, "brainpool") {
+		return algo + "/ecdsa"
+	}
+	return algo
+}
+
+func agreeEntity(t *testing.T, key []byte) *openpgp.Entity {
+	t.Helper()
+	el, err := ReadKeys(bytes.NewReader(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return el[0]
 }
 
 func expiry(d time.Duration) string {
@@ -180,11 +195,12 @@ func (k *agreeKit) revokeSubkey(fpr string, at time.Time, reason int) {
 // signing time, and the verdicts expected of both tools.
 type agreeCase struct {
 	name    string
-	signer  string    // fingerprint of the key (primary or subkey) that signs
-	secret  []byte    // the secret key as exported at signing time
-	keyring [][]byte  // what the verifier holds
-	at      time.Time // signing time
-	tamper  bool      // change the signed text after signing
+	signer  string        // fingerprint of the key (primary or subkey) that signs
+	secret  []byte        // the secret key as exported at signing time
+	keyring [][]byte      // what the verifier holds
+	at      time.Time     // signing time
+	tamper  bool          // change the signed text after signing
+	sigLife time.Duration // the signature expires (gpg --default-sig-expire)
 
 	signs   bool  // both tools sign at `at`; else both refuse ...
 	signErr error // ... we with this
@@ -235,10 +251,40 @@ func TestGPGTrustAgreement(t *testing.T) {
 		p, s = k.genKey("subkey-expired", algo, day(0), true, 0, 30*agreeDay)
 		add(agreeCase{name: c("subkey-expired-at-signing"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(60), signErr: ErrSignerExpired, gpg: "EXPKEYSIG", want: ErrKeyExpired})
 
+		// The primary key expired, its signing subkey did not.
+		p, s = k.genKey("primary-expired", algo, day(0), true, 30*agreeDay, 0)
+		add(agreeCase{name: c("primary-expired-subkey-not"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(60), signErr: ErrSignerExpired, gpg: "EXPKEYSIG", want: ErrKeyExpired})
+
+		// Expiry shortened later, to a date after the signature: expired
+		// now, valid when it signed.
+		p, s = k.genKey("shortened", algo, day(0), false, 0, 0)
+		before := k.secret(p)
+		k.gpg(day(20), nil, "--quick-set-expire", p, "seconds="+strconv.Itoa(15*24*3600))
+		add(agreeCase{name: c("expiry-shortened"), signer: s, secret: before, keyring: [][]byte{k.public(p)}, at: day(10), signs: true, gpg: "EXPKEYSIG", want: nil, design: designExpiredNow})
+
+		// A signature that expired (its own lifetime, not its key's).
+		p, s = k.genKey("sig-expired", algo, day(0), false, 0, 0)
+		add(agreeCase{name: c("signature-expired"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), sigLife: agreeDay, signs: true, gpg: "EXPSIG", want: ErrSignatureExpired})
+
+		// A signing subkey made after the signature's time.
+		k.gpg(day(0), nil, "--quick-gen-key", "Subkey future <subkey-future-"+algo+"@agree.test>", algo, "cert", "never")
+		p = k.fingerprints("subkey-future-" + algo + "@")[0]
+		k.gpg(day(100), nil, "--quick-add-key", p, subkeyAlgo(algo), "sign", "never")
+		s = k.fingerprints(p)[1]
+		add(agreeCase{name: c("subkey-created-after-signature"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signErr: ErrNoSigningKey, gpg: "ERRSIG", want: ErrKeyNotYetValid})
+
+		// The primary user ID revoked, another remaining: the key is
+		// known by that one (gpg cannot revoke the last user ID).
+		p, s = k.genKey("uid-revoked", algo, day(0), false, 0, 0)
+		k.gpg(day(1), nil, "--quick-add-uid", p, "Second <second-"+algo+"@agree.test>")
+		before = k.secret(p)
+		k.gpg(day(100), nil, "--quick-revuid", p, UserID(agreeEntity(t, k.public(p))))
+		add(agreeCase{name: c("primary-uid-revoked"), signer: s, secret: before, keyring: [][]byte{k.public(p)}, at: day(10), signs: true, gpg: "GOODSIG"})
+
 		// Revoked after the signature: the signing subkey, and the primary
 		// key for a compromise and for a supersession.
 		p, s = k.genKey("subkey-revoked", algo, day(0), true, 0, 0)
-		before := k.secret(p)
+		before = k.secret(p)
 		k.revokeSubkey(p, day(100), 1)
 		add(agreeCase{name: c("subkey-revoked"), signer: s, secret: before, keyring: [][]byte{k.public(p)}, at: day(10), signs: true, gpg: "REVKEYSIG", want: ErrKeyRevoked})
 		add(agreeCase{name: c("subkey-revoked/sign-after"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(110), signErr: ErrSignerRevoked, gpg: "REVKEYSIG", want: ErrKeyRevoked})
@@ -319,10 +365,13 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 	body, _ := a.Marshal()
 	signed := map[string][]byte{}
 
-	// (1) We sign.
+	// (1) We sign (our signer makes no expiring signatures: go-crypto
+	// makes that one).
 	var ours bytes.Buffer
 	_, err = Sign(&ours, reader(t, b), secret[0], &SignOptions{Now: now})
 	switch {
+	case c.sigLife != 0:
+		signed["go-crypto"] = agreeRawSign(t, a, secret[0], c.signer, c.at, c.sigLife)
 	case c.signs && err != nil:
 		t.Fatalf("we refuse to sign: %v", err)
 	case !c.signs && !errors.Is(err, c.signErr):
@@ -342,8 +391,11 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 			t.Fatal(err)
 		}
 	}
-	sig, err := gpgHome.Run(body, "--faked-system-time", strconv.FormatInt(c.at.Unix(), 10)+"!",
-		"--local-user", c.signer+"!", "--clearsign")
+	args := []string{"--faked-system-time", strconv.FormatInt(c.at.Unix(), 10) + "!", "--local-user", c.signer + "!", "--clearsign"}
+	if c.sigLife != 0 {
+		args = append(args, "--default-sig-expire", expiry(c.sigLife))
+	}
+	sig, err := gpgHome.Run(body, args...)
 	switch {
 	case c.signs && err != nil:
 		t.Fatalf("gpg refuses to sign: %v", err)
@@ -354,7 +406,7 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 	}
 	if !c.signs {
 		// Both refuse: the signature is made directly, to be judged.
-		signed["go-crypto"] = agreeRawSign(t, a, secret[0], c.signer, c.at)
+		signed["go-crypto"] = agreeRawSign(t, a, secret[0], c.signer, c.at, 0)
 	}
 
 	verifyHome := t.TempDir()
@@ -376,9 +428,10 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 		if status != c.gpg {
 			t.Errorf("%s signature: gpg says %s, want %s\n%s", who, status, c.gpg, out)
 		}
-		// Ours: attached as sign --signature does it, then verified.
+		// Ours: attached as sign --signature does it (then), and verified
+		// now.
 		var sealed bytes.Buffer
-		if _, err := Seal(t.Context(), &sealed, reader(t, b), nil, &SignOptions{Signature: sig}); err != nil {
+		if _, err := Seal(t.Context(), &sealed, reader(t, b), nil, &SignOptions{Signature: sig, Now: now}); err != nil {
 			t.Fatalf("%s signature: attaching: %v", who, err)
 		}
 		_, err := Verify(reader(t, sealed.Bytes()), trusted, nil)
@@ -412,7 +465,7 @@ func agreeRun(home string, stdin []byte, args ...string) ([]byte, error) {
 
 // agreeRawSign clear-signs the attestation with the key of e whose
 // fingerprint is fpr, at the time at, with no trust check at all.
-func agreeRawSign(t *testing.T, a *Attestation, e *openpgp.Entity, fpr string, at time.Time) []byte {
+func agreeRawSign(t *testing.T, a *Attestation, e *openpgp.Entity, fpr string, at time.Time, life time.Duration) []byte {
 	t.Helper()
 	k := e.PrivateKey
 	for _, sk := range e.Subkeys {
@@ -422,7 +475,7 @@ func agreeRawSign(t *testing.T, a *Attestation, e *openpgp.Entity, fpr string, a
 	}
 	body, _ := a.Marshal()
 	var buf bytes.Buffer
-	w, err := clearsign.Encode(&buf, k, &packet.Config{DefaultHash: crypto.SHA256, Time: func() time.Time { return at }})
+	w, err := clearsign.Encode(&buf, k, &packet.Config{DefaultHash: crypto.SHA256, Time: func() time.Time { return at }, SigLifetimeSecs: uint32(life / time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,4 +488,42 @@ func agreeRawSign(t *testing.T, a *Attestation, e *openpgp.Entity, fpr string, a
 		t.Fatal(err)
 	}
 	return out
+}
+
+// A signature whose own expiration time (set by its signer, gpg
+// --default-sig-expire) has passed is refused, as gpg --verify says EXPSIG;
+// before then it verifies. Without gpg: TestGPGTrustAgreement checks the
+// same against gpg.
+func TestSignatureExpiry(t *testing.T) {
+	e := signer(t, "ed25519.sec.asc")
+	trusted := readKeys(t, "trusted.asc")
+	b := buildZip(t)
+	at := created.Add(10 * agreeDay)
+	a, err := Attest(t.Context(), reader(t, b), &SignOptions{Now: func() time.Time { return at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := agreeRawSign(t, a, e, fingerprint(e), at, agreeDay)
+	var sealed bytes.Buffer
+	if _, err := Seal(t.Context(), &sealed, reader(t, b), nil, &SignOptions{Signature: sig, Now: func() time.Time { return at }}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		now  time.Time
+		want error
+	}{
+		{at.Add(time.Hour), nil},
+		{at.Add(agreeDay), nil},
+		{at.Add(agreeDay + time.Second), ErrSignatureExpired},
+		{time.Now(), ErrSignatureExpired},
+	} {
+		_, err := Verify(reader(t, sealed.Bytes()), trusted, &VerifyOptions{Now: func() time.Time { return tt.now }})
+		if tt.want == nil && err != nil || !errors.Is(err, tt.want) || tt.want != nil && !errors.Is(err, ErrVerification) {
+			t.Errorf("at %s: got %v, want %v", day(tt.now), err, tt.want)
+		}
+	}
+	// Attaching it once expired is refused too.
+	if _, err := Seal(t.Context(), &sealed, reader(t, b), nil, &SignOptions{Signature: sig}); !errors.Is(err, ErrSignatureExpired) {
+		t.Errorf("attaching an expired signature: got %v, want ErrSignatureExpired", err)
+	}
 }

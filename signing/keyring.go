@@ -177,7 +177,9 @@ func (f *fault) signError() error {
 // not make a signature at time at, or nil if it may.
 //
 //   - revoked: any revocation of the key, of the signing subkey or of the
-//     primary user ID, in any copy, whatever its date or reason;
+//     primary user ID, in any copy, whatever its date or reason (the
+//     primary user ID is an unrevoked one while any remains, so a key is
+//     revoked by its user IDs only when all of them are, as gpg has it);
 //   - not yet valid: at is before the key (or subkey) was created;
 //   - expired: at is after the expiry stated by the newest self-signature
 //     (the primary's, and the subkey's binding for a subkey), or after that

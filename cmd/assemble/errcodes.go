@@ -66,6 +66,7 @@ var errorCodes = []errorCode{
 	{signing.ErrBadSignature, "bad_signature"},
 	{signing.ErrUnknownSigner, "unknown_signer"},
 	{signing.ErrKeyExpired, "key_expired"},
+	{signing.ErrSignatureExpired, "signature_expired"},
 	{signing.ErrKeyNotYetValid, "key_not_yet_valid"},
 	{signing.ErrKeyRevoked, "key_revoked"},
 	{signing.ErrWeakSignatureHash, "weak_signature_hash"},

@@ -311,6 +311,8 @@ func verifyHint(err error) error {
 		return withHint(err, "the signer must sign again with a valid key")
 	case errors.Is(err, assembly.ErrCorrupt):
 		return withHint(err, "the archive is damaged (its data does not match its own ZIP headers); rebuild it and sign it again")
+	case errors.Is(err, signing.ErrSignatureExpired):
+		return withHint(err, "the signer made the signature valid only until then: they must sign again")
 	case errors.Is(err, signing.ErrKeyNotYetValid):
 		return withHint(err, "the signature is dated before the key existed: check the signer's clock, and sign again")
 	case errors.Is(err, signing.ErrDigestMismatch), errors.Is(err, signing.ErrSizeMismatch),
