@@ -79,8 +79,9 @@
 // every trust scenario and checks that gpg --verify and Verify agree on each
 // signature, both ours and gpg's: GOODSIG is trusted, REVKEYSIG is
 // ErrKeyRevoked, EXPKEYSIG ErrKeyExpired, EXPSIG ErrSignatureExpired, BADSIG
-// ErrBadSignature, NO_PUBKEY ErrUnknownSigner, and a key newer than the
-// signature (ERRSIG) ErrKeyNotYetValid; where gpg refuses to sign, so does
+// ErrBadSignature, NO_PUBKEY and a key not allowed to sign (ERRSIG, wrong
+// key usage) ErrUnknownSigner, and a key newer than the signature (ERRSIG,
+// time conflict) ErrKeyNotYetValid; where gpg refuses to sign, so does
 // Sign. Two differences are by design: expiry is judged at the signature's
 // time and the attestation's timestamp, not now (gpg's EXPKEYSIG for a key
 // that expired after it signed is trusted here), and any revocation refuses

@@ -51,13 +51,14 @@ import (
 // ErrSignerRevoked, ErrNoSigningKey); there the signature both verify is
 // made directly with go-crypto, bypassing our signer's refusal.
 var gpgVerdicts = map[string]error{
-	"GOODSIG":   nil,
-	"EXPKEYSIG": ErrKeyExpired,
-	"REVKEYSIG": ErrKeyRevoked,
-	"EXPSIG":    ErrSignatureExpired,
-	"BADSIG":    ErrBadSignature,
-	"NO_PUBKEY": ErrUnknownSigner,
-	"ERRSIG":    ErrKeyNotYetValid,
+	"GOODSIG":    nil,
+	"EXPKEYSIG":  ErrKeyExpired,
+	"REVKEYSIG":  ErrKeyRevoked,
+	"EXPSIG":     ErrSignatureExpired,
+	"BADSIG":     ErrBadSignature,
+	"NO_PUBKEY":  ErrUnknownSigner,
+	"ERRSIG/39":  ErrKeyNotYetValid,
+	"ERRSIG/125": ErrUnknownSigner,
 }
 
 // The by-design differences from gpg.
@@ -271,7 +272,7 @@ func TestGPGTrustAgreement(t *testing.T) {
 		p = k.fingerprints("subkey-future-" + algo + "@")[0]
 		k.gpg(day(100), nil, "--quick-add-key", p, subkeyAlgo(algo), "sign", "never")
 		s = k.fingerprints(p)[1]
-		add(agreeCase{name: c("subkey-created-after-signature"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signErr: ErrNoSigningKey, gpg: "ERRSIG", want: ErrKeyNotYetValid})
+		add(agreeCase{name: c("subkey-created-after-signature"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signErr: ErrNoSigningKey, gpg: "ERRSIG/39", want: ErrKeyNotYetValid})
 
 		// The primary user ID revoked, another remaining: the key is
 		// known by that one (gpg cannot revoke the last user ID).
@@ -309,7 +310,7 @@ func TestGPGTrustAgreement(t *testing.T) {
 
 		// A key made after the signature's time.
 		p, s = k.genKey("future", algo, day(100), false, 0, 0)
-		add(agreeCase{name: c("created-after-signature"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signErr: ErrNoSigningKey, gpg: "ERRSIG", want: ErrKeyNotYetValid})
+		add(agreeCase{name: c("created-after-signature"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signErr: ErrNoSigningKey, gpg: "ERRSIG/39", want: ErrKeyNotYetValid})
 
 		// A key outside the keyring.
 		p, s = k.genKey("untrusted", algo, day(0), false, 0, 0)
@@ -326,6 +327,22 @@ func TestGPGTrustAgreement(t *testing.T) {
 		add(agreeCase{name: c("expiry-extended/old-copy-first"), signer: s, secret: k.secret(p), keyring: [][]byte{old, ext}, at: day(60), signs: true, gpg: "GOODSIG"})
 		add(agreeCase{name: c("expiry-extended/old-copy-last"), signer: s, secret: k.secret(p), keyring: [][]byte{ext, old}, at: day(60), signs: true, gpg: "GOODSIG"})
 		add(agreeCase{name: c("expiry-extended/old-copy-only"), signer: s, secret: k.secret(p), keyring: [][]byte{old}, at: day(60), signs: true, gpg: "EXPKEYSIG", want: ErrKeyExpired})
+
+		// An expiry extended after it had lapsed: a signature made in the
+		// lapse is judged by the newest self-signature, as gpg judges it.
+		p, s = k.genKey("lapsed", algo, day(0), false, 30*agreeDay, 0)
+		k.gpg(day(90), nil, "--quick-set-expire", p, "never")
+		add(agreeCase{name: c("expiry-extended-after-lapse"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(60), signs: true, gpg: "GOODSIG"})
+
+		// A signature by a subkey not allowed to sign (an RSA encryption
+		// subkey; gpg cannot sign with it, nor can we).
+		if algo == "ed25519" {
+			k.gpg(day(0), nil, "--quick-gen-key", "Encrypt <encrypt@agree.test>", "rsa2048", "cert", "never")
+			p = k.fingerprints("encrypt@agree.test")[0]
+			k.gpg(day(0), nil, "--quick-add-key", p, "rsa2048", "encr", "never")
+			s = k.fingerprints(p)[1]
+			add(agreeCase{name: c("encryption-subkey"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signErr: ErrNoSigningKey, gpg: "ERRSIG/125", want: ErrUnknownSigner})
+		}
 	}
 	t.Logf("generated the keys in %v", time.Since(start).Round(time.Millisecond))
 
@@ -410,6 +427,7 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 	}
 
 	verifyHome := t.TempDir()
+	os.Chmod(verifyHome, 0o700)
 	for _, kb := range c.keyring {
 		if out, err := agreeRun(verifyHome, kb, "--import"); err != nil {
 			t.Fatalf("gpg --import: %v\n%s", err, out)
@@ -442,12 +460,19 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 }
 
 // agreeStatus is the verdict of gpg --verify's status lines: the first of
-// GOODSIG, EXPKEYSIG, REVKEYSIG, EXPSIG, BADSIG; NO_PUBKEY; else ERRSIG.
+// GOODSIG, EXPKEYSIG, REVKEYSIG, EXPSIG, BADSIG and NO_PUBKEY, else ERRSIG
+// with its reason code (ERRSIG/39: time conflict, the key is newer than the
+// signature; ERRSIG/125: wrong key usage).
 func agreeStatus(out string) string {
-	has := func(s string) bool { return strings.Contains(out, "[GNUPG:] "+s+" ") }
-	for _, s := range []string{"GOODSIG", "EXPKEYSIG", "REVKEYSIG", "EXPSIG", "BADSIG", "NO_PUBKEY", "ERRSIG"} {
-		if has(s) {
+	for _, s := range []string{"GOODSIG", "EXPKEYSIG", "REVKEYSIG", "EXPSIG", "BADSIG", "NO_PUBKEY"} {
+		if strings.Contains(out, "[GNUPG:] "+s+" ") {
 			return s
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		// ERRSIG <keyid> <pkalgo> <hashalgo> <class> <time> <rc> [<fpr>]
+		if f := strings.Fields(line); len(f) >= 8 && f[1] == "ERRSIG" {
+			return "ERRSIG/" + f[7]
 		}
 	}
 	return "none"
