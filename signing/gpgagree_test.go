@@ -5,6 +5,7 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -568,8 +569,14 @@ func TestSignatureExpiry(t *testing.T) {
 			t.Errorf("at %s: got %v, want %v", day(tt.now), err, tt.want)
 		}
 	}
-	// Attaching it once expired is refused too.
-	if _, err := Seal(t.Context(), &sealed, reader(t, b), nil, &SignOptions{Signature: sig}); !errors.Is(err, ErrSignatureExpired) {
+	// It is one signature's verdict: that signature is not trusted.
+	var serr *SignaturesError
+	if _, err := Verify(reader(t, sealed.Bytes()), trusted, nil); !errors.As(err, &serr) || serr.Signatures[0].Trusted || !errors.Is(serr.Signatures[0].Err, ErrSignatureExpired) {
+		t.Errorf("the expired signature's own verdict: %v", err)
+	}
+	// Attaching it once expired, under a keyring, is refused too (without
+	// one no signature is judged).
+	if _, err := Seal(t.Context(), io.Discard, reader(t, b), nil, &SignOptions{Signature: sig, Keyring: trusted}); !errors.Is(err, ErrSignatureExpired) {
 		t.Errorf("attaching an expired signature: got %v, want ErrSignatureExpired", err)
 	}
 }

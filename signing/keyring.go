@@ -261,17 +261,19 @@ type judgement struct {
 	Key     *packet.PublicKey // the primary key or subkey that made it, or nil
 	Time    time.Time         // the signature's creation time
 	Valid   bool              // the signature is valid over the text, made by Key
-	Trusted bool              // Valid, and Key passed the trust rule (keyFault) at every time
+	Trusted bool              // Valid, Key passed the trust rule (keyFault) at every time, and the signature has not expired
 	Err     error
 }
 
 // judge checks one signature packet over text (the canonical signed bytes
 // of a cleartext message) against the keyring, judging the key by the trust
 // rule (keyFault) at each of the times at: the signature's own creation
-// time, and for an assembly the attestation's timestamp too. It tries every
+// time, and for an assembly the attestation's timestamp too; then the
+// signature itself at now: one its signer gave an expiration time that has
+// passed is refused (ErrSignatureExpired; gpg --verify says EXPSIG). It tries every
 // key with the signature's issuer key ID (and issuer fingerprint, when the
 // signature states one).
-func (k *Keyring) judge(sig *packet.Signature, text []byte, at ...time.Time) judgement {
+func (k *Keyring) judge(sig *packet.Signature, text []byte, now time.Time, at ...time.Time) judgement {
 	j := judgement{Time: sig.CreationTime}
 	if sig.IssuerKeyId == nil {
 		j.Err = fmt.Errorf("%w: signature names no issuer", ErrMalformedSignature)
@@ -303,6 +305,12 @@ func (k *Keyring) judge(sig *packet.Signature, text []byte, at ...time.Time) jud
 		for _, t := range at {
 			if f := keyFault(c, t); f != nil {
 				j.Err = f.verifyError()
+				return j
+			}
+		}
+		if l := sig.SigLifetimeSecs; l != nil && *l != 0 {
+			if end := sig.CreationTime.Add(time.Duration(*l) * time.Second); now.After(end) {
+				j.Err = fmt.Errorf("%w: the signature made %s expired on %s", ErrSignatureExpired, day(sig.CreationTime), day(end))
 				return j
 			}
 		}

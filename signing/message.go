@@ -266,8 +266,6 @@ func parseSignature(raw []byte) (*packet.Signature, error) {
 // attestation they sign, at time now:
 //
 //   - no signature is from the future (after now plus MaxClockSkew);
-//   - no signature has expired by now, when its signer gave it an
-//     expiration time (ErrSignatureExpired);
 //   - the first signature (the earliest) was made within MaxClockSkew of
 //     the attestation's timestamp: the attestation is signed when it is made;
 //   - no signature was made before the attestation (less MaxClockSkew).
@@ -282,12 +280,6 @@ func checkTimes(sigs []*packet.Signature, att *Attestation, now time.Time) error
 		t := s.CreationTime
 		if t.After(now.Add(MaxClockSkew)) {
 			return fmt.Errorf("%w: signature made in the future (%s)", ErrTimestamp, day(t))
-		}
-		// The signer made it valid only until then (gpg --verify: EXPSIG).
-		if l := s.SigLifetimeSecs; l != nil && *l != 0 {
-			if end := t.Add(time.Duration(*l) * time.Second); now.After(end) {
-				return fmt.Errorf("%w: the signature made %s expired on %s", ErrSignatureExpired, day(t), day(end))
-			}
 		}
 		if t.Before(first) {
 			first = t

@@ -362,7 +362,7 @@ func (p *sealPlan) sign(ctx context.Context, signers []Signer, opts *SignOptions
 	s := &Sealed{Attestation: p.att, Message: msg, Added: added}
 	ring := NewKeyring(made, opts.keyring())
 	for i, sig := range m.sigs {
-		s.Signatures = append(s.Signatures, judgeSignature(ring, nil, sig, m.text, sig.CreationTime, p.att.Timestamp))
+		s.Signatures = append(s.Signatures, judgeSignature(ring, nil, sig, m.text, opts.now(), sig.CreationTime, p.att.Timestamp))
 		if i >= len(p.kept) && i < len(p.kept)+nMade && !s.Signatures[i].Trusted {
 			return nil, signerError(s.Signatures[i].Err)
 		}

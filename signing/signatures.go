@@ -117,7 +117,7 @@ func verifySignatures(m *message, trusted, known *Keyring, pol Policy, now time.
 		return nil, sigs, res, &SignaturesError{Signatures: sigs, Policy: res, Err: err}
 	}
 	for i, s := range m.sigs {
-		sigs[i] = judgeSignature(trusted, known, s, m.text, s.CreationTime)
+		sigs[i] = judgeSignature(trusted, known, s, m.text, now, s.CreationTime)
 	}
 	if err := checkTimes(m.sigs, nil, now); err != nil {
 		return fail(-1, err)
@@ -151,7 +151,7 @@ func verifySignatures(m *message, trusted, known *Keyring, pol Policy, now time.
 		if !sigs[i].Trusted {
 			continue
 		}
-		sigs[i] = judgeSignature(trusted, known, s, m.text, s.CreationTime, att.Timestamp)
+		sigs[i] = judgeSignature(trusted, known, s, m.text, now, s.CreationTime, att.Timestamp)
 		if !sigs[i].Trusted {
 			return fail(i, fmt.Errorf("at the attestation's timestamp %s: %w", day(att.Timestamp), sigs[i].Err))
 		}
@@ -195,14 +195,14 @@ func verifySignatures(m *message, trusted, known *Keyring, pol Policy, now time.
 // as a Signature: judged against the trusted keys at the times at; a key
 // the trusted set does not hold is looked up in the known keys, to name it
 // and say whether its signature is valid, and never trusted.
-func judgeSignature(trusted, known *Keyring, sig *packet.Signature, text []byte, at ...time.Time) Signature {
+func judgeSignature(trusted, known *Keyring, sig *packet.Signature, text []byte, now time.Time, at ...time.Time) Signature {
 	s := Signature{KeyID: fmt.Sprintf("%016X", *sig.IssuerKeyId), Time: sig.CreationTime, Hash: sig.Hash}
 	if len(sig.IssuerFingerprint) > 0 {
 		s.IssuerFingerprint = fmt.Sprintf("%X", sig.IssuerFingerprint)
 	}
-	j := trusted.judge(sig, text, at...)
+	j := trusted.judge(sig, text, now, at...)
 	if j.Signer == nil && errors.Is(j.Err, ErrUnknownSigner) && known != nil {
-		if kj := known.judge(sig, text, at...); kj.Signer != nil {
+		if kj := known.judge(sig, text, now, at...); kj.Signer != nil {
 			s.Known, s.Valid = true, kj.Valid
 			s.signer, s.key = kj.Signer, kj.Key
 			s.Fingerprint, s.SigningKey, s.UserID = fingerprint(kj.Signer), fmt.Sprintf("%X", kj.Key.Fingerprint), UserID(kj.Signer)
