@@ -68,9 +68,10 @@
 // key in the trusted set is merged first (Keyring: a revocation in any copy
 // revokes, expiry comes from the newest self-signature), then the key must
 // carry no revocation, must have existed at the signature's time
-// (ErrKeyNotYetValid) and not have expired by then (ErrKeyExpired). Verify
-// applies it to the signature; SelectSigner and Sign apply it to the
-// signer's own key.
+// (ErrKeyNotYetValid) and not have expired by then (ErrKeyExpired); and a
+// signature given an expiration time by its signer must not have passed it
+// (ErrSignatureExpired). Verify applies it to the signature; SelectSigner
+// and Sign apply it to the signer's own key.
 //
 // # Agreement with GnuPG
 //

@@ -20,8 +20,9 @@ const MaxClockSkew = 5 * time.Minute
 
 // VerifyOptions tune Verify. The zero value (or nil) is the safe default.
 type VerifyOptions struct {
-	// Now is the time revocation and "signature from the future" are judged
-	// at (default time.Now). Key expiry is judged at the signature's time.
+	// Now is the time revocation, "signature from the future" and a
+	// signature's own expiration time are judged at (default time.Now). Key
+	// expiry is judged at the signature's time.
 	Now func() time.Time
 	// Check tunes step 5, assembly.Check (Strict turns its warnings into
 	// errors).
