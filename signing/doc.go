@@ -83,10 +83,13 @@
 // ErrBadSignature, NO_PUBKEY and a key not allowed to sign (ERRSIG, wrong
 // key usage) ErrUnknownSigner, and a key newer than the signature (ERRSIG,
 // time conflict) ErrKeyNotYetValid; where gpg refuses to sign, so does
-// Sign. Two differences are by design: expiry is judged at the signature's
+// Sign. Three differences are by design: expiry is judged at the signature's
 // time and the attestation's timestamp, not now (gpg's EXPKEYSIG for a key
 // that expired after it signed is trusted here), and any revocation refuses
 // the key whatever its reason or date (a gpg that shows GOODSIG after a
-// "superseded" revocation is refused here). A user ID revoked while another
-// remains does not revoke the key, in either.
+// "superseded" revocation is refused here); a key revoked by a designated
+// revoker cannot be read, and a keyring holding it is refused (ErrKeyFormat,
+// from ReadKeys), where gpg says REVKEYSIG, or GOODSIG without the
+// revoker's key. A user ID revoked while another remains does not revoke the
+// key, in either.
 package signing
