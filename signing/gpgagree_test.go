@@ -54,7 +54,9 @@ import (
 //	ERRSIG rc 125 (wrong key usage: a  ErrUnknownSigner (the key may not
 //	subkey not allowed to sign)        make signatures)
 //
-// A user ID revoked while another remains revokes nothing, for either.
+// A user ID revoked while another remains revokes nothing, for either. (A
+// signature over SHA-1, MD5 or RIPEMD-160 is ErrWeakSignatureHash where gpg
+// 2.2 may say GOODSIG, by design too: TestWeVerifyGPGSignatures.)
 // Signing agrees too: where gpg refuses to sign at the signing time (an
 // expired, revoked or not yet existing key), so do we (ErrSignerExpired,
 // ErrSignerRevoked, ErrNoSigningKey); there the signature both verify is
