@@ -531,6 +531,21 @@ func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
 	if ov.Kind != yaml.MappingNode {
 		return sc.errorf(ov, ErrInvalid, "override of %s must be a mapping", k.Value)
 	}
+	// A resource of the module that this scope has no name for may be
+	// named as the module writes it (Ref Q for the module's Q), as in the
+	// aws-cli; on a clash this scope's name wins.
+	var aliases []string
+	for _, c := range child.emitted {
+		if !sc.defines(c.local) {
+			sc.res[c.local] = c.name
+			aliases = append(aliases, c.local)
+		}
+	}
+	defer func() {
+		for _, a := range aliases {
+			delete(sc.res, a)
+		}
+	}()
 	r := &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap, Line: ov.Line, Column: ov.Column}
 	for i := 0; i+1 < len(ov.Content); i += 2 {
 		a, v := ov.Content[i], ov.Content[i+1]
@@ -552,6 +567,21 @@ func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
 	}
 	mergeOverride(target.node, r)
 	return nil
+}
+
+// defines reports whether name is a resource, module, ForEach group or
+// parameter of this scope (or a pseudo parameter).
+func (sc *scope) defines(name string) bool {
+	if _, ok := sc.res[name]; ok || sc.mods[name] != nil || sc.groups[name] != nil || sc.removed[name] {
+		return true
+	}
+	if _, ok := sc.params[name]; ok {
+		return true
+	}
+	if _, ok := sc.missing[name]; ok {
+		return true
+	}
+	return strings.HasPrefix(name, "AWS::") || mapGet(mapGet(sc.t.Root, "Parameters"), name) != nil
 }
 
 // drop removes an emitted resource from the scope.
