@@ -531,19 +531,35 @@ func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
 	if ov.Kind != yaml.MappingNode {
 		return sc.errorf(ov, ErrInvalid, "override of %s must be a mapping", k.Value)
 	}
-	// A resource of the module that this scope has no name for may be
-	// named as the module writes it (Ref Q for the module's Q), as in the
-	// aws-cli; on a clash this scope's name wins.
-	var aliases []string
+	// A resource or parameter of the module that this scope has no name
+	// for may be named as the module writes it (Ref Q for the module's
+	// resource Q, ${Name} for its parameter Name), as in the aws-cli; on a
+	// clash this scope's name wins.
+	var aliases, paramAliases []string
+	resAliases := map[string]string{}
 	for _, c := range child.emitted {
 		if !sc.defines(c.local) {
-			sc.res[c.local] = c.name
 			aliases = append(aliases, c.local)
+			resAliases[c.local] = c.name
 		}
+	}
+	for p := range child.params {
+		if !sc.defines(p) && resAliases[p] == "" {
+			paramAliases = append(paramAliases, p)
+		}
+	}
+	for _, a := range aliases {
+		sc.res[a] = resAliases[a]
+	}
+	for _, p := range paramAliases {
+		sc.params[p] = child.params[p]
 	}
 	defer func() {
 		for _, a := range aliases {
 			delete(sc.res, a)
+		}
+		for _, p := range paramAliases {
+			delete(sc.params, p)
 		}
 	}()
 	r := &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap, Line: ov.Line, Column: ov.Column}
@@ -1210,10 +1226,15 @@ func (e *engine) emitMapping(sc *scope, name string, m, at *yaml.Node) error {
 	return nil
 }
 
+// hasParams reports whether the scope has module parameters: a module
+// always, the top template only while it resolves an Override that names
+// the overridden module's parameters.
+func (sc *scope) hasParams() bool { return !sc.top || len(sc.params) > 0 }
+
 // param returns the value of module parameter name. Using a parameter
 // that has no value and no Default is an error at the module entry.
 func (sc *scope) param(name string, at *yaml.Node) (*yaml.Node, bool, error) {
-	if sc.top {
+	if !sc.hasParams() {
 		return nil, false, nil
 	}
 	if v, ok := sc.params[name]; ok {

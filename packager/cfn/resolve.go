@@ -112,7 +112,7 @@ func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
 		}
 		return sc.resolve(v)
 	}
-	if !sc.top {
+	if sc.hasParams() {
 		if v, ok, err := sc.param(name, at); err != nil || ok {
 			return clone(v), err
 		}
@@ -220,7 +220,7 @@ func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
 	if sc.removed[name] {
 		return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: the resource is removed by its condition", name, attr)
 	}
-	if !sc.top {
+	if sc.hasParams() {
 		if v, ok, err := sc.param(name, at); err != nil {
 			return nil, err
 		} else if ok && (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) && !isIntrinsic(v) {
