@@ -40,7 +40,10 @@
 // Overrides are resolved in the scope of the file that writes them: inside
 // a module their Ref, GetAtt, Sub, DependsOn and Condition name that
 // module's resources and conditions and get its prefix; at the top level
-// they stay as written.
+// they stay as written. A name that file does not define may name a
+// resource or parameter of the overridden module as the module writes it
+// (DependsOn: Queue for the module's Queue, ${Name} for its parameter
+// Name), as in the aws-cli; on a clash the file's own name wins.
 //
 // # Checks
 //

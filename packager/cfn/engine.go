@@ -531,6 +531,37 @@ func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
 	if ov.Kind != yaml.MappingNode {
 		return sc.errorf(ov, ErrInvalid, "override of %s must be a mapping", k.Value)
 	}
+	// A resource or parameter of the module that this scope has no name
+	// for may be named as the module writes it (Ref Q for the module's
+	// resource Q, ${Name} for its parameter Name), as in the aws-cli; on a
+	// clash this scope's name wins.
+	var aliases, paramAliases []string
+	resAliases := map[string]string{}
+	for _, c := range child.emitted {
+		if !sc.defines(c.local) {
+			aliases = append(aliases, c.local)
+			resAliases[c.local] = c.name
+		}
+	}
+	for p := range child.params {
+		if !sc.defines(p) && resAliases[p] == "" {
+			paramAliases = append(paramAliases, p)
+		}
+	}
+	for _, a := range aliases {
+		sc.res[a] = resAliases[a]
+	}
+	for _, p := range paramAliases {
+		sc.params[p] = child.params[p]
+	}
+	defer func() {
+		for _, a := range aliases {
+			delete(sc.res, a)
+		}
+		for _, p := range paramAliases {
+			delete(sc.params, p)
+		}
+	}()
 	r := &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap, Line: ov.Line, Column: ov.Column}
 	for i := 0; i+1 < len(ov.Content); i += 2 {
 		a, v := ov.Content[i], ov.Content[i+1]
@@ -552,6 +583,21 @@ func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
 	}
 	mergeOverride(target.node, r)
 	return nil
+}
+
+// defines reports whether name is a resource, module, ForEach group or
+// parameter of this scope (or a pseudo parameter).
+func (sc *scope) defines(name string) bool {
+	if _, ok := sc.res[name]; ok || sc.mods[name] != nil || sc.groups[name] != nil || sc.removed[name] {
+		return true
+	}
+	if _, ok := sc.params[name]; ok {
+		return true
+	}
+	if _, ok := sc.missing[name]; ok {
+		return true
+	}
+	return strings.HasPrefix(name, "AWS::") || mapGet(mapGet(sc.t.Root, "Parameters"), name) != nil
 }
 
 // drop removes an emitted resource from the scope.
@@ -1180,10 +1226,15 @@ func (e *engine) emitMapping(sc *scope, name string, m, at *yaml.Node) error {
 	return nil
 }
 
+// hasParams reports whether the scope has module parameters: a module
+// always, the top template only while it resolves an Override that names
+// the overridden module's parameters.
+func (sc *scope) hasParams() bool { return !sc.top || len(sc.params) > 0 }
+
 // param returns the value of module parameter name. Using a parameter
 // that has no value and no Default is an error at the module entry.
 func (sc *scope) param(name string, at *yaml.Node) (*yaml.Node, bool, error) {
-	if sc.top {
+	if !sc.hasParams() {
 		return nil, false, nil
 	}
 	if v, ok := sc.params[name]; ok {

@@ -499,7 +499,7 @@ func (sc *scope) selectAtt(base, sel, rest string, at *yaml.Node) (*yaml.Node, b
 		}
 		return vals[0], true, nil
 	}
-	if sc.top {
+	if !sc.hasParams() {
 		return nil, false, nil
 	}
 	p, ok, err := sc.param(base, at)

@@ -19,7 +19,8 @@ import (
 // with &{Id}, keys with dashes and dots, Fn::Flatten feeding ForEach,
 // $Identifier, $Index and ${Value.Field}, Name[i] / Name[key] / Name[*],
 // conditions known at packaging time and not (and one that comes down to
-// another), Overrides at every level (Ref, GetAtt, Sub, DependsOn),
+// another), Overrides at every level (Ref, GetAtt, Sub, DependsOn, and a
+// parameter of the overridden module),
 // Constants, Mappings and Fn::FindInMap, Fn::Select / Fn::Join of list
 // parameters, Fn::Merge, Fn::Invoke, module Outputs in GetAtt and Sub. It
 // also predicts how many resources the packaged template has.
@@ -344,6 +345,9 @@ func (g *generator) modules(b *strings.Builder, m *gmod) {
 		// Overrides written here name this file's resources.
 		fmt.Fprintf(b, "%sOverrides:\n%s  Base:\n%s    DependsOn: [Base]\n%s    Metadata:\n%s      Parent: !Ref Base\n", ind, ind, ind, ind, ind)
 		fmt.Fprintf(b, "%s      ParentArn: !GetAtt Base.TopicArn\n%s      ParentText: !Sub \"${Base}-${Base.TopicArn}\"\n", ind, ind)
+		// Size is the module's parameter at the top (which has none) and
+		// the including module's below (the overriding file's name wins).
+		fmt.Fprintf(b, "%s      Size: !Sub \"size-${Size}\"\n", ind)
 	}
 }
 

@@ -120,6 +120,9 @@ func (n *normalizer) norm(x *yaml.Node, depth int) (*yaml.Node, error) {
 		return nil, n.errAt(x, "unexpected YAML node")
 	}
 	out := &yaml.Node{Kind: x.Kind, Style: x.Style &^ (yaml.TaggedStyle | yaml.FlowStyle), Tag: x.Tag, Value: x.Value, Line: x.Line, Column: x.Column}
+	if b, ok := yaml11Bool(x); ok {
+		out.Tag, out.Value = tagBool, b
+	}
 	switch x.Kind {
 	case yaml.SequenceNode:
 		out.Content = make([]*yaml.Node, 0, len(x.Content))
@@ -144,6 +147,24 @@ func (n *normalizer) norm(x *yaml.Node, depth int) (*yaml.Node, error) {
 		return nil, n.errAt(x, "unsupported tag %s", x.Tag)
 	}
 	return out, nil
+}
+
+// yaml11Bool returns "true" or "false" for a plain, untagged scalar that
+// YAML 1.1 reads as a boolean and YAML 1.2 as a string (yes, No, ON,
+// off...): CloudFormation reads templates as YAML 1.1, as the aws-cli
+// does, so Enabled: yes is the boolean true, not the string "yes". Mapping
+// keys stay strings.
+func yaml11Bool(x *yaml.Node) (string, bool) {
+	if x.Kind != yaml.ScalarNode || x.Tag != tagStr || x.Style != 0 {
+		return "", false
+	}
+	switch x.Value {
+	case "yes", "Yes", "YES", "on", "On", "ON":
+		return "true", true
+	case "no", "No", "NO", "off", "Off", "OFF":
+		return "false", true
+	}
+	return "", false
 }
 
 // mapping fills out with x's pairs, expanding merge keys (<<).

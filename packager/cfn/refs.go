@@ -492,7 +492,18 @@ func (c *refChecker) dangling(kind nameKind, what, v string, at *yaml.Node) erro
 		what += " " + v
 	}
 	msg := fmt.Sprintf("%s: the packaged template has %s named %s", what, kindWords[kind], v)
-	if near := closest(v, c.candidates(kind, sc)); near != "" {
+	if m := sc.mods[v]; m != nil && kind == refKind {
+		msg = fmt.Sprintf("%s: %s is a module, not a resource; name one of its outputs (!GetAtt %s.Output or ${%s.Output})", what, v, v, v)
+		if m.child != nil {
+			var outs []string
+			for k := range entries(mapGet(m.child.t.Root, "Outputs")) {
+				outs = append(outs, k.Value)
+			}
+			if len(outs) > 0 {
+				msg += ": " + strings.Join(outs, ", ")
+			}
+		}
+	} else if near := closest(v, c.candidates(kind, sc)); near != "" {
 		msg += "; the nearest name is " + near
 	}
 	return &Error{File: sc.file, Line: line, Col: col, Msg: msg, Chain: sc.chain, Err: ErrDangling}

@@ -112,7 +112,7 @@ func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
 		}
 		return sc.resolve(v)
 	}
-	if !sc.top {
+	if sc.hasParams() {
 		if v, ok, err := sc.param(name, at); err != nil || ok {
 			return clone(v), err
 		}
@@ -220,7 +220,7 @@ func (sc *scope) getAtt(name, attr string, at *yaml.Node) (*yaml.Node, error) {
 	if sc.removed[name] {
 		return nil, sc.errorf(at, ErrInvalid, "GetAtt %s.%s: the resource is removed by its condition", name, attr)
 	}
-	if !sc.top {
+	if sc.hasParams() {
 		if v, ok, err := sc.param(name, at); err != nil {
 			return nil, err
 		} else if ok && (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) && !isIntrinsic(v) {
@@ -455,10 +455,13 @@ func (sc *scope) fnInsertFile(n, arg *yaml.Node) (*yaml.Node, error) {
 
 // fnInvoke evaluates Fn::Invoke [Module, {Properties}, Output]: the module
 // is expanded again, with the given properties replacing its own, and the
-// output is returned. The resources of that evaluation are not emitted.
+// output is returned. Output may be a list of output names: their values
+// are returned as a list, in that order, except that a list of one name
+// returns that one value (as the aws-cli does). The resources of that
+// evaluation are not emitted.
 func (sc *scope) fnInvoke(n, arg *yaml.Node) (*yaml.Node, error) {
-	if arg.Kind != yaml.SequenceNode || len(arg.Content) != 3 || !isStr(arg.Content[0]) || !isStr(arg.Content[2]) {
-		return nil, sc.errorf(arg, ErrInvalid, "Fn::Invoke needs [Module, {Properties}, Output]")
+	if arg.Kind != yaml.SequenceNode || len(arg.Content) != 3 || !isStr(arg.Content[0]) || !invokeOutputs(arg.Content[2]) {
+		return nil, sc.errorf(arg, ErrInvalid, "Fn::Invoke needs [Module, {Properties}, Output] or [Module, {Properties}, [Output, ...]]")
 	}
 	m := sc.mods[arg.Content[0].Value]
 	if m == nil {
@@ -476,7 +479,42 @@ func (sc *scope) fnInvoke(n, arg *yaml.Node) (*yaml.Node, error) {
 		return nil, err
 	}
 	inv := &module{name: m.name, key: m.key, entry: m.entry, state: 2, child: child}
-	return inv.output(sc, arg.Content[2].Value, arg.Content[2])
+	outs := arg.Content[2]
+	if outs.Kind != yaml.SequenceNode {
+		return inv.output(sc, outs.Value, outs)
+	}
+	if len(outs.Content) == 1 {
+		return inv.output(sc, outs.Content[0].Value, outs.Content[0])
+	}
+	list := seqNode()
+	list.Line, list.Column = outs.Line, outs.Column
+	for _, o := range outs.Content {
+		v, err := inv.output(sc, o.Value, o)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil { // an output that is AWS::NoValue, as in any list
+			list.Content = append(list.Content, v)
+		}
+	}
+	return list, nil
+}
+
+// invokeOutputs reports whether n names Fn::Invoke's outputs: one output
+// name, or a non-empty list of them.
+func invokeOutputs(n *yaml.Node) bool {
+	if isStr(n) {
+		return true
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return false
+	}
+	for _, o := range n.Content {
+		if !isStr(o) {
+			return false
+		}
+	}
+	return true
 }
 
 // fnFlatten resolves Fn::Flatten (package flatten). A Source that refers to

@@ -166,7 +166,7 @@ func (sc *scope) subVar(name string, at, extra *yaml.Node) (string, error) {
 		}
 		return sc.valueText(name, v, extra, at)
 	}
-	if !sc.top {
+	if sc.hasParams() {
 		if v, ok, err := sc.param(base, at); err != nil {
 			return "", err
 		} else if ok {
