@@ -99,6 +99,12 @@ func (e *emitter) value(n *yaml.Node, ind int, inSeq bool) {
 // at indentation ind.
 func (e *emitter) block(n *yaml.Node, ind int) {
 	_, n = shortForm(n)
+	e.entries(n, ind)
+}
+
+// entries writes a non-empty mapping or sequence as it is, each entry on
+// its own line at indentation ind (block writes an intrinsic's argument).
+func (e *emitter) entries(n *yaml.Node, ind int) {
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			e.indent(ind)

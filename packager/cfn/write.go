@@ -22,7 +22,13 @@ var shortForms = map[string]string{
 // key order kept.
 func EncodeYAML(root *yaml.Node) ([]byte, error) {
 	e := &emitter{}
-	tag, n := shortForm(root)
+	// A template's root is a mapping of sections, never an intrinsic: a
+	// section named Fn::Join or Ref is written as a section, so that the
+	// output reads back as the template it is.
+	tag, n := "", root
+	if root.Kind != yaml.MappingNode {
+		tag, n = shortForm(root)
+	}
 	switch {
 	case n.Kind == yaml.ScalarNode:
 		if tag != "" {
@@ -36,7 +42,7 @@ func EncodeYAML(root *yaml.Node) ([]byte, error) {
 		if tag != "" {
 			e.b.WriteString(tag + "\n")
 		}
-		e.block(n, 0)
+		e.entries(n, 0)
 	}
 	return e.b.Bytes(), nil
 }
