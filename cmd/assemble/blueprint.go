@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/urfave/cli/v2"
 )
@@ -106,7 +107,7 @@ func blueprintValidate(c *cli.Context) error {
 	if !c.Bool("json") {
 		for _, r := range results {
 			if r.Valid {
-				fmt.Fprintf(c.App.Writer, "%s: valid (%s)\n", r.File, count(len(r.Blueprints), "blueprint"))
+				fmt.Fprintf(c.App.Writer, "%s: valid (%s)\n", r.File, plural.Count(len(r.Blueprints), "blueprint"))
 				continue
 			}
 			for _, d := range r.Errors {
@@ -119,7 +120,7 @@ func blueprintValidate(c *cli.Context) error {
 		}
 	}
 	if failed > 0 {
-		err := because(firstErr, "", "%d of %s invalid", failed, count(len(results), "blueprint file"))
+		err := because(firstErr, "", "%d of %s invalid", failed, plural.Count(len(results), "blueprint file"))
 		return withResult(withHint(err, "fix the errors above; see the Blueprint Specification v2023-04-20"), res)
 	}
 	if c.Bool("json") {

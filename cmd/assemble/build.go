@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/signing"
 )
@@ -150,7 +150,7 @@ func runBuild(c *cli.Context) error {
 		})
 	}
 	out := summaryWriter(c, f)
-	printf(c, out, "built %s: %s, %s%s\n", output, count(len(plan.Manifest.Droplets), "droplet"), count(len(plan.Files()), "file"), signed)
+	printf(c, out, "built %s: %s, %s%s\n", output, plural.Count(len(plan.Manifest.Droplets), "droplet"), plural.Count(len(plan.Files()), "file"), signed)
 	printf(c, out, "sha256: %s\n", sum)
 	for _, k := range sortedMissing(plan.Manifest) {
 		printf(c, out, "missing: %s\n", k)
@@ -223,12 +223,4 @@ func sortedMissing(m *assembly.Manifest) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// count formats "1 file", "2 files".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

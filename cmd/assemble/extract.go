@@ -13,6 +13,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager/cdk"
 )
 
@@ -94,7 +95,7 @@ Example:
 			for i, f := range rc.Files() {
 				files[i] = extractFile{File: f, path: f.Name()}
 			}
-			what, written := count(res.Files, "file"), res.Files
+			what, written := plural.Count(res.Files, "file"), res.Files
 			if cdkOut != "" {
 				if files, err = cdkOutFiles(c, res, rc); err != nil {
 					return withHint(onFile("extract", name, err), "extract --cdk-out gives back the cdk.out of an assembly built with 'assemble build CDK_OUT'; use -d DIR for the files of any assembly")
@@ -103,7 +104,7 @@ Example:
 				for _, f := range files {
 					size += f.Size()
 				}
-				what, written = fmt.Sprintf("the cdk.out: %s", count(len(files), "file")), len(files)
+				what, written = fmt.Sprintf("the cdk.out: %s", plural.Count(len(files), "file")), len(files)
 				res.Bytes = size
 			}
 			prog := newProgress(c, "extracting "+name)
@@ -121,11 +122,11 @@ Example:
 			}
 			if res.Signer == nil {
 				printf(c, c.App.Writer, "extracted %s (%s) from %s to %s: UNSIGNED, not authenticated\n",
-					what, count(int(res.Bytes), "byte"), name, dir)
+					what, plural.Count(int(res.Bytes), "byte"), name, dir)
 				return nil
 			}
 			printf(c, c.App.Writer, "extracted %s (%s) from %s to %s, signed by %q (%s)\n",
-				what, count(int(res.Bytes), "byte"), name, dir, res.Signer.UserID, res.Signer.Fingerprint)
+				what, plural.Count(int(res.Bytes), "byte"), name, dir, res.Signer.UserID, res.Signer.Fingerprint)
 			return nil
 		},
 	}

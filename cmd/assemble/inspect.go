@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/plural"
 )
 
 func inspectCmd() *cli.Command {
@@ -92,7 +93,7 @@ func runInspect(c *cli.Context) error {
 	if signed {
 		state = "signed (signature not verified)"
 	}
-	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, count(len(m.Droplets), "droplet"), count(fileCount(r), "file"), state)
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n\n", file, m.Schema, plural.Count(len(m.Droplets), "droplet"), plural.Count(fileCount(r), "file"), state)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DROPLET\tTYPE\tENVIRONMENT\tDEPENDS ON")
 	for _, id := range m.IDs() {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager/registry"
 )
 
@@ -87,7 +88,7 @@ func moduleError(c *cli.Context, err error) error {
 			fmt.Fprintf(c.App.Writer, "%s: %s\n", ve.File, p.Message)
 		}
 	}
-	err = because(ve, ve.File, "%s: %s: %s", ve.File, count(len(ve.Problems), "problem"), registry.ErrInvalidFragment)
+	err = because(ve, ve.File, "%s: %s: %s", ve.File, plural.Count(len(ve.Problems), "problem"), registry.ErrInvalidFragment)
 	return withResult(withHint(err, "fix the problems listed above; modules cannot import values, nest stacks or use transforms or macros"), res)
 }
 

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/internal/plural"
 )
 
 // createOutput opens a command's -o output through internal/output, the
@@ -186,7 +187,7 @@ func amount(done, total int64) string {
 func size(n int64) string {
 	const unit = 1024
 	if n < unit {
-		return count(int(n), "byte")
+		return plural.Count(int(n), "byte")
 	}
 	v, u := float64(n), 0
 	for v >= unit && u < 4 {

@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/internal/suggest"
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
 	"github.com/cloud-assembly/assemble/signing"
@@ -274,7 +275,7 @@ func loadTrust(c *cli.Context) (*trust, error) {
 		}
 	}
 	if min > ring.Len() {
-		return nil, usagef("%d signers required, but the trusted keyrings hold only %s: the policy can never be met", min, count(ring.Len(), "key"))
+		return nil, usagef("%d signers required, but the trusted keyrings hold only %s: the policy can never be met", min, plural.Count(ring.Len(), "key"))
 	}
 	for _, a := range algs {
 		h, err := signing.ParseAlgorithm(a)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager/schema"
 )
 
@@ -68,7 +69,7 @@ func schemaValidate(c *cli.Context) error {
 		for _, r := range results {
 			if r.Valid {
 				if n := len(r.Warnings); n > 0 {
-					fmt.Fprintf(w, "%s: valid (%s)\n", r.File, count(n, "warning"))
+					fmt.Fprintf(w, "%s: valid (%s)\n", r.File, plural.Count(n, "warning"))
 				} else {
 					fmt.Fprintf(w, "%s: valid\n", r.File)
 				}
@@ -84,7 +85,7 @@ func schemaValidate(c *cli.Context) error {
 		}
 	}
 	if invalid > 0 {
-		err := withHint(fmt.Errorf("%d of %s invalid: %w", invalid, count(len(results), "schema"), schema.ErrInvalid),
+		err := withHint(fmt.Errorf("%d of %s invalid: %w", invalid, plural.Count(len(results), "schema"), schema.ErrInvalid),
 			"fix the errors listed above; each names the JSON path of the offending value")
 		return withResult(err, res)
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -174,11 +175,11 @@ func runSign(c *cli.Context) error {
 	if c.Bool("json") {
 		return printJSON(c, res)
 	}
-	what := fmt.Sprintf("%s (%s)", count(res.Files, "file"), count(int(res.Bytes), "byte"))
+	what := fmt.Sprintf("%s (%s)", plural.Count(res.Files, "file"), plural.Count(int(res.Bytes), "byte"))
 	w := summaryWriter(c, dst)
 	switch {
 	case opts.Add:
-		printf(c, w, "co-signed %s: %s by %s; %s in all\n", out, what, describeSignatures(s.New()), count(len(s.Signatures), "signature"))
+		printf(c, w, "co-signed %s: %s by %s; %s in all\n", out, what, describeSignatures(s.New()), plural.Count(len(s.Signatures), "signature"))
 	case opts.Signature != nil:
 		printf(c, w, "attached to %s: %s signed by %s\n", out, what, describeSignatures(s.New()))
 	default:

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -331,7 +332,7 @@ func verifyHint(err error) error {
 const checkFailedHint = "the assembly is invalid: every command refuses it (see FINDINGS in 'assemble verify --help'); fix it and build it again"
 
 func printVerified(c *cli.Context, name string, res *verifyResult) {
-	what := fmt.Sprintf("%s (%s, %s)", count(res.Files, "file"), count(int(res.Bytes), "byte"), count(res.Droplets, "droplet"))
+	what := fmt.Sprintf("%s (%s, %s)", plural.Count(res.Files, "file"), plural.Count(int(res.Bytes), "byte"), plural.Count(res.Droplets, "droplet"))
 	if !res.Signed {
 		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\nsha256: %s\n", what, name, res.SHA256)
 		return
@@ -380,7 +381,7 @@ func signatureLines(res *verifyResult) []string {
 		out = append(out, line)
 	}
 	if p := res.Policy; p != nil {
-		line := fmt.Sprintf("policy: %s of at least %d needed", count(len(p.Signers), "trusted signer"), p.MinSigners)
+		line := fmt.Sprintf("policy: %s of at least %d needed", plural.Count(len(p.Signers), "trusted signer"), p.MinSigners)
 		if len(p.Required) > 0 {
 			line += fmt.Sprintf(", required %s", strings.Join(p.Required, ", "))
 			if len(p.Missing) > 0 {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
 )
 
@@ -471,7 +472,7 @@ func typeOfValue(v any) Type {
 func describe(v any) string {
 	switch x := v.(type) {
 	case []any:
-		return fmt.Sprintf("an array of %d item%s", len(x), plural(len(x)))
+		return "an array of " + plural.Count(len(x), "item")
 	case map[string]any:
 		return fmt.Sprintf("an object with fields %s", quoteList(sortedKeys(x)))
 	case fnVal:

@@ -3,6 +3,8 @@ package blueprint
 import (
 	"slices"
 	"strings"
+
+	"github.com/cloud-assembly/assemble/internal/plural"
 )
 
 // Type is a set of value types, used to check function arguments and the
@@ -66,11 +68,11 @@ func (f *Function) Arity() string {
 		if f.MinArgs == 0 {
 			return "any number of arguments"
 		}
-		return "at least " + itoa(f.MinArgs) + " argument" + plural(f.MinArgs)
+		return "at least " + plural.Count(f.MinArgs, "argument")
 	}
 	lo, hi := f.argRange()
 	if lo == hi {
-		return itoa(lo) + " argument" + plural(lo)
+		return plural.Count(lo, "argument")
 	}
 	return itoa(lo) + " to " + itoa(hi) + " arguments"
 }
@@ -83,13 +85,6 @@ func (f *Function) argRange() (int, int) {
 		}
 	}
 	return lo, len(f.Params)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func p(label string, t Type) Param   { return Param{Label: label, Type: t} }

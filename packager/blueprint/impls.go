@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/cloud-assembly/assemble/internal/plural"
 )
 
 // --- core function implementations ---
@@ -609,7 +611,7 @@ func jsonPointer(doc any, ptr string) (any, error) {
 			}
 			i, err := strconv.Atoi(tok)
 			if err != nil || i >= len(d) {
-				return nil, fmt.Errorf("%w: json pointer %q: index %s is out of range for a list of %d item%s", errCall, ptr, tok, len(d), plural(len(d)))
+				return nil, fmt.Errorf("%w: json pointer %q: index %s is out of range for a list of %s", errCall, ptr, tok, plural.Count(len(d), "item"))
 			}
 			doc = d[i]
 		default:

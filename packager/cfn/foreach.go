@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/internal/plural"
 )
 
 // group is a set of instances made by ForEach (modules or resources),
@@ -588,5 +590,5 @@ func indexRange(n int) string {
 	case 1:
 		return "is a list of 1 item; index it with 0 or *"
 	}
-	return "is a list of " + strconv.Itoa(n) + " items; index it with 0 to " + strconv.Itoa(n-1) + " or *"
+	return "is a list of " + plural.Count(n, "item") + "; index it with 0 to " + strconv.Itoa(n-1) + " or *"
 }

@@ -1,10 +1,11 @@
 package cfn
 
 import (
-	"fmt"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/internal/plural"
 )
 
 // replaceConsts replaces ${Const::name} in a Sub string with the constant's
@@ -222,11 +223,7 @@ var listFunctions = map[string]bool{"Fn::Split": true, "Fn::GetAZs": true, "Fn::
 func notText(name string, v *yaml.Node) string {
 	switch {
 	case v.Kind == yaml.SequenceNode:
-		n := fmt.Sprintf("%d values", len(v.Content))
-		if len(v.Content) == 1 {
-			n = "1 value"
-		}
-		return "a list of " + n + "; join them (!Join [\",\", ...]) or pick one ([0] or [key])"
+		return "a list of " + plural.Count(len(v.Content), "value") + "; join them (!Join [\",\", ...]) or pick one ([0] or [key])"
 	case v.Kind == yaml.MappingNode && !isIntrinsic(v):
 		return "an object; name one of its fields (${" + name + ".Field})"
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager/cfn/internal/ynode"
 	"go.yaml.in/yaml/v3"
 )
@@ -487,10 +488,10 @@ func (s *Schema) checkScalar(path string, v *yaml.Node, fromSchema bool) error {
 	if isString(v) && s.typ != TypeNumber && s.typ != TypeBoolean {
 		n := utf8.RuneCountInString(v.Value)
 		if s.minLength != nil && n < *s.minLength {
-			return violation(path, "MinLength", v, fromSchema, "%s is %s long, at least %d required", show(v), counted(n, "character"), *s.minLength)
+			return violation(path, "MinLength", v, fromSchema, "%s is %s long, at least %d required", show(v), plural.Count(n, "character"), *s.minLength)
 		}
 		if s.maxLength != nil && n > *s.maxLength {
-			return violation(path, "MaxLength", v, fromSchema, "%s is %s long, at most %d allowed", show(v), counted(n, "character"), *s.maxLength)
+			return violation(path, "MaxLength", v, fromSchema, "%s is %s long, at most %d allowed", show(v), plural.Count(n, "character"), *s.maxLength)
 		}
 		if s.pattern != nil && !s.pattern.MatchString(v.Value) {
 			return violation(path, "Pattern", v, fromSchema, "%s does not match the pattern %q", show(v), s.pattern.String())
@@ -517,10 +518,10 @@ func (s *Schema) checkScalar(path string, v *yaml.Node, fromSchema bool) error {
 func (s *Schema) checkList(st *state, path string, v *yaml.Node, fromSchema bool) error {
 	n := len(v.Content)
 	if s.minItems != nil && n < *s.minItems {
-		return violation(path, "MinItems", v, fromSchema, "list has %s, at least %d required", counted(n, "item"), *s.minItems)
+		return violation(path, "MinItems", v, fromSchema, "list has %s, at least %d required", plural.Count(n, "item"), *s.minItems)
 	}
 	if s.maxItems != nil && n > *s.maxItems {
-		return violation(path, "MaxItems", v, fromSchema, "list has %s, at most %d allowed", counted(n, "item"), *s.maxItems)
+		return violation(path, "MaxItems", v, fromSchema, "list has %s, at most %d allowed", plural.Count(n, "item"), *s.maxItems)
 	}
 	if s.items == nil {
 		return nil
@@ -632,12 +633,4 @@ func showList(vals []*yaml.Node) string {
 		}
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-// counted says "1 item", "2 items".
-func counted(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
