@@ -97,42 +97,46 @@ func parseMessageOf(what string, data []byte) (*message, error) {
 // end of msg, when it has one, against body, the bytes the block decodes
 // to: go-crypto skips it, but gpg refuses a block whose checksum does not
 // match ("CRC error"), and a damaged block must not be armored again with
-// a checksum that matches.
+// a checksum that matches. The checksum wanted is the one go-crypto's armor
+// encoder writes for body.
 func checkArmorChecksum(msg, body []byte) error {
 	i := bytes.LastIndex(msg, []byte("-----BEGIN PGP SIGNATURE-----"))
 	if i < 0 {
 		return nil
 	}
-	for _, line := range bytes.Split(msg[i:], []byte("\n")) {
-		line = bytes.TrimRight(line, " \t\r")
-		if len(line) == 0 || line[0] != '=' {
-			continue
-		}
-		sum, err := base64.StdEncoding.DecodeString(string(line[1:]))
-		if err != nil || len(sum) != 3 {
-			return fmt.Errorf("%w: unreadable armor checksum line %q", ErrMalformedSignature, line)
-		}
-		if want := crc24(body); uint32(sum[0])<<16|uint32(sum[1])<<8|uint32(sum[2]) != want {
-			return fmt.Errorf("%w: the signature block's armor checksum does not match it (the block was damaged; gpg says CRC error)", ErrMalformedSignature)
-		}
+	line := checksumLine(msg[i:])
+	if line == nil {
 		return nil
+	}
+	if sum, err := base64.StdEncoding.DecodeString(string(line[1:])); err != nil || len(sum) != 3 {
+		return fmt.Errorf("%w: unreadable armor checksum line %q", ErrMalformedSignature, line)
+	}
+	var want bytes.Buffer
+	w, err := armor.Encode(&want, "PGP SIGNATURE", nil)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(body); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if !bytes.Equal(line, checksumLine(want.Bytes())) {
+		return fmt.Errorf("%w: the signature block's armor checksum does not match it (the block was damaged; gpg says CRC error)", ErrMalformedSignature)
 	}
 	return nil
 }
 
-// crc24 is the armor checksum of b (RFC 4880 §6.1).
-func crc24(b []byte) uint32 {
-	crc := uint32(0xB704CE)
-	for _, c := range b {
-		crc ^= uint32(c) << 16
-		for range 8 {
-			crc <<= 1
-			if crc&0x1000000 != 0 {
-				crc ^= 0x1864CFB
-			}
+// checksumLine returns the checksum line ("=" and four base64 characters)
+// of an armored block, or nil when it has none.
+func checksumLine(block []byte) []byte {
+	for _, line := range bytes.Split(block, []byte("\n")) {
+		if line = bytes.TrimRight(line, " \t\r"); len(line) > 0 && line[0] == '=' {
+			return line
 		}
 	}
-	return crc & 0xFFFFFF
+	return nil
 }
 
 // hashNames lists the Hash header names of m's signature hashes, sorted,
