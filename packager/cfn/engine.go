@@ -535,27 +535,24 @@ func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
 	// for may be named as the module writes it (Ref Q for the module's
 	// resource Q, ${Name} for its parameter Name), as in the aws-cli; on a
 	// clash this scope's name wins.
-	var aliases, paramAliases []string
-	resAliases := map[string]string{}
+	resAliases := map[string]string{} // the module's local name: its emitted name
 	for _, c := range child.emitted {
 		if !sc.defines(c.local) {
-			aliases = append(aliases, c.local)
 			resAliases[c.local] = c.name
 		}
 	}
+	var paramAliases []string
 	for p := range child.params {
-		if !sc.defines(p) && resAliases[p] == "" {
+		if _, isRes := resAliases[p]; !isRes && !sc.defines(p) {
 			paramAliases = append(paramAliases, p)
 		}
 	}
-	for _, a := range aliases {
-		sc.res[a] = resAliases[a]
-	}
+	maps.Copy(sc.res, resAliases)
 	for _, p := range paramAliases {
 		sc.params[p] = child.params[p]
 	}
 	defer func() {
-		for _, a := range aliases {
+		for a := range resAliases {
 			delete(sc.res, a)
 		}
 		for _, p := range paramAliases {
@@ -1116,11 +1113,7 @@ func (m *module) output(sc *scope, name string, at *yaml.Node) (*yaml.Node, erro
 		outs := mapGet(child.t.Root, "Outputs")
 		o := mapGet(outs, outName)
 		if o == nil {
-			var names []string
-			for k := range entries(outs) {
-				names = append(names, k.Value)
-			}
-			return nil, sc.errorf(at, ErrInvalid, "module %s (%s) has no output %s%s", m.name, child.file, outName, suggest.Hint(outName, names))
+			return nil, sc.errorf(at, ErrInvalid, "module %s (%s) has no output %s%s", m.name, child.file, outName, suggest.Hint(outName, keys(outs)))
 		}
 		val := o
 		if o.Kind == yaml.MappingNode && mapGet(o, "Value") != nil {

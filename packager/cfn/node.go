@@ -57,6 +57,16 @@ func mapGet(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
+// keys lists the keys of the mapping m, in order (none when m is not a
+// mapping).
+func keys(m *yaml.Node) []string {
+	var out []string
+	for k := range entries(m) {
+		out = append(out, k.Value)
+	}
+	return out
+}
+
 // mapKey returns the key node for key in mapping m, or nil.
 func mapKey(m *yaml.Node, key string) *yaml.Node {
 	if m == nil || m.Kind != yaml.MappingNode {

@@ -459,10 +459,11 @@ func (c *refChecker) list(kind nameKind, what, v string, at *yaml.Node) {
 		return
 	}
 	sc, line, col := c.place(kind, v, at)
-	msg := fmt.Sprintf("%s is a list (parameter %s); join it (!Join [\",\", !Ref %s]) or pick one (!Select [0, !Ref %s])", what, v, v, v)
+	param := "parameter " + v
 	if strings.HasPrefix(v, "AWS::") {
-		msg = fmt.Sprintf("%s is a list (%s); join it (!Join [\",\", !Ref %s]) or pick one (!Select [0, !Ref %s])", what, v, v, v)
+		param = v // a pseudo parameter
 	}
+	msg := fmt.Sprintf("%s is a list (%s); join it (!Join [\",\", !Ref %s]) or pick one (!Select [0, !Ref %s])", what, param, v, v)
 	c.err = &Error{File: sc.file, Line: line, Col: col, Msg: msg, Chain: sc.chain, Err: ErrInvalid}
 }
 
@@ -495,11 +496,7 @@ func (c *refChecker) dangling(kind nameKind, what, v string, at *yaml.Node) erro
 	if m := sc.mods[v]; m != nil && kind == refKind {
 		msg = fmt.Sprintf("%s: %s is a module, not a resource; name one of its outputs (!GetAtt %s.Output or ${%s.Output})", what, v, v, v)
 		if m.child != nil {
-			var outs []string
-			for k := range entries(mapGet(m.child.t.Root, "Outputs")) {
-				outs = append(outs, k.Value)
-			}
-			if len(outs) > 0 {
+			if outs := keys(mapGet(m.child.t.Root, "Outputs")); len(outs) > 0 {
 				msg += ": " + strings.Join(outs, ", ")
 			}
 		}
