@@ -269,18 +269,10 @@ func field(m *yaml.Node, key string) (*yaml.Node, int) {
 // exportType returns the type node of the blueprint's export name, if it
 // is a string.
 func (bp *Blueprint) exportType(name string) *yaml.Node {
-	for _, sec := range pairs(bp.Root) {
-		if sec.key.Value != "exports" {
-			continue
-		}
-		for _, kv := range pairs(sec.val) {
-			if kv.key.Value != name {
-				continue
-			}
-			if typ, _ := field(kv.val, "type"); typ != nil && isStr(typ) {
-				return typ
-			}
-		}
+	exports, _ := field(bp.Root, "exports")
+	export, _ := field(exports, name)
+	if typ, _ := field(export, "type"); typ != nil && isStr(typ) {
+		return typ
 	}
 	return nil
 }
