@@ -53,10 +53,10 @@ func checkNodes(data []byte, limit int) *NodeLimitError {
 	return nil
 }
 
-// NodeBound returns an upper bound of the nodes go.yaml.in/yaml/v3 builds
+// nodeBound returns an upper bound of the nodes go.yaml.in/yaml/v3 builds
 // when it decodes every document of data into yaml.Node (aliases not
 // expanded, as yaml.Node keeps them).
-func NodeBound(data []byte) int {
+func nodeBound(data []byte) int {
 	n, _ := countNodes(data, int(^uint(0)>>1))
 	return n
 }

@@ -43,7 +43,7 @@ func checkBound(t *testing.T, name string, data []byte) (real, bound int, ok boo
 	if !ok {
 		return 0, 0, false
 	}
-	bound = NodeBound(data)
+	bound = nodeBound(data)
 	if bound < real {
 		t.Errorf("%s: bound %d < %d nodes yaml.v3 builds:\n%q", name, bound, real, data)
 	}
@@ -381,11 +381,11 @@ func TestCheckNodes(t *testing.T) {
 // the bound then counts three nodes a character.
 func TestNodeBoundByteOrderMark(t *testing.T) {
 	for _, s := range []string{"a\ufeff: [b]", "\ufeffa: b\n\ufeff- c", "ab\ufeff"} {
-		if got, want := NodeBound([]byte(s)), 2+3*len([]rune(s)); got != want {
+		if got, want := nodeBound([]byte(s)), 2+3*len([]rune(s)); got != want {
 			t.Errorf("%q: bound %d, want %d", s, got, want)
 		}
 	}
-	if got := NodeBound([]byte("\ufeffa: [b]")); got != 5 {
+	if got := nodeBound([]byte("\ufeffa: [b]")); got != 5 {
 		t.Errorf("a leading mark: bound %d, want 5", got)
 	}
 }
