@@ -1,0 +1,37 @@
+// Package remote opens assemblies where teams keep them, an OCI registry,
+// S3 or an HTTPS server, as an io.ReaderAt with a size for
+// assembly.NewReader, and pushes them there.
+//
+// # Locations
+//
+//	oci://REGISTRY/REPOSITORY[:TAG|@sha256:DIGEST]
+//	s3://BUCKET/KEY[?versionId=VERSION]
+//	https://HOST/PATH              (http:// only to a loopback host)
+//
+// An OCI location names an artifact manifest with artifactType
+// application/vnd.cloud-assembly.v1 and one layer of media type
+// application/vnd.cloud-assembly.v1+zip holding the .cloud file unchanged
+// (docs/oci.md).
+//
+// # Reading
+//
+// An Object reads ranges of the remote file: small reads through a bounded
+// cache of blocks, sequential reads with read-ahead, large reads as several
+// ranged requests in flight. Memory stays bounded whatever the file's size.
+// Every request has a deadline and a limit on how long its body may stall;
+// transient failures (network errors, 5xx, 429) are retried with backoff.
+//
+// The first response pins the object: its ETag (HTTPS, S3, with If-Match
+// on every later range), its version (S3), or its digest (OCI, where blobs
+// are addressed by content). A later response for another version, or of
+// another size, fails with ErrChanged rather than mix two files; a range
+// response with other bounds or length than asked fails with
+// ErrBadResponse. The bytes themselves are checked by the reader's
+// caller, as for a local file, and the whole file's SHA-256 against an
+// expected digest (OCI's, or Options.Digest) with CheckDigest.
+//
+// Credentials come the standard way: the Docker configuration and
+// credential helpers for registries (go-containerregistry's
+// authn.DefaultKeychain), the AWS SDK's default chain for S3
+// (AWS_ENDPOINT_URL included). Nothing is taken from arguments.
+package remote

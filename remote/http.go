@@ -1,0 +1,238 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// safeTransport refuses plain HTTP to hosts that are not loopback, on the
+// first request and on every redirect.
+type safeTransport struct{ rt http.RoundTripper }
+
+func newSafeTransport(rt http.RoundTripper) http.RoundTripper {
+	if rt == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.ResponseHeaderTimeout = 2 * time.Minute
+		rt = t
+	}
+	return &safeTransport{rt}
+}
+
+func (t *safeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch req.URL.Scheme {
+	case "https":
+	case "http":
+		if !isLoopback(req.URL.Hostname()) {
+			return nil, fmt.Errorf("%w: plain http:// to %s (only loopback hosts may be reached without TLS)", ErrRedirect, req.URL.Host)
+		}
+	default:
+		return nil, fmt.Errorf("%w: scheme %q", ErrRedirect, req.URL.Scheme)
+	}
+	return t.rt.RoundTrip(req)
+}
+
+// sameScheme is a redirect policy: redirects keep the first request's
+// scheme, at most 10 of them.
+func sameScheme(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != via[0].URL.Scheme {
+		return fmt.Errorf("%w: %s redirected to %s", ErrRedirect, via[0].URL.Redacted(), req.URL.Redacted())
+	}
+	if len(via) >= 10 {
+		return fmt.Errorf("%w: more than 10 redirects from %s", ErrRedirect, via[0].URL.Redacted())
+	}
+	return nil
+}
+
+// httpSource reads an HTTPS (or loopback HTTP) URL in ranges. The first
+// response's ETag (or, lacking one, Last-Modified) is required of every
+// later range.
+type httpSource struct {
+	url     string
+	client  *http.Client
+	header  http.Header // sent with every request
+	size    int64
+	etag    string
+	lastMod string
+}
+
+func newHTTPSource(loc *Location, o *Options) *httpSource {
+	return &httpSource{
+		url:    loc.URL.String(),
+		client: &http.Client{Transport: newSafeTransport(o.Transport), CheckRedirect: sameScheme},
+	}
+}
+
+func (s *httpSource) request(ctx context.Context, rng string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrLocation, err)
+	}
+	for k, v := range s.header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Range", rng)
+	req.Header.Set("Accept-Encoding", "identity")
+	if s.etag != "" && !strings.HasPrefix(s.etag, "W/") {
+		req.Header.Set("If-Match", s.etag)
+	} else if s.lastMod != "" {
+		req.Header.Set("If-Unmodified-Since", s.lastMod)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = watchBody(ctx, resp.Body)
+	return resp, nil
+}
+
+// statusError maps a failed response's status to a sentinel.
+func statusError(what string, resp *http.Response) error {
+	resp.Body.Close()
+	err := fmt.Errorf("%s: %s", what, resp.Status)
+	switch c := resp.StatusCode; {
+	case c == http.StatusNotFound || c == http.StatusGone:
+		return fmt.Errorf("%w: %v", ErrNotFound, err)
+	case c == http.StatusPreconditionFailed:
+		return fmt.Errorf("%w: %v (the version read first is no longer there)", ErrChanged, err)
+	case c >= 500 || c == http.StatusTooManyRequests || c == http.StatusRequestTimeout:
+		return transient{err}
+	case c == http.StatusUnauthorized || c == http.StatusForbidden:
+		return fmt.Errorf("%v: access denied", err)
+	}
+	return fmt.Errorf("%w: %v", ErrBadResponse, err)
+}
+
+func (s *httpSource) open(ctx context.Context, n int64) (int64, string, []byte, error) {
+	resp, err := s.request(ctx, fmt.Sprintf("bytes=-%d", n))
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+		first, last, total, err := contentRange(resp.Header.Get("Content-Range"))
+		if err != nil {
+			return 0, "", nil, err
+		}
+		if last != total-1 || first != max(0, total-n) {
+			return 0, "", nil, fmt.Errorf("%w: asked for the last %d bytes, got bytes %d-%d of %d", ErrBadResponse, n, first, last, total)
+		}
+		if resp.ContentLength >= 0 && resp.ContentLength != last-first+1 {
+			return 0, "", nil, fmt.Errorf("%w: Content-Length %d for bytes %d-%d", ErrBadResponse, resp.ContentLength, first, last)
+		}
+		tail := make([]byte, last-first+1)
+		if err := readFull(resp.Body, tail); err != nil {
+			return 0, "", nil, err
+		}
+		var one [1]byte
+		if m, _ := io.ReadFull(resp.Body, one[:]); m > 0 {
+			return 0, "", nil, fmt.Errorf("%w: range response for the last %d bytes is longer", ErrBadResponse, len(tail))
+		}
+		s.size, s.etag, s.lastMod = total, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+		return total, s.version(), tail, nil
+	case http.StatusRequestedRangeNotSatisfiable:
+		// An empty file has no last bytes.
+		if _, _, total, err := contentRange(resp.Header.Get("Content-Range")); err == nil && total == 0 {
+			s.etag, s.lastMod = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+			return 0, s.version(), nil, nil
+		}
+		return 0, "", nil, fmt.Errorf("%w: %s for the last %d bytes", ErrBadResponse, resp.Status, n)
+	case http.StatusOK:
+		// A server without ranges: fine for a file no larger than asked.
+		if resp.ContentLength >= 0 && resp.ContentLength <= n {
+			b, err := io.ReadAll(io.LimitReader(resp.Body, n+1))
+			if err != nil {
+				return 0, "", nil, err
+			}
+			if int64(len(b)) != resp.ContentLength {
+				return 0, "", nil, fmt.Errorf("%w: Content-Length %d, body %d bytes", ErrBadResponse, resp.ContentLength, len(b))
+			}
+			s.size, s.etag, s.lastMod = int64(len(b)), resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+			return s.size, s.version(), b, nil
+		}
+		return 0, "", nil, fmt.Errorf("%w: the server does not serve byte ranges (it answered a Range request with the whole file)", ErrBadResponse)
+	}
+	return 0, "", nil, statusError("GET "+s.url, resp)
+}
+
+func (s *httpSource) version() string {
+	if s.etag != "" {
+		return s.etag
+	}
+	return s.lastMod
+}
+
+func (s *httpSource) get(ctx context.Context, off, n int64) (io.ReadCloser, error) {
+	resp, err := s.request(ctx, fmt.Sprintf("bytes=%d-%d", off, off+n-1))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusPartialContent {
+		if resp.StatusCode == http.StatusOK {
+			resp.Body.Close()
+			return nil, fmt.Errorf("%w: asked for bytes %d-%d, got the whole file", ErrBadResponse, off, off+n-1)
+		}
+		return nil, statusError("GET "+s.url, resp)
+	}
+	if err := s.check(resp, off, n); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+// check compares a range response with the request and the first
+// response.
+func (s *httpSource) check(resp *http.Response, off, n int64) error {
+	first, last, total, err := contentRange(resp.Header.Get("Content-Range"))
+	if err != nil {
+		return err
+	}
+	if total != s.size {
+		return fmt.Errorf("%w: its size was %d bytes, now %d", ErrChanged, s.size, total)
+	}
+	if e := resp.Header.Get("ETag"); s.etag != "" && e != "" && e != s.etag {
+		return fmt.Errorf("%w: ETag was %s, now %s", ErrChanged, s.etag, e)
+	}
+	if first != off || last != off+n-1 {
+		return fmt.Errorf("%w: asked for bytes %d-%d, got %d-%d", ErrBadResponse, off, off+n-1, first, last)
+	}
+	if resp.ContentLength >= 0 && resp.ContentLength != n {
+		return fmt.Errorf("%w: Content-Length %d for %d bytes", ErrBadResponse, resp.ContentLength, n)
+	}
+	return nil
+}
+
+// contentRange parses "bytes FIRST-LAST/TOTAL" (or "bytes */TOTAL").
+func contentRange(h string) (first, last, total int64, err error) {
+	bad := fmt.Errorf("%w: Content-Range %q", ErrBadResponse, h)
+	rest, ok := strings.CutPrefix(h, "bytes ")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	rng, tot, ok := strings.Cut(rest, "/")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	if total, err = strconv.ParseInt(tot, 10, 64); err != nil || total < 0 {
+		return 0, 0, 0, bad
+	}
+	if rng == "*" {
+		return 0, -1, total, nil
+	}
+	a, b, ok := strings.Cut(rng, "-")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	first, err1 := strconv.ParseInt(a, 10, 64)
+	last, err2 := strconv.ParseInt(b, 10, 64)
+	if err1 != nil || err2 != nil || first < 0 || last < first || last >= total {
+		return 0, 0, 0, bad
+	}
+	return first, last, total, nil
+}

@@ -1,0 +1,163 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	ggcr "github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// The OCI artifact format (docs/oci.md).
+const (
+	// ArtifactType is the manifest's artifactType.
+	ArtifactType = "application/vnd.cloud-assembly.v1"
+	// LayerMediaType is the media type of the one layer, the .cloud file.
+	LayerMediaType = "application/vnd.cloud-assembly.v1+zip"
+	// EmptyConfigMediaType is the config's media type: the empty
+	// descriptor of the OCI image spec (1.1), the two bytes "{}".
+	EmptyConfigMediaType = "application/vnd.oci.empty.v1+json"
+	// AnnotationTitle names the file (the layer's annotation);
+	// AnnotationCreated is when it was pushed (the manifest's).
+	AnnotationTitle   = "org.opencontainers.image.title"
+	AnnotationCreated = "org.opencontainers.image.created"
+)
+
+// ociSource reads the assembly layer of an OCI artifact in ranges. The
+// blob is addressed by its digest; its size comes from the manifest.
+type ociSource struct {
+	*httpSource
+	digest   v1.Hash
+	manifest v1.Manifest
+}
+
+// registryTransport returns an authenticated transport for the
+// repository, with the registry's ping done once.
+func registryTransport(ctx context.Context, repo name.Repository, o *Options, scope string) (http.RoundTripper, error) {
+	auth, err := o.Keychain.Resolve(repo)
+	if err != nil {
+		return nil, fmt.Errorf("registry credentials for %s: %w", repo.RegistryStr(), err)
+	}
+	rt, err := transport.NewWithContext(ctx, repo.Registry, auth, newSafeTransport(o.Transport), []string{repo.Scope(scope)})
+	if err != nil {
+		return nil, registryError(fmt.Sprintf("registry %s", repo.RegistryStr()), err)
+	}
+	return rt, nil
+}
+
+// registryError maps a registry's error to a sentinel.
+func registryError(what string, err error) error {
+	var te *transport.Error
+	if asTransportError(err, &te) {
+		switch c := te.StatusCode; {
+		case c == http.StatusNotFound:
+			return fmt.Errorf("%w: %s: %v", ErrNotFound, what, err)
+		case c >= 500 || c == http.StatusTooManyRequests:
+			return transient{fmt.Errorf("%s: %w", what, err)}
+		}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func newOCISource(ctx context.Context, loc *Location, o *Options, obj *Object) (*ociSource, error) {
+	ref := loc.Ref
+	var s *ociSource
+	err := obj.retry(ctx, func(rctx context.Context) error {
+		rt, err := registryTransport(rctx, ref.Context(), o, transport.PullScope)
+		if err != nil {
+			return err
+		}
+		desc, err := ggcr.Get(ref, ggcr.WithContext(rctx), ggcr.WithTransport(rt), ggcr.WithRetryBackoff(ggcr.Backoff{Steps: 1}))
+		if err != nil {
+			return registryError(fmt.Sprintf("manifest %s", loc), err)
+		}
+		m, err := assemblyManifest(desc.MediaType, desc.Manifest)
+		if err != nil {
+			return fmt.Errorf("%s: %w", loc, err)
+		}
+		layer := m.Layers[0]
+		r := ref.Context()
+		blob := fmt.Sprintf("%s://%s/v2/%s/blobs/%s", r.Scheme(), r.RegistryStr(), r.RepositoryStr(), layer.Digest)
+		s = &ociSource{
+			httpSource: &httpSource{url: blob, client: &http.Client{Transport: rt, CheckRedirect: sameScheme}, size: layer.Size},
+			digest:     layer.Digest,
+			manifest:   *m,
+		}
+		return nil
+	})
+	return s, err
+}
+
+// assemblyManifest parses and checks an artifact manifest (docs/oci.md).
+func assemblyManifest(mt types.MediaType, raw []byte) (*v1.Manifest, error) {
+	if mt != types.OCIManifestSchema1 {
+		return nil, fmt.Errorf("%w: manifest media type %q, want %q", ErrNotAssembly, mt, types.OCIManifestSchema1)
+	}
+	var m v1.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("%w: manifest: %v", ErrNotAssembly, err)
+	}
+	if m.ArtifactType != ArtifactType && string(m.Config.MediaType) != ArtifactType {
+		return nil, fmt.Errorf("%w: artifactType %q, want %q", ErrNotAssembly, m.ArtifactType, ArtifactType)
+	}
+	if len(m.Layers) != 1 || m.Layers[0].MediaType != LayerMediaType {
+		return nil, fmt.Errorf("%w: want one layer of media type %q", ErrNotAssembly, LayerMediaType)
+	}
+	l := m.Layers[0]
+	if l.Digest.Algorithm != "sha256" || len(l.Digest.Hex) != 64 || l.Size <= 0 {
+		return nil, fmt.Errorf("%w: layer digest %q, size %d", ErrNotAssembly, l.Digest, l.Size)
+	}
+	return &m, nil
+}
+
+func (s *ociSource) open(ctx context.Context, n int64) (int64, string, []byte, error) {
+	n = min(n, s.size)
+	body, err := s.get(ctx, s.size-n, n)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer body.Close()
+	tail := make([]byte, n)
+	if err := readFull(body, tail); err != nil {
+		return 0, "", nil, err
+	}
+	var one [1]byte
+	if m, _ := io.ReadFull(body, one[:]); m > 0 {
+		return 0, "", nil, fmt.Errorf("%w: range response for the last %d bytes is longer", ErrBadResponse, n)
+	}
+	return s.size, s.digest.String(), tail, nil
+}
+
+func (s *ociSource) get(ctx context.Context, off, n int64) (io.ReadCloser, error) {
+	resp, err := s.request(ctx, fmt.Sprintf("bytes=%d-%d", off, off+n-1))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusPartialContent {
+		if resp.StatusCode == http.StatusOK {
+			resp.Body.Close()
+			return nil, fmt.Errorf("%w: asked for bytes %d-%d of blob %s, got the whole blob", ErrBadResponse, off, off+n-1, s.digest)
+		}
+		return nil, statusError("blob "+s.digest.String(), resp)
+	}
+	if d := resp.Header.Get("Docker-Content-Digest"); d != "" && d != s.digest.String() {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: asked for blob %s, the registry sent %s", ErrDigestMismatch, s.digest, d)
+	}
+	if err := s.check(resp, off, n); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+func asTransportError(err error, te **transport.Error) bool {
+	return errors.As(err, te)
+}

@@ -1,0 +1,204 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	ggcr "github.com/google/go-containerregistry/pkg/v1/remote"
+)
+
+// inProcessRegistry is go-containerregistry's registry on loopback; wrap,
+// when set, may answer a request instead.
+func inProcessRegistry(t *testing.T, wrap func(w http.ResponseWriter, r *http.Request) bool) string {
+	t.Helper()
+	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if wrap != nil && wrap(w, r) {
+			return
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// dockerRegistry starts Debian's docker-registry (the CNCF distribution
+// registry) on a free loopback port with a temporary configuration and
+// storage, and returns its host:port; it skips, saying why, when the
+// registry is not installed.
+func dockerRegistry(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("docker-registry")
+	if err != nil {
+		t.Skip("docker-registry is not installed (Debian's docker-registry package; .ci/run installs it)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: %s\n", filepath.Join(dir, "data"), addr)), 0o644)
+	cmd := exec.Command(bin, "serve", cfg)
+	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=none")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("docker-registry did not start: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/v2/")
+		if err == nil {
+			resp.Body.Close()
+			return addr
+		}
+	}
+	t.Fatalf("docker-registry did not answer on %s within 20s", addr)
+	return ""
+}
+
+func pushRead(t *testing.T, host string) {
+	ctx := context.Background()
+	content := randomBytes(t, 3<<20+77)
+	loc := "oci://" + host + "/team/app:v1"
+	created := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	p, err := Push(ctx, loc, File{R: bytes.NewReader(content), Size: int64(len(content)), SHA256: sha(content), Title: "app.cloud"}, &Options{Now: func() time.Time { return created }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Digest != sha(content) || !strings.HasPrefix(p.Manifest, "sha256:") {
+		t.Fatalf("pushed %+v", p)
+	}
+	// The manifest, as another tool reads it (docs/oci.md).
+	desc, err := ggcr.Get(mustRef(t, host+"/team/app:v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if desc.Digest.String() != p.Manifest {
+		t.Errorf("manifest digest %s, push said %s", desc.Digest, p.Manifest)
+	}
+	var m v1.Manifest
+	json.Unmarshal(desc.Manifest, &m)
+	if m.ArtifactType != ArtifactType || m.Config.MediaType != EmptyConfigMediaType || m.Config.Size != 2 || string(m.Config.Data) != "{}" ||
+		len(m.Layers) != 1 || m.Layers[0].MediaType != LayerMediaType || m.Layers[0].Digest.String() != sha(content) ||
+		m.Layers[0].Annotations[AnnotationTitle] != "app.cloud" || m.Annotations[AnnotationCreated] != "2026-11-26T12:00:00Z" {
+		t.Errorf("manifest %s", desc.Manifest)
+	}
+	for _, l := range []string{loc, "oci://" + host + "/team/app@" + p.Manifest} {
+		o, err := Open(ctx, l, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Size() != int64(len(content)) || o.Digest() != sha(content) || o.Version() != sha(content) {
+			t.Errorf("%s: size %d digest %s version %s", l, o.Size(), o.Digest(), o.Version())
+		}
+		buf := make([]byte, 2<<20)
+		if _, err := o.ReadAt(buf, 1000); err != nil || !bytes.Equal(buf, content[1000:1000+len(buf)]) {
+			t.Fatalf("%s: ReadAt: %v", l, err)
+		}
+		if sum, err := o.SHA256(ctx); err != nil || sum != sha(content) {
+			t.Fatalf("%s: SHA256 = %s, %v", l, sum, err)
+		}
+		o.Close()
+	}
+	// Options.Digest pins the blob before anything is read.
+	if _, err := Open(ctx, loc, &Options{Digest: sha([]byte("other"))}); !errors.Is(err, ErrDigestMismatch) {
+		t.Errorf("Open with another digest: %v, want ErrDigestMismatch", err)
+	}
+	if _, err := Open(ctx, "oci://"+host+"/team/app:nope", nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Open of a missing tag: %v, want ErrNotFound", err)
+	}
+	// An image is not an assembly.
+	img, _ := random.Image(100, 1)
+	if err := ggcr.Write(mustRef(t, host+"/team/image:v1"), img); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, "oci://"+host+"/team/image:v1", nil); !errors.Is(err, ErrNotAssembly) {
+		t.Errorf("Open of an image: %v, want ErrNotAssembly", err)
+	}
+}
+
+func mustRef(t *testing.T, s string) name.Reference {
+	r, err := name.ParseReference(s, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestOCIInProcess(t *testing.T) { pushRead(t, inProcessRegistry(t, nil)) }
+
+func TestOCIDockerRegistry(t *testing.T) { pushRead(t, dockerRegistry(t)) }
+
+// TestOCIWrongBlob: a registry that answers a blob's digest with other
+// bytes fails: at once when it names another digest, at the end (the
+// whole file's SHA-256) when it does not.
+func TestOCIWrongBlob(t *testing.T) {
+	ctx := context.Background()
+	content := randomBytes(t, 1<<20)
+	other := append([]byte{}, content...)
+	other[500000] ^= 0xff
+	for _, c := range []struct {
+		name   string
+		header bool
+	}{{"digest header", true}, {"same size, other bytes", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			var lie bool
+			host := inProcessRegistry(t, func(w http.ResponseWriter, r *http.Request) bool {
+				if !lie || r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/blobs/"+sha(content)) {
+					return false
+				}
+				if c.header {
+					w.Header().Set("Docker-Content-Digest", sha(other))
+				}
+				http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(other))
+				return true
+			})
+			loc := "oci://" + host + "/team/app:v1"
+			if _, err := Push(ctx, loc, File{R: bytes.NewReader(content), Size: int64(len(content)), SHA256: sha(content)}, nil); err != nil {
+				t.Fatal(err)
+			}
+			lie = true
+			o, err := Open(ctx, loc, nil)
+			if c.header {
+				if !errors.Is(err, ErrDigestMismatch) {
+					t.Fatalf("Open: %v, want ErrDigestMismatch", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o.Close()
+			if _, err := o.SHA256(ctx); !errors.Is(err, ErrDigestMismatch) {
+				t.Fatalf("SHA256: %v, want ErrDigestMismatch", err)
+			}
+		})
+	}
+}
+
+func TestPushHTTPSUnsupported(t *testing.T) {
+	_, err := Push(context.Background(), "https://example.com/app.cloud", File{R: bytes.NewReader(nil), SHA256: sha(nil)}, nil)
+	if !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("Push to https: %v, want ErrUnsupported", err)
+	}
+}
