@@ -55,6 +55,12 @@ type Options struct {
 	// 4 MiB.
 	CacheSize int64
 
+	// Spool, if set, gets every byte as it arrives, written at its
+	// offset (pull writes the file it verifies this way, from one
+	// download). Once SHA256 has succeeded it holds the whole file. A
+	// write error fails the read that brought the bytes.
+	Spool io.WriterAt
+
 	// PartSize is the part size of S3 multipart uploads, used for files
 	// larger than it (default 64 MiB, at least 5 MiB).
 	PartSize int64
@@ -210,6 +216,9 @@ func OpenLocation(ctx context.Context, loc *Location, opts *Options) (*Object, e
 	o.ctx, o.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	err = o.retry(ctx, func(rctx context.Context) error {
 		size, pin, tail, err := o.src.open(rctx, tailSize)
+		if err == nil {
+			err = o.spool(tail, size-int64(len(tail)))
+		}
 		if err == nil {
 			o.received.Add(int64(len(tail)))
 			o.size, o.pin, o.tail, o.tailOff = size, pin, tail, size-int64(len(tail))
@@ -432,7 +441,23 @@ func (o *Object) fetchRun(bs []*block) error {
 		}
 		return nil
 	})
+	for _, b := range bs {
+		if err == nil {
+			err = o.spool(b.data, b.idx*blockSize)
+		}
+	}
 	return err
+}
+
+// spool writes bytes that arrived to Options.Spool.
+func (o *Object) spool(p []byte, off int64) error {
+	if o.opts.Spool == nil {
+		return nil
+	}
+	if _, err := o.opts.Spool.WriteAt(p, off); err != nil {
+		return fmt.Errorf("writing what arrived: %w", err)
+	}
+	return nil
 }
 
 // finishRun publishes the blocks bs, or their failure.
@@ -509,7 +534,11 @@ func (o *Object) readDirect(p []byte, off int64) error {
 		}
 		g.Go(func() error {
 			defer func() { <-o.sem }()
-			return o.get(ctx, at, int64(len(part)), func(body io.Reader) error { return readFull(body, part) })
+			err := o.get(ctx, at, int64(len(part)), func(body io.Reader) error { return readFull(body, part) })
+			if err == nil {
+				err = o.spool(part, at)
+			}
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {

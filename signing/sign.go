@@ -354,8 +354,15 @@ func AttestFile(ctx context.Context, in string, opts *SignOptions) (*Attestation
 		return nil, err
 	}
 	defer rc.Close()
-	if err := opts.check(&rc.Reader); err != nil {
+	return AttestReader(ctx, &rc.Reader, opts)
+}
+
+// AttestReader is AttestFile of an assembly already open (a remote one,
+// read through remote.Object): it refuses, as signing does, an assembly
+// that assembly.Check finds invalid.
+func AttestReader(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attestation, error) {
+	if err := opts.check(r); err != nil {
 		return nil, err
 	}
-	return Attest(ctx, &rc.Reader, opts)
+	return Attest(ctx, r, opts)
 }

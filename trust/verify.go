@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/hint"
@@ -102,7 +103,14 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	}
 	res.Reader = rd
 	digest := func() (string, error) { return "", nil }
-	if !opts.SkipDigest {
+	if d, ok := r.(Digester); ok && !opts.SkipDigest {
+		// The reader hashes the bytes as they pass: asked when the
+		// verification has read them, it reads only what it did not.
+		digest = func() (string, error) {
+			sum, err := d.SHA256(ctx)
+			return strings.TrimPrefix(sum, "sha256:"), err
+		}
+	} else if !opts.SkipDigest {
 		dctx, cancel := context.WithCancel(ctx)
 		wait := startDigest(dctx, r, size)
 		digest = wait
@@ -147,6 +155,16 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	res.Signatures, res.PolicyResult = v.Signatures(), v.Policy()
 	res.Report, res.Manifest = v.Report(), v.Manifest()
 	return finish()
+}
+
+// A Digester is a reader that takes the SHA-256 of everything read
+// through it, as the bytes pass (remote.Object, whose every read is a
+// request): Verify asks it for the whole file's digest once the
+// verification is done, instead of reading the file a second time beside
+// it. SHA256 returns "sha256:HEX" (or bare hex), reading what was not
+// read, and fails if the bytes are not the ones the reader expected.
+type Digester interface {
+	SHA256(ctx context.Context) (string, error)
 }
 
 // startDigest takes the SHA-256 of the first size bytes of r in the

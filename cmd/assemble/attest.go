@@ -48,12 +48,12 @@ Example:
 				if c.IsSet("algorithm") {
 					return usagef("--signed writes the attestation signed already, with its algorithm: it takes no --algorithm")
 				}
-				rc, err := assembly.Open(in)
+				rc, cl, err := openReader(c, "attest", in)
 				if err != nil {
-					return openError(in, onFile("attest", in, err))
+					return err
 				}
-				defer rc.Close()
-				text, err := signing.SignedText(&rc.Reader)
+				defer cl.Close()
+				text, err := signing.SignedText(rc)
 				if err != nil {
 					return sealError("attest", in, err)
 				}
@@ -66,7 +66,12 @@ Example:
 			now := time.Now()
 			opts := &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now },
 				Warn: func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }}
-			a, err := signing.AttestFile(c.Context, in, opts)
+			rc, cl, err := openReader(c, "attest", in)
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			a, err := signing.AttestReader(c.Context, rc, opts)
 			if err != nil {
 				return sealError("attest", in, err)
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/cloud-assembly/assemble/packager/cfn/source"
 	"github.com/cloud-assembly/assemble/packager/registry"
 	"github.com/cloud-assembly/assemble/packager/schema"
+	"github.com/cloud-assembly/assemble/remote"
 	"github.com/cloud-assembly/assemble/signing"
 	"github.com/cloud-assembly/assemble/trust"
 )
@@ -46,6 +47,18 @@ type errorCode struct {
 // both written with "_" for "-". TestErrorCodesCoverSentinels fails when a
 // library gains a sentinel this table does not list.
 var errorCodes = []errorCode{
+	// Remote locations: a transport's failure says what went wrong on
+	// the way, whatever was being read.
+	{remote.ErrLocation, "bad_location"},
+	{remote.ErrNotFound, "remote_not_found"},
+	{remote.ErrChanged, "remote_changed"},
+	{remote.ErrBadResponse, "bad_response"},
+	{remote.ErrDigestMismatch, "remote_digest_mismatch"},
+	{remote.ErrRedirect, "redirect_refused"},
+	{remote.ErrTimeout, "timeout"},
+	{remote.ErrNotAssembly, "not_assembly_artifact"},
+	{remote.ErrUnsupported, "remote_unsupported"},
+
 	// Damaged data says more than the digest mismatch it causes.
 	{assembly.ErrCorrupt, "corrupt"},
 
@@ -102,6 +115,7 @@ var errorCodes = []errorCode{
 	{output.ErrLocked, "output_locked"},
 	{output.ErrNotEmpty, "folder_not_empty"},
 	{output.ErrNotFolder, "not_a_folder"},
+	{output.ErrDirect, "output_direct"},
 
 	// Modules and templates: a source's cause before the template's.
 	{source.ErrBadSource, "bad_source"},

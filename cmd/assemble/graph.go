@@ -13,6 +13,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/packager"
+	"github.com/cloud-assembly/assemble/remote"
 )
 
 func graphCmd() *cli.Command {
@@ -106,12 +107,12 @@ func graphJSON(source string, m *assembly.Manifest, rep *assembly.Report, format
 // loadGraph reads an assembly (a ZIP file) or loads a project. It returns
 // the files it read.
 func loadGraph(c *cli.Context, target string) (*assembly.Manifest, *assembly.Report, []string, error) {
-	if isZip(target) {
-		rc, err := assembly.Open(target)
+	if remote.IsLocation(target) || isZip(target) {
+		rc, cl, err := openReader(c, "", target)
 		if err != nil {
-			return nil, nil, nil, openError(target, err)
+			return nil, nil, nil, err
 		}
-		defer rc.Close()
+		defer cl.Close()
 		if rc.Signed() {
 			warnUnverified(c, target)
 		}

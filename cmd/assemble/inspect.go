@@ -47,15 +47,14 @@ func runInspect(c *cli.Context) error {
 	if st, err := os.Stat(file); err == nil && st.IsDir() {
 		return withHint(because(errIsFolder, file, "%s is a folder, not an assembly", file), fmt.Sprintf("build it first with 'assemble build -o app.cloud %s', or draw a project with 'assemble graph %s'", file, file))
 	}
-	rc, err := assembly.Open(file)
+	r, cl, err := openReader(c, "", file)
 	if err != nil {
 		if errors.Is(err, assembly.ErrFormat) {
 			return withHint(err, "the file is not a Cloud Assembly (.cloud); make one with 'assemble build'")
 		}
-		return openError(file, err)
+		return err
 	}
-	defer rc.Close()
-	r := &rc.Reader
+	defer cl.Close()
 	signed := r.Signed()
 	if signed {
 		warnUnverified(c, file)

@@ -61,11 +61,13 @@ func jsonFixture(t *testing.T) (dir string, env map[string]string) {
 		"schemaok":  filepath.Join(fixtures, "resource-schemas", "replacement-strategy-mutable.json"),
 		"full":      write("full/x", "x"),
 		"dir":       dir,
+		"registry":  jsonRegistry(t),
 	}
 	for _, args := range [][]string{
 		{"build", "-o", env["unsigned"], env["webapp"]},
 		{"sign", "--key", env["secret"], "-o", env["signed"], env["unsigned"]},
 		{"sign", "--key", env["untrusted"], "-o", env["foreign"], env["unsigned"]},
+		{"push", "--keyring", env["trusted"], env["signed"], "oci://" + env["registry"] + "/json/app:v1"},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), append([]string{"assemble"}, args...), nil, &bytes.Buffer{}, &stderr); code != 0 {
@@ -114,6 +116,14 @@ func jsonCases(env map[string]string) map[string][]jsonCase {
 			{args: []string{"build", "-o", "-", env["webapp"]}, exit: 2, code: "usage"},
 			{args: []string{"build", "--strict", "-o", built + "2", env["webapp"]}, exit: 1, code: "missing", check: errField("line", 12)},
 			{args: []string{"build", "-o", built + "3", filepath.Join(env["dir"], "nothing")}, exit: 1, code: "invalid_project"},
+		},
+		"push": {
+			{args: []string{"push", "--keyring", env["trusted"], env["signed"], "oci://" + env["registry"] + "/json/app:v2"}, check: field("signed", true)},
+			{args: []string{"push", "--keyring", env["trusted"], env["unsigned"], "oci://" + env["registry"] + "/json/app:v3"}, exit: 1, code: "unsigned"},
+		},
+		"pull": {
+			{args: []string{"pull", "--keyring", env["trusted"], "-o", filepath.Join(env["dir"], "pulled.cloud"), "oci://" + env["registry"] + "/json/app:v1"}, check: digestOf("signed")},
+			{args: []string{"pull", "--keyring", env["trusted"], "-o", filepath.Join(env["dir"], "none.cloud"), "oci://" + env["registry"] + "/json/app:nope"}, exit: 1, code: "remote_not_found"},
 		},
 		"inspect": {
 			{args: []string{"inspect", env["signed"]}, check: field("signatureVerified", false)},

@@ -106,6 +106,8 @@ func commands() []*cli.Command {
 		signCmd(),
 		verifyCmd(),
 		extractCmd(),
+		pushCmd(),
+		pullCmd(),
 		schemaCmd(),
 		moduleCmd(),
 		blueprintCmd(),

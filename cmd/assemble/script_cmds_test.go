@@ -19,5 +19,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"readme":     readmeRecipes,
 		"filedigest": fileDigest,
 		"ghactions":  ghActions,
+		"registry":   registryCmd,
+		"serve":      serveCmd,
 	}
 }

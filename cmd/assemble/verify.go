@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -194,6 +195,12 @@ func (res *verifyResult) setSignatures(sigs []signing.Signature, pr signing.Poli
 // one verify-and-open function), reporting what it found. The caller
 // calls res.close when done with res.reader and res.verified.
 func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verifyResult, err error) {
+	return verifySource(c, name, allowUnsigned, func() (io.ReaderAt, int64, io.Closer, error) { return openSource(c, name, "") })
+}
+
+// verifySource is verifyAssembly of what open opens (pull opens the
+// location its own way).
+func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (io.ReaderAt, int64, io.Closer, error)) (res *verifyResult, err error) {
 	res = &verifyResult{File: name, Warnings: []diagnosticJSON{}, close: func() {}}
 	var tr *trust.Trust
 	if trustGiven(c) {
@@ -204,11 +211,11 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 			return res, err
 		}
 	}
-	f, size, err := openAssemblyFile(name)
+	f, size, cl, err := open()
 	if err != nil {
 		return res, openError(name, err)
 	}
-	res.close = func() { f.Close() }
+	res.close = func() { cl.Close() }
 	res.Size = size
 	prog := newProgress(c, "verifying "+name)
 	v, err := trust.Verify(c.Context, name, f, size, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func()})

@@ -50,6 +50,9 @@ var (
 	ErrDangling = errors.New("output: symbolic link to nothing")
 	// ErrLocked: another writer held the output longer than Options.Wait.
 	ErrLocked = errors.New("output: locked by another writer")
+	// ErrDirect: an output written as it goes (standard output, a pipe)
+	// cannot be written out of order (File.WriteAt).
+	ErrDirect = errors.New("output: written in order only")
 )
 
 // An Error is an output refused for one of the reasons above: Err is the
@@ -200,6 +203,19 @@ func (f *File) Write(p []byte) (int, error) {
 		return 0, fs.ErrClosed
 	}
 	return f.w.Write(p)
+}
+
+// WriteAt writes p at off of the temporary file, for outputs written out
+// of order (pull writes ranges as they arrive). A direct output cannot be
+// written so (ErrDirect).
+func (f *File) WriteAt(p []byte, off int64) (int, error) {
+	switch {
+	case f.done:
+		return 0, fs.ErrClosed
+	case f.Direct() || f.f == nil:
+		return 0, ErrDirect
+	}
+	return f.f.WriteAt(p, off)
 }
 
 // ReadFrom lets io.Copy from a file use the kernel's copy (copy_file_range).

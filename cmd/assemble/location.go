@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/remote"
+)
+
+// Every command that reads an assembly takes a file or a remote location
+// (oci://, s3://, https://) for it, and opens it here: openSource is the
+// one place that tells them apart.
+
+// openSource opens what an ASSEMBLY argument names: a remote location
+// (remote.Open: ranged reads, nothing written to disk) or a file. digest,
+// when not empty, pins the bytes that must arrive (pull --digest).
+func openSource(c *cli.Context, name, digest string) (io.ReaderAt, int64, io.Closer, error) {
+	if !remote.IsLocation(name) {
+		f, size, err := openAssemblyFile(name)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		return f, size, f, nil
+	}
+	o, err := remote.Open(c.Context, name, &remote.Options{Digest: digest})
+	if err != nil {
+		return nil, 0, nil, remoteHint(err)
+	}
+	return o, o.Size(), o, nil
+}
+
+// openReader opens an assembly file or location and reads its structure,
+// as assembly.Open does. Errors name it as given, after verb when it is
+// not empty ("attest app.cloud: ...").
+func openReader(c *cli.Context, verb, name string) (*assembly.Reader, io.Closer, error) {
+	ra, size, cl, err := openSource(c, name, "")
+	if err != nil {
+		if verb != "" {
+			err = onFile(verb, name, err)
+		}
+		return nil, nil, openError(name, err)
+	}
+	r, err := assembly.NewReader(ra, size)
+	if err != nil {
+		cl.Close()
+		return nil, nil, openError(name, onFile(verb, name, err))
+	}
+	return r, cl, nil
+}
+
+// remoteHint adds the hint for a remote location's failure.
+func remoteHint(err error) error {
+	switch {
+	case errors.Is(err, remote.ErrLocation):
+		return withHint(err, "locations look like oci://REGISTRY/REPOSITORY:TAG (or @sha256:DIGEST), s3://BUCKET/KEY[?versionId=V], https://HOST/PATH; a file whose name starts so is ./NAME")
+	case errors.Is(err, remote.ErrNotFound):
+		return withHint(err, "check the location; 'assemble push ASSEMBLY LOCATION' puts an assembly there")
+	case errors.Is(err, remote.ErrChanged):
+		return withHint(err, "the object was replaced while it was read: read it again, or name one version (oci://...@sha256:DIGEST, s3://...?versionId=V)")
+	case errors.Is(err, remote.ErrDigestMismatch):
+		return withHint(err, "the bytes that arrived are not the ones asked for: the server or the --digest is wrong; do not use them")
+	case errors.Is(err, remote.ErrNotAssembly):
+		return withHint(err, "the manifest is not a Cloud Assembly artifact (docs/oci.md); push one with 'assemble push'")
+	case errors.Is(err, remote.ErrTimeout):
+		return withHint(err, "the server is slow or unreachable; try again")
+	case errors.Is(err, remote.ErrRedirect):
+		return withHint(err, "the server redirected to another scheme, which is refused; use the final https:// location")
+	case errors.Is(err, remote.ErrBadResponse):
+		return withHint(err, "the server does not answer byte ranges as HTTP asks (RFC 9110); read the file from a server that does")
+	case errors.Is(err, remote.ErrUnsupported):
+		return withHint(err, "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY")
+	case strings.Contains(err.Error(), "UNAUTHORIZED") || strings.Contains(err.Error(), "access denied") || strings.Contains(err.Error(), "AccessDenied"):
+		return withHint(err, "registry credentials come from the Docker configuration ('docker login', credential helpers), S3's from the AWS default chain (AWS_PROFILE, AWS_ACCESS_KEY_ID, roles)")
+	}
+	return err
+}

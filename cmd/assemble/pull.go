@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/hex"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/remote"
+)
+
+func pullCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "pull",
+		Usage:     "download an assembly from a registry, S3 or HTTPS, verifying it on the way",
+		ArgsUsage: "LOCATION",
+		Description: `Reads the assembly at LOCATION once, verifying it as 'assemble verify'
+does (the same trust flags) while the bytes arrive, and writes -o FILE only
+when verification passed: the file appears whole, by rename, or not at all.
+--digest sha256:HEX pins the bytes that must arrive (the digest 'assemble
+push' printed): anything else fails, whatever it holds.
+
+LOCATIONS:
+   oci://REGISTRY/REPOSITORY[:TAG|@sha256:DIGEST]
+   s3://BUCKET/KEY[?versionId=VERSION]
+   https://HOST/PATH              (http:// only to a loopback host)
+
+Examples:
+   assemble pull --keyring release.pub.asc -o app.cloud oci://registry.example.com/team/app:1.4.0
+   assemble pull --keyring release.pub.asc --digest sha256:9f86d0... -o app.cloud s3://releases/app/1.4.0.cloud`,
+		Flags: append(trustFlags(),
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the verified assembly to `FILE` (- for standard output)"},
+			&cli.StringFlag{Name: "digest", Usage: "require the file's SHA-256 to be `sha256:HEX`"},
+			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			jsonFlag,
+			strictFlag,
+			quietFlag,
+			progressFlag,
+		),
+		Action: runPull,
+	}
+}
+
+// pullResult is what pull reports (docs/json/pull.json): verify's result
+// and the file written.
+type pullResult struct {
+	*verifyResult
+	Output string `json:"output"`
+}
+
+func runPull(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return withHint(usagef("pull takes one LOCATION, got %d arguments", c.NArg()), "assemble pull -o app.cloud oci://REGISTRY/REPOSITORY:TAG")
+	}
+	loc := c.Args().First()
+	if !remote.IsLocation(loc) {
+		return withHint(usagef("pull: %q is not a location", loc), "pull reads oci://, s3:// or https:// locations; 'assemble verify' checks a file")
+	}
+	out := c.String("output")
+	if out == "" {
+		return withHint(usagef("pull needs -o FILE"), "name the file to write: assemble pull -o app.cloud "+loc)
+	}
+	if err := refuseTerminal(c, out); err != nil {
+		return err
+	}
+	if out == "-" && c.Bool("json") {
+		return withHint(usagef("--json and -o - both write to standard output"), "write the assembly to a file with -o FILE")
+	}
+	digest := c.String("digest")
+	if hx, ok := strings.CutPrefix(digest, "sha256:"); digest != "" && (!ok || len(hx) != 64 || strings.ToLower(hx) != hx || !isHex(hx)) {
+		return withHint(usagef("--digest %q is not a SHA-256 digest", digest), "give it as sha256: and 64 lowercase hex digits, as 'assemble push' prints it")
+	}
+	if _, err := remote.Parse(loc); err != nil {
+		return remoteHint(err)
+	}
+	f, err := output.Create(c.Context, out, outputOptions(c, nil, true))
+	if err != nil {
+		return outputError(err)
+	}
+	defer f.Close()
+	var obj *remote.Object
+	open := func() (io.ReaderAt, int64, io.Closer, error) {
+		opts := &remote.Options{Digest: digest}
+		if !f.Direct() {
+			opts.Spool = f // the bytes verified are the bytes written
+		}
+		o, err := remote.Open(c.Context, loc, opts)
+		if err != nil {
+			return nil, 0, nil, remoteHint(err)
+		}
+		obj = o
+		return o, o.Size(), o, nil
+	}
+	res, err := verifySource(c, loc, c.Bool("allow-unsigned"), open)
+	defer res.close()
+	if err != nil {
+		return withResult(remoteHint(err), res.failure())
+	}
+	if f.Direct() {
+		// Standard output or a pipe takes the bytes in order, once they
+		// are verified (read again, from the cache where they still are).
+		if _, err := io.Copy(f, io.NewSectionReader(obj, 0, obj.Size())); err != nil {
+			return onFile("pull", loc, err)
+		}
+	}
+	if err := f.Commit(); err != nil {
+		return outputError(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c, pullResult{res, out})
+	}
+	if out != "-" {
+		printVerified(c, loc, res)
+		printf(c, c.App.Writer, "wrote %s\n", out)
+	}
+	return nil
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/remote"
+)
+
+func pushCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "push",
+		Usage:     "verify an assembly, then upload it to an OCI registry or S3",
+		ArgsUsage: "ASSEMBLY LOCATION",
+		Description: `Verifies ASSEMBLY as 'assemble verify' does (the same trust flags), then
+uploads the .cloud file unchanged and prints its SHA-256, the digest to
+pull or deploy it by in the next stage. ASSEMBLY may itself be a location:
+promotion from one registry or bucket to another reads ranges and writes
+nothing to disk.
+
+LOCATIONS:
+   oci://REGISTRY/REPOSITORY:TAG   an OCI artifact (artifactType
+                                   application/vnd.cloud-assembly.v1, one
+                                   layer holding the file; docs/oci.md);
+                                   also prints the manifest's digest
+   s3://BUCKET/KEY                 PutObject with its SHA-256 checksum
+                                   (multipart above 64 MiB) and metadata
+                                   assemble-sha256
+
+Credentials come the standard way: the Docker configuration and credential
+helpers ('docker login') for registries, the AWS default chain (AWS_PROFILE,
+AWS_ACCESS_KEY_ID, roles, AWS_ENDPOINT_URL) for S3. Plain http:// only
+reaches loopback registries.
+
+An unsigned assembly is refused unless --allow-unsigned, which pushes it
+saying so.
+
+Examples:
+   assemble push --keyring release.pub.asc app.cloud oci://registry.example.com/team/app:1.4.0
+   assemble push --policy release-policy.yaml app.cloud s3://releases/app/1.4.0.cloud`,
+		Flags: append(trustFlags(),
+			&cli.BoolFlag{Name: "allow-unsigned", Usage: "push an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			jsonFlag,
+			strictFlag,
+			quietFlag,
+			progressFlag,
+		),
+		Action: runPush,
+	}
+}
+
+// pushResult is what push reports (docs/json/push.json).
+type pushResult struct {
+	File          string `json:"file"`
+	Location      string `json:"location"`
+	Digest        string `json:"digest"`
+	Size          int64  `json:"size"`
+	Signed        bool   `json:"signed"`
+	Authenticated bool   `json:"authenticated"`
+	Manifest      string `json:"manifest,omitempty"`
+	Version       string `json:"version,omitempty"`
+	ETag          string `json:"etag,omitempty"`
+	Multipart     bool   `json:"multipart,omitempty"`
+}
+
+func runPush(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return withHint(usagef("push takes ASSEMBLY and LOCATION, got %d arguments", c.NArg()), "assemble push app.cloud oci://REGISTRY/REPOSITORY:TAG")
+	}
+	name, dest := c.Args().Get(0), c.Args().Get(1)
+	if !remote.IsLocation(dest) {
+		return withHint(usagef("push: %q is not a location", dest), "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY")
+	}
+	if _, err := remote.Parse(dest); err != nil {
+		return remoteHint(err)
+	}
+	res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
+	defer res.close()
+	if err != nil {
+		return err
+	}
+	if !res.Signed {
+		warnf(c, "pushing %s UNSIGNED (--allow-unsigned): whoever pulls it must pass --allow-unsigned too", name)
+	}
+	raw, _ := res.reader.Raw()
+	prog := newProgress(c, "pushing "+name)
+	p, err := remote.Push(c.Context, dest, remote.File{R: raw, Size: res.Size, SHA256: "sha256:" + res.SHA256, Title: filepath.Base(name)}, nil)
+	prog.Done()
+	if err != nil {
+		return remoteHint(onFile("push", name, err))
+	}
+	out := pushResult{File: name, Location: dest, Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
+		Manifest: p.Manifest, Version: p.Version, ETag: p.ETag, Multipart: p.Multipart}
+	if c.Bool("json") {
+		return printJSON(c, out)
+	}
+	what := "signed"
+	if !res.Signed {
+		what = "UNSIGNED"
+	}
+	printf(c, c.App.Writer, "pushed %s (%s) to %s\n%s\n", name, what, dest, p.Digest)
+	if p.Manifest != "" {
+		loc, _ := remote.Parse(dest)
+		printf(c, c.App.Writer, "manifest %s: pull it by oci://%s@%s\n", p.Manifest, loc.Ref.Context().Name(), p.Manifest)
+	}
+	if p.Version != "" {
+		printf(c, c.App.Writer, "version %s: pull it by %s?versionId=%s\n", p.Version, dest, p.Version)
+	}
+	return nil
+}
