@@ -72,12 +72,17 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrFormat, fmt.Sprintf(format, args...))
 	}
+	// A read that fails is the reader's error (a remote location's, say),
+	// kept in the chain beside ErrFormat.
+	readErr := func(what string, err error) error {
+		return fmt.Errorf("%w: reading %s: %w", ErrFormat, what, err)
+	}
 	if size < endLen {
 		return nil, bad("%d bytes is too short for a zip archive", size)
 	}
 	var eb [endLen]byte
 	if _, err := r.ReadAt(eb[:], size-endLen); err != nil {
-		return nil, bad("reading end record: %v", err)
+		return nil, readErr("end record", err)
 	}
 	if le32(eb[0:]) != sigEnd {
 		return nil, bad("no end of central directory record at the end of the file (trailing bytes or an archive comment)")
@@ -98,7 +103,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 	if size >= endLen+loc64Len {
 		var lb [loc64Len]byte
 		if _, err := r.ReadAt(lb[:], size-endLen-loc64Len); err != nil {
-			return nil, bad("reading zip64 locator: %v", err)
+			return nil, readErr("zip64 locator", err)
 		}
 		has64 = le32(lb[0:]) == sigLoc64
 		if has64 {
@@ -114,7 +119,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 			}
 			var b64 [end64Len]byte
 			if _, err := r.ReadAt(b64[:], int64(off64)); err != nil {
-				return nil, bad("reading zip64 end record: %v", err)
+				return nil, readErr("zip64 end record", err)
 			}
 			if le32(b64[0:]) != sigEnd64 || le64(b64[4:]) != end64Len-12 {
 				return nil, bad("malformed zip64 end record at offset %d", off64)
@@ -145,7 +150,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 
 	cd := make([]byte, cdSize)
 	if _, err := r.ReadAt(cd, int64(cdOffset)); err != nil {
-		return nil, bad("reading central directory: %v", err)
+		return nil, readErr("central directory", err)
 	}
 	entries := make([]entry, 0, records)
 	var nameBytes uint64
@@ -413,12 +418,15 @@ func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %q: %s", ErrFormat, e.name, fmt.Sprintf(format, args...))
 	}
+	readErr := func(what string, err error) error {
+		return fmt.Errorf("%w: %q: reading %s: %w", ErrFormat, e.name, what, err)
+	}
 	var h [localLen]byte
 	if e.offset+localLen > limit {
 		return bad("local header runs into the central directory")
 	}
 	if _, err := r.ReadAt(h[:], int64(e.offset)); err != nil {
-		return bad("reading local header: %v", err)
+		return readErr("local header", err)
 	}
 	if le32(h[0:]) != sigLocal {
 		return bad("no local header at offset %d", e.offset)
@@ -444,7 +452,7 @@ func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
 	}
 	varPart := make([]byte, nameLen+extraLen)
 	if _, err := r.ReadAt(varPart, int64(e.offset+localLen)); err != nil {
-		return bad("reading local header: %v", err)
+		return readErr("local header", err)
 	}
 	if string(varPart[:nameLen]) != e.name {
 		return bad("local header name %q differs from the central directory", varPart[:nameLen])
@@ -492,7 +500,7 @@ func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
 		return bad("data descriptor runs into the central directory")
 	}
 	if _, err := r.ReadAt(d[:min(uint64(len(d)), avail)], int64(end)); err != nil && err != io.EOF {
-		return bad("reading data descriptor: %v", err)
+		return readErr("data descriptor", err)
 	}
 	dd := d[:]
 	if le32(dd) == sigDescriptor {

@@ -78,3 +78,15 @@ func remoteHint(err error) error {
 	}
 	return err
 }
+
+// isRemoteErr: err is a remote location's failure (of the transport, not
+// of the assembly), whatever wraps it.
+func isRemoteErr(err error) bool {
+	for _, s := range []error{remote.ErrLocation, remote.ErrNotFound, remote.ErrChanged, remote.ErrBadResponse,
+		remote.ErrDigestMismatch, remote.ErrRedirect, remote.ErrTimeout, remote.ErrNotAssembly, remote.ErrUnsupported} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -296,6 +296,8 @@ func openAssembly(name string) (*os.File, *assembly.Reader, int64, error) {
 // verifyHint adds the hint for the failure's cause.
 func verifyHint(err error) error {
 	switch {
+	case isRemoteErr(err):
+		return remoteHint(err)
 	case errors.Is(err, signing.ErrUnknownSigner):
 		return withHint(err, "if you trust the signer, add their public key with --keyring FILE")
 	case errors.Is(err, signing.ErrThreshold):
@@ -407,6 +409,8 @@ func fileCount(r *assembly.Reader) int {
 // is not a broken assembly.
 func openError(name string, err error) error {
 	switch {
+	case isRemoteErr(err):
+		return remoteHint(err)
 	case errors.Is(err, fs.ErrNotExist):
 		return withHint(err, "check the path; make an assembly with 'assemble build'")
 	case errors.Is(err, assembly.ErrFormat):
