@@ -27,8 +27,16 @@
 // another size, fails with ErrChanged rather than mix two files; a range
 // response with other bounds or length than asked fails with
 // ErrBadResponse. The bytes themselves are checked by the reader's
-// caller, as for a local file, and the whole file's SHA-256 against an
-// expected digest (OCI's, or Options.Digest) with CheckDigest.
+// caller, as for a local file (assembly.NewReader, trust.Verify); the
+// whole file's SHA-256, taken from the bytes as they arrive, is
+// Object.SHA256, which fails with ErrDigestMismatch when the bytes are not
+// the ones the location (an OCI blob's digest) or Options.Digest named.
+//
+// # Pushing
+//
+// Push uploads a file to OCI (an artifact manifest, docs/oci.md) or S3
+// (PutObject with its SHA-256 checksum, multipart above Options.PartSize,
+// user metadata assemble-sha256). HTTPS locations are read-only.
 //
 // Credentials come the standard way: the Docker configuration and
 // credential helpers for registries (go-containerregistry's

@@ -154,7 +154,7 @@ func pushS3(ctx context.Context, loc *Location, f File, hx string, o *Options) (
 	if loc.VersionID != "" {
 		return nil, fmt.Errorf("%w: push to %s: S3 makes the version; push to s3://BUCKET/KEY", ErrLocation, loc)
 	}
-	c, err := s3Client(ctx, o)
+	c, err := s3Client(ctx, o, true)
 	if err != nil {
 		return nil, err
 	}

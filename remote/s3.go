@@ -16,12 +16,17 @@ import (
 )
 
 // s3Client returns the client of the options, or one from the AWS SDK's
-// default configuration. Its own retries are off: ours apply.
-func s3Client(ctx context.Context, o *Options) (*s3.Client, error) {
+// default configuration. For reads (ranged GETs) its own retries are off:
+// ours apply; uploads keep the SDK's (standard retryer, with backoff).
+func s3Client(ctx context.Context, o *Options, sdkRetries bool) (*s3.Client, error) {
 	if o.S3 != nil {
 		return o.S3, nil
 	}
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(logging.Nop{}), config.WithRetryMaxAttempts(1))
+	opts := []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{})}
+	if !sdkRetries {
+		opts = append(opts, config.WithRetryMaxAttempts(1))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the AWS configuration: %w", err)
 	}
@@ -44,7 +49,7 @@ type s3Source struct {
 }
 
 func newS3Source(ctx context.Context, loc *Location, o *Options) (*s3Source, error) {
-	c, err := s3Client(ctx, o)
+	c, err := s3Client(ctx, o, false)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func motoBucket(t *testing.T, versioned bool) (*s3.Client, string) {
 	t.Helper()
 	moto.Env(t)
 	ctx := context.Background()
-	c, err := s3Client(ctx, &Options{})
+	c, err := s3Client(ctx, &Options{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
