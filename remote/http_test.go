@@ -357,7 +357,7 @@ func TestHTTPSFaults(t *testing.T) {
 // TestHTTPSRetries: transient failures are retried, and give up after
 // Options.Retries.
 func TestHTTPSRetries(t *testing.T) {
-	content := randomBytes(t, 1<<20)
+	content := randomBytes(t, 4<<20)
 	fs, url, opts := serve(t, content)
 	fs.fault = func(w http.ResponseWriter, r *http.Request, n int64) bool {
 		if n <= 2 || n == 4 {

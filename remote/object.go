@@ -70,8 +70,9 @@ type Options struct {
 }
 
 const (
-	blockSize  = 256 << 10 // the cache's unit, and a small read's request
-	runBlocks  = 16        // a sequential read's request: 4 MiB
+	blockSize  = 64 << 10  // the cache's unit, and an isolated small read's request
+	runBlocks  = 64        // a sequential read's request: 4 MiB
+	nearTail   = 1 << 20   // a read this close before the tail fetches up to it
 	aheadRuns  = 2         // read-ahead of a sequential stream, in runs
 	tailSize   = 256 << 10 // read with the first request: end of central directory, signature, manifest
 	directMin  = 1 << 20   // reads this large bypass the cache
@@ -350,8 +351,13 @@ func (o *Object) block(idx int64, seq bool) (*block, error) {
 	b := o.blocks[idx]
 	if b == nil {
 		n := int64(1)
-		if seq {
+		if tb := o.tailOff / blockSize; seq {
 			n = runBlocks
+		} else if idx < tb && (tb-idx)*blockSize <= nearTail {
+			// The entries just before the central directory (the
+			// manifest, small files, the signature) are read one local
+			// header at a time: one request takes them all.
+			n = tb - idx + 1
 		}
 		o.startRun(idx, n, false)
 		b = o.blocks[idx]
