@@ -52,7 +52,7 @@ type Options struct {
 	Parallel int
 	// CacheSize bounds the bytes of blocks kept for small reads (default
 	// 32 MiB); read-ahead and large reads add at most Parallel requests of
-	// 4 MiB.
+	// up to 16 MiB.
 	CacheSize int64
 
 	// Spool, if set, gets every byte as it arrives, written at its
@@ -71,7 +71,8 @@ type Options struct {
 
 const (
 	blockSize  = 64 << 10  // the cache's unit, and an isolated small read's request
-	runBlocks  = 64        // a sequential read's request: 4 MiB
+	runBlocks  = 64        // a sequential read's first request: 4 MiB
+	maxRun     = 256       // and its largest, in blocks: 16 MiB (the run grows with the stream)
 	nearTail   = 1 << 20   // a read this close before the tail fetches up to it
 	aheadRuns  = 2         // read-ahead of a sequential stream, in runs
 	tailSize   = 256 << 10 // read with the first request: end of central directory, signature, manifest
@@ -286,7 +287,7 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 		return copy(p, o.tail[off-o.tailOff:]), eof
 	}
 	o.mu.Lock()
-	seq := o.track(off, int64(len(p)))
+	run := o.track(off, int64(len(p)))
 	o.mu.Unlock()
 	n := 0
 	for n < len(p) {
@@ -300,7 +301,7 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 			n += int(span)
 			continue
 		}
-		b, err := o.block(pos/blockSize, seq)
+		b, err := o.block(pos/blockSize, run)
 		if err != nil {
 			return n, fmt.Errorf("read %s: %w", o.loc, err)
 		}
@@ -324,35 +325,40 @@ func (o *Object) missing(pos, end int64) int64 {
 	return min(i*blockSize, end) - pos
 }
 
-// track notes a read of [off, off+n) and reports whether it continues a
-// sequential stream that has read at least a block.
-func (o *Object) track(off, n int64) bool {
+// track notes a read of [off, off+n). When it continues a sequential
+// stream that has read at least a block, it returns the blocks to fetch
+// at once for it: 4 MiB, growing with the stream to 16 MiB (a quarter of
+// what it read), so that a long read takes few requests; else 0.
+func (o *Object) track(off, n int64) int64 {
 	o.tick++
 	oldest := 0
 	for i := range o.streams {
 		s := &o.streams[i]
 		if s.used != 0 && s.end == off {
-			seq := s.run >= blockSize
+			run := int64(0)
+			if s.run >= blockSize {
+				run = min(maxRun, max(runBlocks, s.run/blockSize/4))
+			}
 			s.end, s.run, s.used = off+n, s.run+n, o.tick
-			return seq
+			return run
 		}
 		if s.used < o.streams[oldest].used {
 			oldest = i
 		}
 	}
 	o.streams[oldest] = stream{end: off + n, run: n, used: o.tick}
-	return false
+	return 0
 }
 
 // block returns block idx, fetching it (and, for a sequential stream, the
 // blocks after it) when it is not cached. The caller releases it.
-func (o *Object) block(idx int64, seq bool) (*block, error) {
+func (o *Object) block(idx int64, run int64) (*block, error) {
 	o.mu.Lock()
 	b := o.blocks[idx]
 	if b == nil {
 		n := int64(1)
-		if tb := o.tailOff / blockSize; seq {
-			n = runBlocks
+		if tb := o.tailOff / blockSize; run > 0 {
+			n = run
 		} else if idx < tb && (tb-idx)*blockSize <= nearTail {
 			// The entries just before the central directory (the
 			// manifest, small files, the signature) are read one local
@@ -365,8 +371,8 @@ func (o *Object) block(idx int64, seq bool) (*block, error) {
 		o.lru.MoveToFront(b.elem)
 	}
 	b.refs++
-	if seq {
-		o.readAhead(idx)
+	if run > 0 {
+		o.readAhead(idx, run)
 	}
 	o.mu.Unlock()
 	select {
@@ -384,15 +390,15 @@ func (o *Object) block(idx int64, seq bool) (*block, error) {
 
 // readAhead starts fetching the first missing run of blocks after idx
 // within the read-ahead window, when a request slot is free.
-func (o *Object) readAhead(idx int64) {
+func (o *Object) readAhead(idx, run int64) {
 	last := (o.size - 1) / blockSize
-	for j := idx + 1; j <= min(idx+aheadRuns*runBlocks, last); j++ {
+	for j := idx + 1; j <= min(idx+aheadRuns*run, last); j++ {
 		if o.blocks[j] != nil {
 			continue
 		}
 		select {
 		case o.sem <- struct{}{}:
-			o.startRun(j, runBlocks, true)
+			o.startRun(j, run, true)
 		default:
 		}
 		return
