@@ -2,12 +2,16 @@ package remote
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	ggcr "github.com/google/go-containerregistry/pkg/v1/remote"
@@ -69,6 +73,20 @@ func registryError(what string, err error) error {
 func newOCISource(ctx context.Context, loc *Location, o *Options, obj *Object) (*ociSource, error) {
 	ref := loc.Ref
 	var s *ociSource
+	// With no credentials for the registry, ask for the manifest straight
+	// away, as containerd does, and do the registry's handshake (a ping,
+	// perhaps an anonymous token) only if it asks for one: a public or
+	// local registry then costs one request less.
+	if auth, err := o.Keychain.Resolve(ref.Context()); err == nil && auth == authn.Anonymous {
+		err := obj.retry(ctx, func(rctx context.Context) error {
+			var err error
+			s, err = anonymousOCISource(rctx, loc, o)
+			return err
+		})
+		if err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotAssembly) || errors.Is(err, ErrDigestMismatch) {
+			return s, err
+		}
+	}
 	err := obj.retry(ctx, func(rctx context.Context) error {
 		rt, err := registryTransport(rctx, ref.Context(), o, transport.PullScope)
 		if err != nil {
@@ -94,6 +112,63 @@ func newOCISource(ctx context.Context, loc *Location, o *Options, obj *Object) (
 	})
 	return s, err
 }
+
+// anonymousOCISource fetches the manifest with no credentials and no
+// handshake: over https, or plain http to a loopback registry. Any answer
+// but the manifest, or not found, is an error the caller answers with the
+// handshake.
+func anonymousOCISource(ctx context.Context, loc *Location, o *Options) (*ociSource, error) {
+	ref := loc.Ref
+	r := ref.Context()
+	scheme := "https"
+	if isLoopback(hostOf(r.RegistryStr())) {
+		scheme = "http"
+	}
+	client := &http.Client{Transport: newSafeTransport(o.Transport), CheckRedirect: sameScheme}
+	base := fmt.Sprintf("%s://%s/v2/%s/", scheme, r.RegistryStr(), r.RepositoryStr())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"manifests/"+ref.Identifier(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", string(types.OCIManifestSchema1)+", "+string(types.OCIImageIndex)+", "+string(types.DockerManifestSchema2))
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, fmt.Errorf("%w: manifest %s: %s", ErrNotFound, loc, resp.Status)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("manifest %s: %s", loc, resp.Status)
+	}
+	raw, err := io.ReadAll(io.LimitReader(watchBody(ctx, resp.Body), maxManifest+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxManifest {
+		return nil, fmt.Errorf("%w: manifest %s is larger than %d bytes", ErrNotAssembly, loc, maxManifest)
+	}
+	if d, ok := ref.(name.Digest); ok {
+		if sum := sha256.Sum256(raw); "sha256:"+hex.EncodeToString(sum[:]) != d.DigestStr() {
+			return nil, fmt.Errorf("%w: manifest %s has digest sha256:%x", ErrDigestMismatch, loc, sum)
+		}
+	}
+	mt, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	m, err := assemblyManifest(types.MediaType(strings.TrimSpace(mt)), raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", loc, err)
+	}
+	layer := m.Layers[0]
+	return &ociSource{
+		httpSource: &httpSource{url: base + "blobs/" + layer.Digest.String(), client: client, size: layer.Size},
+		digest:     layer.Digest,
+		manifest:   *m,
+	}, nil
+}
+
+// maxManifest bounds a manifest's size (the registries' common limit).
+const maxManifest = 4 << 20
 
 // assemblyManifest parses and checks an artifact manifest (docs/oci.md).
 func assemblyManifest(mt types.MediaType, raw []byte) (*v1.Manifest, error) {

@@ -202,3 +202,43 @@ func TestPushHTTPSUnsupported(t *testing.T) {
 		t.Fatalf("Push to https: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestOCICredentials: a registry that wants a password gets the one the
+// Docker configuration holds for it (DOCKER_CONFIG, as 'docker login'
+// writes it); without it, push and open fail.
+func TestOCICredentials(t *testing.T) {
+	host := inProcessRegistry(t, func(w http.ResponseWriter, r *http.Request) bool {
+		if u, p, ok := r.BasicAuth(); ok && u == "ci" && p == "s3cret" {
+			return false
+		}
+		w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+		http.Error(w, `{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}`, http.StatusUnauthorized)
+		return true
+	})
+	ctx := context.Background()
+	content := randomBytes(t, 100000)
+	f := File{R: bytes.NewReader(content), Size: int64(len(content)), SHA256: sha(content)}
+	loc := "oci://" + host + "/private/app:v1"
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	if _, err := Push(ctx, loc, f, nil); err == nil || !(strings.Contains(err.Error(), "UNAUTHORIZED") || strings.Contains(err.Error(), "401")) {
+		t.Fatalf("Push without credentials: %v", err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"auths":{"`+host+`":{"auth":"Y2k6czNjcmV0"}}}`), 0o600) // ci:s3cret
+	t.Setenv("DOCKER_CONFIG", dir)
+	if _, err := Push(ctx, loc, f, nil); err != nil {
+		t.Fatalf("Push with the Docker configuration's credentials: %v", err)
+	}
+	o, err := Open(ctx, loc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if sum, err := o.SHA256(ctx); err != nil || sum != sha(content) {
+		t.Fatalf("SHA256 = %s, %v", sum, err)
+	}
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	if _, err := Open(ctx, loc, nil); err == nil || !(strings.Contains(err.Error(), "UNAUTHORIZED") || strings.Contains(err.Error(), "401")) {
+		t.Fatalf("Open without credentials: %v", err)
+	}
+}

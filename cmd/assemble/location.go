@@ -73,7 +73,7 @@ func remoteHint(err error) error {
 		return withHint(err, "the server does not answer byte ranges as HTTP asks (RFC 9110); read the file from a server that does")
 	case errors.Is(err, remote.ErrUnsupported):
 		return withHint(err, "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY")
-	case strings.Contains(err.Error(), "UNAUTHORIZED") || strings.Contains(err.Error(), "access denied") || strings.Contains(err.Error(), "AccessDenied"):
+	case strings.Contains(err.Error(), "UNAUTHORIZED") || strings.Contains(err.Error(), "401 Unauthorized") || strings.Contains(err.Error(), "access denied") || strings.Contains(err.Error(), "AccessDenied"):
 		return withHint(err, "registry credentials come from the Docker configuration ('docker login', credential helpers), S3's from the AWS default chain (AWS_PROFILE, AWS_ACCESS_KEY_ID, roles)")
 	}
 	return err
