@@ -1,6 +1,7 @@
 package cfn
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,7 @@ func init() {
 		"Fn::Invoke":     (*scope).fnInvoke,
 		"Fn::Flatten":    (*scope).fnFlatten,
 	}
+	maps.Copy(intrinsics, rainIntrinsics)
 }
 
 // resolve returns a resolved copy of n in the scope's terms translated to
