@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -39,7 +40,7 @@ const maxIncludeDepth = 32
 // rainFile applies the Rain section, the file directives and the
 // !Rain::Module resources of a file just parsed (the template or a module).
 func (e *engine) rainFile(t *Template) error {
-	rf := &rainFiler{e: e, file: t.Name, aliases: map[string]string{}}
+	rf := &rainFiler{e: e, file: t.Name, base: t.Name, aliases: map[string]string{}}
 	if err := rf.section(t.Root); err != nil {
 		return err
 	}
@@ -54,7 +55,8 @@ func (e *engine) rainFile(t *Template) error {
 // rainFiler reads the rain parts of one file.
 type rainFiler struct {
 	e       *engine
-	file    string
+	file    string // the file being read: the template or module, or a file it includes
+	base    string // the template or module, whose folder the engine resolves paths from
 	aliases map[string]string // Rain.Packages aliases of folders: alias -> folder
 }
 
@@ -208,18 +210,29 @@ func (rf *rainFiler) walk(n *yaml.Node, at where, depth int, inc []string) (*yam
 		case "Rain::Include":
 			return rf.include(n, arg, at, depth, inc)
 		case "Rain::Env":
-			name := "NAME"
-			if isStr(arg) && validLogicalID(arg.Value) {
-				name = arg.Value
+			name := "Name"
+			if isStr(arg) {
+				if s := alnum(arg.Value); validLogicalID(s) {
+					name = s
+				}
 			}
 			return nil, rf.errorf(n, ErrInvalid, "!Rain::Env reads the environment, and a build must not depend on it: declare a parameter (Parameters: {%s: {Type: String}}), write !Ref %s here and give its value when deploying", name, name)
 		case "Rain::Module":
 			if at != whereType {
 				return nil, rf.errorf(n, ErrInvalid, "!Rain::Module names a module in a resource's Type (Resources: {Name: {Type: !Rain::Module ./module.yaml}})")
 			}
+			rf.rebase(arg)
 			return n, nil
-		case "Rain::S3", "Rain::S3Http", "Rain::Constant":
-			// Resolved as intrinsics; their arguments hold no file directive.
+		case "Rain::S3", "Rain::S3Http":
+			// Resolved as intrinsics, from the folder of the template or
+			// module: a path written in an included file is made relative
+			// to it.
+			rf.rebase(arg)
+			if p := mapGet(arg, "Path"); p != nil {
+				rf.rebase(p)
+			}
+			return n, nil
+		case "Rain::Constant":
 			return n, nil
 		}
 		return nil, rf.errorf(n.Content[0], ErrInvalid, "unknown directive %s%s; rain's directives are %s", k, suggest.Hint(k, rainDirectives), strings.Join(rainDirectives, ", "))
@@ -241,6 +254,25 @@ func (rf *rainFiler) walk(n *yaml.Node, at where, depth int, inc []string) (*yam
 		n.Content[i+1] = v
 	}
 	return n, nil
+}
+
+// rebase rewrites a relative path p written in an included file so that
+// it names the same file from the folder of the template or module that
+// includes it (rain resolves it from the included file's folder).
+func (rf *rainFiler) rebase(p *yaml.Node) {
+	if rf.file == rf.base || !isStr(p) || p.Value == "" || filepath.IsAbs(filepath.FromSlash(p.Value)) ||
+		strings.HasPrefix(p.Value, "$") || strings.Contains(p.Value, "://") || isRemote(rf.file) || isRemote(rf.base) {
+		return
+	}
+	rel, err := filepath.Rel(filepath.Dir(rf.base), filepath.Join(filepath.Dir(rf.file), filepath.FromSlash(p.Value)))
+	if err == nil {
+		p.Value = filepath.ToSlash(rel)
+	}
+}
+
+// isRemote reports whether a file name is a package entry or a URL.
+func isRemote(file string) bool {
+	return strings.HasPrefix(file, "$") || strings.Contains(file, "://")
 }
 
 // fileArg checks the path argument of a file directive.
@@ -308,7 +340,7 @@ func (rf *rainFiler) include(n, arg *yaml.Node, at where, depth int, inc []strin
 	if rf.e.expansion += size; rf.e.expansion > maxExpansionBytes {
 		return nil, rf.errorf(arg, ErrTooLarge, "the template and the files it includes would take more than %d MiB", maxExpansionBytes>>20)
 	}
-	sub := &rainFiler{e: rf.e, file: file, aliases: rf.aliases}
+	sub := &rainFiler{e: rf.e, file: file, base: rf.base, aliases: rf.aliases}
 	return sub.walk(v, at, depth+1, chain)
 }
 

@@ -139,7 +139,7 @@ func (sc *scope) rainS3(n, arg *yaml.Node) (*yaml.Node, error) {
 // path) and returns its location in the given format.
 func (sc *scope) shipArtifact(n, at *yaml.Node, a Artifact, format, bucketProp, keyProp string) (*yaml.Node, error) {
 	e := sc.e
-	if strings.HasPrefix(sc.file, "$") || strings.Contains(sc.file, "://") {
+	if isRemote(sc.file) {
 		return nil, sc.errorf(at, ErrInvalid, "%s ships %s, but %s is a module from a package or a URL, which has no local files; ship it from the template or a local module", directiveName(n), a.Path, sc.file)
 	}
 	p := filepath.FromSlash(a.Path)
@@ -148,6 +148,12 @@ func (sc *scope) shipArtifact(n, at *yaml.Node, a Artifact, format, bucketProp, 
 	}
 	a.Path = filepath.Clean(p)
 	a.File, a.Line, a.Column = sc.file, at.Line, at.Column
+	if lc, ok := e.srcs.(localChecker); ok {
+		// The project-path rule of every file the template names.
+		if err := lc.checkLocal(a.Path, at.Value); err != nil {
+			return nil, wrapLoad(sc.file, at.Line, at.Column, sc.chain, err)
+		}
+	}
 	if e.opts.Artifacts == nil {
 		return nil, sc.errorf(at, ErrNoArtifacts, "%s ships %s as a local artifact, and this packaging has nowhere to put it: give a bucket (assemble build or package --asset-bucket NAME, or assets: {bucketName: NAME} in assembly.yaml)", directiveName(n), at.Value)
 	}
@@ -187,6 +193,19 @@ func (sc *scope) shipArtifact(n, at *yaml.Node, a Artifact, format, bucketProp, 
 	}
 	out.Line, out.Column = n.Line, n.Column
 	return out, nil
+}
+
+// localChecker is a Sources that can check a local path (a file or a
+// folder) against its project folder.
+type localChecker interface {
+	checkLocal(path, written string) error
+}
+
+// checkLocal applies the project-path rule of the resolver (inside the
+// project folder, links included) to a file or folder.
+func (s *resolverSources) checkLocal(path, written string) error {
+	_, err := s.r.FileLocation(path)
+	return err
 }
 
 func directiveName(n *yaml.Node) string {

@@ -101,7 +101,11 @@ func decodeDoc(name string, data []byte, what string) (*yaml.Node, error) {
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return nil, &Error{File: name, Line: extra.Line, Col: extra.Column, Msg: "more than one YAML document; keep one " + what + " per file", Err: ErrSyntax}
+		msg := "more than one YAML document; keep one template per file"
+		if what != "template" {
+			msg = "more than one YAML document; a file holds one value"
+		}
+		return nil, &Error{File: name, Line: extra.Line, Col: extra.Column, Msg: msg, Err: ErrSyntax}
 	} else if err.Error() != "EOF" {
 		return nil, syntaxError(name, data, err)
 	}
