@@ -55,8 +55,8 @@ func (e *engine) rainFile(t *Template) error {
 // rainFiler reads the rain parts of one file.
 type rainFiler struct {
 	e       *engine
-	file    string // the file being read: the template or module, or a file it includes
-	base    string // the template or module, whose folder the engine resolves paths from
+	file    string            // the file being read: the template or module, or a file it includes
+	base    string            // the template or module, whose folder the engine resolves paths from
 	aliases map[string]string // Rain.Packages aliases of folders: alias -> folder
 }
 
