@@ -204,9 +204,20 @@ type localChecker interface {
 // checkLocal applies the project-path rule of the resolver (inside the
 // project folder, links included) to a file or folder.
 func (s *resolverSources) checkLocal(path, written string) error {
-	_, err := s.r.FileLocation(path)
-	return err
+	if _, err := s.r.FileLocation(path); err != nil {
+		// Name the path as written, not as joined to the file's folder.
+		return &rewordedError{strings.Replace(err.Error(), path, written, 1), err}
+	}
+	return nil
 }
+
+type rewordedError struct {
+	msg string
+	err error
+}
+
+func (e *rewordedError) Error() string { return e.msg }
+func (e *rewordedError) Unwrap() error { return e.err }
 
 func directiveName(n *yaml.Node) string {
 	k, _, _ := single(n)

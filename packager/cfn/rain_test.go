@@ -34,8 +34,8 @@ func rainProject(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// fakeArtifacts records what it is asked to ship; the bucket is a Ref to
-// a parameter and the key names the path, so outputs show both.
+// fakeArtifacts records what it is asked to ship; the bucket is an
+// intrinsic (an import) and the key names the path, so outputs show both.
 type fakeArtifacts struct {
 	root  string
 	added []Artifact
@@ -58,7 +58,7 @@ func (f *fakeArtifacts) Add(a Artifact) (any, any, error) {
 	if a.Extension != "" {
 		key += "." + a.Extension
 	}
-	return map[string]any{"Ref": "AssetsBucket"}, key, nil
+	return map[string]any{"Fn::ImportValue": "assets-bucket"}, key, nil
 }
 
 // rainPackage packages template.yaml of a project written by rainProject,
