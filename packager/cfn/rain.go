@@ -48,6 +48,9 @@ func (e *engine) rainFile(t *Template) error {
 	if err != nil {
 		return err
 	}
+	if v.Kind != yaml.MappingNode {
+		return rf.errorf(t.Root, ErrSyntax, "a template must be a mapping of sections (Resources, Parameters, ...); the file it includes holds %s", kindName(v))
+	}
 	t.Root = v
 	return rf.modules(t.Root)
 }

@@ -491,3 +491,20 @@ func TestColonTag(t *testing.T) {
 		t.Errorf("!Bogus: gave %v, want an unsupported tag", err)
 	}
 }
+
+// TestRainIncludeRoot: a template that is one !Rain::Include (the long
+// form) becomes the included mapping; a list there is refused.
+func TestRainIncludeRoot(t *testing.T) {
+	dir := rainProject(t, map[string]string{
+		"template.yaml": "'Rain::Include': body.yaml\n",
+		"body.yaml":     "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n",
+	})
+	got, err := rainPackage(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, got, "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n")
+	dir = rainProject(t, map[string]string{"template.yaml": "'Rain::Include': body.yaml\n", "body.yaml": "[a, b]\n"})
+	_, err = rainPackage(t, dir, nil)
+	wantErr(t, err, ErrSyntax, "template.yaml:1:1", "mapping of sections", "list")
+}
