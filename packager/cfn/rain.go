@@ -3,6 +3,7 @@ package cfn
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -44,6 +45,7 @@ func (e *engine) rainFile(t *Template) error {
 	if err := rf.section(t.Root); err != nil {
 		return err
 	}
+	rf.folderPackages(t.Root)
 	v, err := rf.walk(t.Root, whereRoot, 0, nil)
 	if err != nil {
 		return err
@@ -103,6 +105,47 @@ func (rf *rainFiler) section(root *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// folderPackages takes the entries of the Packages section whose Source is
+// a local folder into rf.aliases, as rain reads them (the design's
+// packages are zip files; a folder was an error).
+func (rf *rainFiler) folderPackages(root *yaml.Node) {
+	pk := mapGet(root, "Packages")
+	if pk == nil || pk.Kind != yaml.MappingNode || isRemote(rf.file) {
+		return
+	}
+	var kept []*yaml.Node
+	for k, v := range entries(pk) {
+		src := mapGet(v, "Source")
+		if isStr(src) && src.Value != "" && !strings.Contains(src.Value, "://") && mapKey(v, "Hash") == nil {
+			p := filepath.FromSlash(src.Value)
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(rf.file), p)
+			}
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				rf.aliases[k.Value] = src.Value
+				continue
+			}
+		}
+		kept = append(kept, k, v)
+	}
+	pk.Content = kept
+}
+
+// folderSource rewrites $alias/path, for an alias of a folder package,
+// to the path in that folder.
+func (rf *rainFiler) folderSource(src *yaml.Node) {
+	alias, rest, ok := strings.Cut(src.Value, "/")
+	if !ok || !strings.HasPrefix(alias, "$") {
+		return
+	}
+	if folder, ok := rf.aliases[alias[1:]]; ok {
+		src.Value = strings.TrimSuffix(folder, "/") + "/" + rest
+		if !strings.Contains(folder, "://") {
+			src.Value = path.Clean(src.Value)
+		}
+	}
 }
 
 // merge adds the entries of v to the root section name, creating it.
@@ -350,6 +393,11 @@ func (rf *rainFiler) include(n, arg *yaml.Node, at where, depth int, inc []strin
 // modules turns each resource whose Type is !Rain::Module (or a package
 // path, $alias/module.yaml) into an entry of the file's Modules section.
 func (rf *rainFiler) modules(root *yaml.Node) error {
+	for _, e := range entries(mapGet(root, "Modules")) {
+		if src := mapGet(e, "Source"); isStr(src) {
+			rf.folderSource(src)
+		}
+	}
 	res := mapGet(root, "Resources")
 	if res == nil || res.Kind != yaml.MappingNode {
 		return nil
@@ -367,14 +415,7 @@ func (rf *rainFiler) modules(root *yaml.Node) error {
 			return rf.errorf(src, ErrInvalid, "resource %s: !Rain::Module needs the path of a module file", k.Value)
 		}
 		s := *src
-		if alias, rest, ok := strings.Cut(s.Value, "/"); ok && strings.HasPrefix(alias, "$") {
-			if folder, ok := rf.aliases[alias[1:]]; ok {
-				s.Value = strings.TrimSuffix(folder, "/") + "/" + rest
-				if !strings.Contains(folder, "://") {
-					s.Value = path.Clean(s.Value)
-				}
-			}
-		}
+		rf.folderSource(&s)
 		entry := mapNode(strNode("Source"), &s)
 		entry.Line, entry.Column = def.Line, def.Column
 		for ek, ev := range entries(def) {

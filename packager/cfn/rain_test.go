@@ -508,3 +508,25 @@ func TestRainIncludeRoot(t *testing.T) {
 	_, err = rainPackage(t, dir, nil)
 	wantErr(t, err, ErrSyntax, "template.yaml:1:1", "mapping of sections", "list")
 }
+
+// TestRainFolderPackages: a Packages entry whose Source is a folder of the
+// project (rain reads them; the design's packages are zips) serves
+// $alias/path to Modules entries and to rain module types.
+func TestRainFolderPackages(t *testing.T) {
+	dir := rainProject(t, map[string]string{
+		"template.yaml": "Packages:\n  lib:\n    Source: ./library\nModules:\n  A:\n    Source: $lib/t.yaml\nResources:\n  B:\n    Type: $lib/t.yaml\n",
+		"library/t.yaml": "Resources:\n  T:\n    Type: AWS::SNS::Topic\n",
+	})
+	got, err := rainPackage(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, got, "Resources:\n  AT:\n    Type: AWS::SNS::Topic\n  BT:\n    Type: AWS::SNS::Topic\n")
+	// The folder's modules obey the project-path rule.
+	dir = rainProject(t, map[string]string{
+		"template.yaml": "Packages:\n  lib:\n    Source: ./library\nModules:\n  A:\n    Source: $lib/../../t.yaml\n",
+		"library/x":     "",
+	})
+	_, err = rainPackage(t, dir, nil)
+	wantErr(t, err, ErrOutsideRoot, "template.yaml:6:13", "outside")
+}
