@@ -514,7 +514,7 @@ func TestRainIncludeRoot(t *testing.T) {
 // $alias/path to Modules entries and to rain module types.
 func TestRainFolderPackages(t *testing.T) {
 	dir := rainProject(t, map[string]string{
-		"template.yaml": "Packages:\n  lib:\n    Source: ./library\nModules:\n  A:\n    Source: $lib/t.yaml\nResources:\n  B:\n    Type: $lib/t.yaml\n",
+		"template.yaml":  "Packages:\n  lib:\n    Source: ./library\nModules:\n  A:\n    Source: $lib/t.yaml\nResources:\n  B:\n    Type: $lib/t.yaml\n",
 		"library/t.yaml": "Resources:\n  T:\n    Type: AWS::SNS::Topic\n",
 	})
 	got, err := rainPackage(t, dir, nil)
