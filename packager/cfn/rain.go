@@ -406,6 +406,9 @@ func (rf *rainFiler) modules(root *yaml.Node) error {
 	var mods []*yaml.Node
 	for i := 0; i+1 < len(res.Content); i += 2 {
 		k, def := res.Content[i], res.Content[i+1]
+		if ext := mapGet(mapGet(def, "Metadata"), "Extends"); ext != nil && mapKey(def, "Type") == nil {
+			return rf.errorf(ext, ErrInvalid, "resource %s: Metadata.Extends (the module extensions of early rain releases, gone from its last one) is not supported: give the resource a Type (%s) and set the module instance's properties on it through Overrides", k.Value, ext.Value)
+		}
 		src := rainModuleSource(def)
 		if src == nil {
 			kept = append(kept, k, def)

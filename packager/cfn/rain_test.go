@@ -530,3 +530,14 @@ func TestRainFolderPackages(t *testing.T) {
 	_, err = rainPackage(t, dir, nil)
 	wantErr(t, err, ErrOutsideRoot, "template.yaml:6:13", "outside")
 }
+
+// TestRainExtendsRefused: early rain's module extensions (a resource with
+// Metadata.Extends and no Type) are refused, not emitted without a Type.
+func TestRainExtendsRefused(t *testing.T) {
+	dir := rainProject(t, map[string]string{
+		"template.yaml": "Resources:\n  My:\n    Type: !Rain::Module m.yaml\n",
+		"m.yaml":        "Resources:\n  ModuleExtension:\n    Metadata:\n      Extends: AWS::Lambda::Function\n",
+	})
+	_, err := rainPackage(t, dir, nil)
+	wantErr(t, err, ErrInvalid, "m.yaml:4:16", "Extends", "Type (AWS::Lambda::Function)", "Overrides")
+}
