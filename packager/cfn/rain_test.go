@@ -541,3 +541,31 @@ func TestRainExtendsRefused(t *testing.T) {
 	_, err := rainPackage(t, dir, nil)
 	wantErr(t, err, ErrInvalid, "m.yaml:4:16", "Extends", "Type (AWS::Lambda::Function)", "Overrides")
 }
+
+// TestRainJSON: in a JSON template the directives are written in their
+// long form, and the output stays JSON.
+func TestRainJSON(t *testing.T) {
+	dir := rainProject(t, map[string]string{
+		"template.json": `{"Rain": {"Constants": {"N": "json-bucket"}},
+ "Resources": {
+  "B": {"Type": "AWS::S3::Bucket", "Properties": {"BucketName": {"Rain::Constant": "N"}, "Tags": {"Rain::Include": "tags.json"}}},
+  "M": {"Type": {"Rain::Module": "m.json"}, "Properties": {"Text": {"Rain::Embed": "t.txt"}}}}}`,
+		"tags.json": `[{"Key": "k", "Value": "v"}]`,
+		"t.txt":     "hello\n",
+		"m.json":    `{"Parameters": {"Text": {"Type": "String"}}, "Resources": {"Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": {"Ref": "Text"}}}}}`,
+	})
+	got, err := Package(filepath.Join(dir, "template.json"), Options{NoSourceMap: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.JSON {
+		t.Error("the packaged template is not JSON")
+	}
+	out, err := EncodeJSON(got.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, string(out), `{"Resources": {
+  "B": {"Type": "AWS::S3::Bucket", "Properties": {"BucketName": "json-bucket", "Tags": [{"Key": "k", "Value": "v"}]}},
+  "MQ": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "hello"}}}}`)
+}
