@@ -187,6 +187,7 @@ type scope struct {
 	byLocal   map[string]*emitted
 	defaulted map[string]bool
 	given     map[string]bool // parameters set by the module entry's Properties
+	constBusy map[string]bool // constants being resolved (cycles)
 }
 
 func (e *engine) newScope(t *Template, prefix string, top bool, chain []Frame) *scope {

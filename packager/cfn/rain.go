@@ -463,11 +463,25 @@ func (sc *scope) rainConstant(n, arg *yaml.Node) (*yaml.Node, error) {
 	if !isStr(arg) || arg.Value == "" {
 		return nil, sc.errorf(n, ErrInvalid, "!Rain::Constant needs the name of a constant of the Rain section")
 	}
-	v, ok := sc.consts[arg.Value]
-	if !ok {
+	if _, ok := sc.consts[arg.Value]; !ok {
 		return nil, sc.errorf(arg, ErrInvalid, "!Rain::Constant %s: no constant %s in this file's Rain Constants%s", arg.Value, arg.Value, suggest.Hint(arg.Value, slices.Sorted(maps.Keys(sc.consts))))
 	}
-	return sc.resolve(v)
+	return sc.constant(arg.Value, arg)
+}
+
+// constant resolves the value of constant name (!Ref Const::Name,
+// !Rain::Constant Name). A constant whose value uses itself, directly or
+// through others, is ErrCycle.
+func (sc *scope) constant(name string, at *yaml.Node) (*yaml.Node, error) {
+	if sc.constBusy[name] {
+		return nil, sc.errorf(at, ErrCycle, "constant %s refers to itself", name)
+	}
+	if sc.constBusy == nil {
+		sc.constBusy = map[string]bool{}
+	}
+	sc.constBusy[name] = true
+	defer delete(sc.constBusy, name)
+	return sc.resolve(sc.consts[name])
 }
 
 // checkDirectives refuses a directive left in the packaged template: one

@@ -569,3 +569,21 @@ func TestRainJSON(t *testing.T) {
   "B": {"Type": "AWS::S3::Bucket", "Properties": {"BucketName": "json-bucket", "Tags": [{"Key": "k", "Value": "v"}]}},
   "MQ": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "hello"}}}}`)
 }
+
+// TestConstantCycle: a constant that uses itself, directly or through
+// another, is ErrCycle at the use (it overflowed the stack).
+func TestConstantCycle(t *testing.T) {
+	for name, tmpl := range map[string]string{
+		"ref-self":  "Constants:\n  A: !Ref Const::A\n" + bucketRes + "      BucketName: !Ref Const::A\n",
+		"rain-self": "Rain:\n  Constants:\n    A: !Rain::Constant A\n" + bucketRes + "      BucketName: !Rain::Constant A\n",
+		"mutual":    "Rain:\n  Constants:\n    A: !Rain::Constant B\n    B: {X: !Ref Const::A}\n" + bucketRes + "      BucketName: !Rain::Constant A\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			srcs := memSources{"template.yaml": []byte(tmpl)}
+			_, err := Package("template.yaml", Options{Sources: srcs})
+			if !errors.Is(err, ErrCycle) || !strings.Contains(err.Error(), "refers to itself") {
+				t.Fatalf("got %v, want ErrCycle", err)
+			}
+		})
+	}
+}
