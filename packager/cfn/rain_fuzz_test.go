@@ -31,6 +31,7 @@ func FuzzRainDirectives(f *testing.F) {
 		"Resources:\n  F:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: !Rain::S3 {Path: code, Zip: true, BucketProperty: S3Bucket, KeyProperty: S3Key}\n      U: !Rain::S3Http embed.txt\n      V: !Rain::S3 {Path: embed.txt, Format: Http, Extension: txt}\n",
 		"Rain:\n  Packages:\n    lib: {Location: lib}\nResources:\n  L:\n    Type: $lib/mod.yaml\n    Properties: {Name: y}\n",
 		"Resources:\n  B:\n    Type: A::B::C\n    Properties:\n      X: !Rain::Env HOME\n",
+		"Rain:\n  Constants:\n    A: !Rain::Constant B\n    B: [!Ref Const::C]\nConstants:\n  C: {Q: !Rain::Constant A}\nResources:\n  B:\n    Type: A::B::C\n    Properties:\n      X: !Rain::Constant A\n",
 		"Resources:\n  B:\n    Type: A::B::C\n    Properties:\n      X:\n        'Rain::S3': {Path: code}\n",
 	}
 	inc := []string{
