@@ -53,7 +53,15 @@ func (e *engine) rainFile(t *Template) error {
 	if v.Kind != yaml.MappingNode {
 		return rf.errorf(t.Root, ErrSyntax, "a template must be a mapping of sections (Resources, Parameters, ...); the file it includes holds %s", kindName(v))
 	}
-	t.Root = v
+	if v != t.Root {
+		// The template is one !Rain::Include: its file's Rain section
+		// is the template's.
+		t.Root = v
+		if err := rf.section(t.Root); err != nil {
+			return err
+		}
+		rf.folderPackages(t.Root)
+	}
 	return rf.modules(t.Root)
 }
 

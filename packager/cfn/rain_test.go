@@ -497,13 +497,13 @@ func TestColonTag(t *testing.T) {
 func TestRainIncludeRoot(t *testing.T) {
 	dir := rainProject(t, map[string]string{
 		"template.yaml": "'Rain::Include': body.yaml\n",
-		"body.yaml":     "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n",
+		"body.yaml":     "Rain:\n  Constants:\n    N: q\nResources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n      QueueName: !Rain::Constant N\n",
 	})
 	got, err := rainPackage(t, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOut(t, got, "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n")
+	wantOut(t, got, "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n      QueueName: q\n")
 	dir = rainProject(t, map[string]string{"template.yaml": "'Rain::Include': body.yaml\n", "body.yaml": "[a, b]\n"})
 	_, err = rainPackage(t, dir, nil)
 	wantErr(t, err, ErrSyntax, "template.yaml:1:1", "mapping of sections", "list")
