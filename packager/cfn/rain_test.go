@@ -448,13 +448,13 @@ func TestRainModuleErrors(t *testing.T) {
 }
 
 func TestRainEnvRefused(t *testing.T) {
-	_, err := Package(filepath.Join(rainCorpus, "tmpl", "env-template.yaml"), Options{})
-	if errors.Is(err, os.ErrNotExist) || err != nil && strings.Contains(err.Error(), "no such file") {
-		t.Skip("rain's suite is not present")
-	}
-	wantErr(t, err, ErrInvalid, "env-template.yaml:5:19", "must not depend on", "Parameters", "!Ref BUCKETNAME")
 	t.Setenv("BUCKET_NAME", "set")
-	_, err = rainPackage(t, rainProject(t, map[string]string{"template.yaml": bucketRes + "      BucketName: !Rain::Env BUCKET_NAME\n"}), nil)
+	env := filepath.Join(rainCorpus, "tmpl", "env-template.yaml")
+	if _, err := os.Stat(env); err == nil {
+		_, err := Package(env, Options{})
+		wantErr(t, err, ErrInvalid, "env-template.yaml:5:19", "must not depend on", "Parameters", "!Ref BUCKETNAME")
+	}
+	_, err := rainPackage(t, rainProject(t, map[string]string{"template.yaml": bucketRes + "      BucketName: !Rain::Env BUCKET_NAME\n"}), nil)
 	wantErr(t, err, ErrInvalid, "template.yaml:5:19", "parameter")
 }
 
