@@ -53,6 +53,10 @@ POLICY FILE (--policy FILE; a flag given replaces the same setting):
 Unsigned assemblies fail unless --allow-unsigned is given, which checks the
 structure and manifest only and warns that nothing was authenticated.
 
+ASSEMBLY is a file or a location, read in byte ranges with nothing written
+to disk: oci://REGISTRY/REPOSITORY[:TAG|@sha256:DIGEST], s3://BUCKET/KEY,
+https://HOST/PATH (every command that reads an assembly takes one).
+
 EXIT CODES:
    0  the assembly is valid and signed by a trusted key
    1  invalid, tampered, unsigned, or signed by an untrusted, expired or revoked key
