@@ -11,16 +11,22 @@ import (
 )
 
 // safeTransport refuses plain HTTP to hosts that are not loopback, on the
-// first request and on every redirect.
-type safeTransport struct{ rt http.RoundTripper }
+// first request and on every redirect, and gives up on a request whose
+// body (sent or received) makes no progress for stall: uploads, which have
+// no deadline of their own, included.
+type safeTransport struct {
+	rt    http.RoundTripper
+	stall time.Duration
+}
 
-func newSafeTransport(rt http.RoundTripper) http.RoundTripper {
+func newSafeTransport(o *Options) http.RoundTripper {
+	rt := o.Transport
 	if rt == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.ResponseHeaderTimeout = 2 * time.Minute
+		t.ResponseHeaderTimeout = o.RequestTimeout
 		rt = t
 	}
-	return &safeTransport{rt}
+	return &safeTransport{rt, o.StallTimeout}
 }
 
 func (t *safeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -33,7 +39,57 @@ func (t *safeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	default:
 		return nil, fmt.Errorf("%w: scheme %q", ErrRedirect, req.URL.Scheme)
 	}
-	return t.rt.RoundTrip(req)
+	if t.stall <= 0 {
+		return t.rt.RoundTrip(req)
+	}
+	ctx, cancel := context.WithCancelCause(req.Context())
+	stalled := fmt.Errorf("%w: %s %s: no progress for %v", ErrTimeout, req.Method, req.URL.Redacted(), t.stall)
+	timer := time.AfterFunc(t.stall, func() { cancel(stalled) })
+	req = req.Clone(ctx)
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body = &progressBody{ReadCloser: req.Body, timer: timer, d: t.stall}
+	}
+	resp, err := t.rt.RoundTrip(req)
+	if err != nil {
+		timer.Stop()
+		if context.Cause(ctx) == stalled {
+			err = stalled
+		}
+		cancel(nil)
+		return nil, err
+	}
+	timer.Reset(t.stall)
+	resp.Body = &progressBody{ReadCloser: resp.Body, timer: timer, d: t.stall, done: func() { timer.Stop(); cancel(nil) }, ctx: ctx, stalled: stalled}
+	return resp, nil
+}
+
+// progressBody resets a request's stall timer as its bytes move.
+type progressBody struct {
+	io.ReadCloser
+	timer   *time.Timer
+	d       time.Duration
+	done    func()
+	ctx     context.Context
+	stalled error
+}
+
+func (b *progressBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.d)
+	}
+	if err != nil && err != io.EOF && b.ctx != nil && context.Cause(b.ctx) == b.stalled {
+		err = b.stalled
+	}
+	return n, err
+}
+
+func (b *progressBody) Close() error {
+	err := b.ReadCloser.Close()
+	if b.done != nil {
+		b.done()
+	}
+	return err
 }
 
 // sameScheme is a redirect policy: redirects keep the first request's
@@ -63,7 +119,7 @@ type httpSource struct {
 func newHTTPSource(loc *Location, o *Options) *httpSource {
 	return &httpSource{
 		url:    loc.URL.String(),
-		client: &http.Client{Transport: newSafeTransport(o.Transport), CheckRedirect: sameScheme},
+		client: &http.Client{Transport: newSafeTransport(o), CheckRedirect: sameScheme},
 	}
 }
 

@@ -49,7 +49,7 @@ func registryTransport(ctx context.Context, repo name.Repository, o *Options, sc
 	if err != nil {
 		return nil, fmt.Errorf("registry credentials for %s: %w", repo.RegistryStr(), err)
 	}
-	rt, err := transport.NewWithContext(ctx, repo.Registry, auth, newSafeTransport(o.Transport), []string{repo.Scope(scope)})
+	rt, err := transport.NewWithContext(ctx, repo.Registry, auth, newSafeTransport(o), []string{repo.Scope(scope)})
 	if err != nil {
 		return nil, registryError(fmt.Sprintf("registry %s", repo.RegistryStr()), err)
 	}
@@ -124,7 +124,7 @@ func anonymousOCISource(ctx context.Context, loc *Location, o *Options) (*ociSou
 	if isLoopback(hostOf(r.RegistryStr())) {
 		scheme = "http"
 	}
-	client := &http.Client{Transport: newSafeTransport(o.Transport), CheckRedirect: sameScheme}
+	client := &http.Client{Transport: newSafeTransport(o), CheckRedirect: sameScheme}
 	base := fmt.Sprintf("%s://%s/v2/%s/", scheme, r.RegistryStr(), r.RepositoryStr())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"manifests/"+ref.Identifier(), nil)
 	if err != nil {

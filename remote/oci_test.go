@@ -242,3 +242,30 @@ func TestOCICredentials(t *testing.T) {
 		t.Fatalf("Open without credentials: %v", err)
 	}
 }
+
+// TestOCIPushStalls: an upload the registry stops reading fails with
+// ErrTimeout after Options.StallTimeout, however long the upload.
+func TestOCIPushStalls(t *testing.T) {
+	host := inProcessRegistry(t, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPatch || (r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/blobs/uploads/")) {
+			// Reads nothing, answers nothing (an unread body keeps the
+			// server from noticing that the client went away).
+			select {
+			case <-r.Context().Done():
+			case <-time.After(2 * time.Second):
+			}
+			return true
+		}
+		return false
+	})
+	content := randomBytes(t, 4<<20)
+	start := time.Now()
+	_, err := Push(context.Background(), "oci://"+host+"/team/app:v1", File{R: bytes.NewReader(content), Size: int64(len(content)), SHA256: sha(content)},
+		&Options{StallTimeout: 300 * time.Millisecond})
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("Push to a stalled registry: %v, want ErrTimeout", err)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
