@@ -114,6 +114,15 @@ func TestRules(t *testing.T) {
 		{"resource self", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${resources.r.spec.b}'}}", ErrReferenceCycle, "resources.r -> resources.r", ""},
 		{"dependsOn unknown", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, dependsOn: [ghost], spec: {}}", ErrReference, `depends on "ghost", which is not defined`, ""},
 		{"link cycle", "version: 2023-04-20\nresources:\n  f: {type: aws/lambda/function, metadata: {labels: {app: a}}, linkSelector: {byLabel: {app: b}}, spec: {}}\n  t: {type: aws/dynamodb/table, metadata: {labels: {app: b}}, linkSelector: {byLabel: {app: a}}, spec: {}}", ErrReferenceCycle, "resources.f -> resources.t -> resources.f", ""},
+		// issue 19 item 14: labels and byLabel are mapping[string, string]:
+		// a JSON number, boolean or float is not a string; YAML plain
+		// scalars are read as strings.
+		{"labels json number", `{"version": "2023-04-20", "resources": {"r": {"type": "aws/sns/topic", "metadata": {"labels": {"app": 1}}, "spec": {}}}}`, ErrSchema, "labels.app must be a string, found an integer", ":1:103:"},
+		{"labels json bool", `{"version": "2023-04-20", "resources": {"r": {"type": "aws/sns/topic", "metadata": {"labels": {"app": true}}, "spec": {}}}}`, ErrSchema, "labels.app must be a string, found a boolean", ""},
+		{"labels json float", `{"version": "2023-04-20", "resources": {"r": {"type": "aws/sns/topic", "metadata": {"labels": {"v": 1.5}}, "spec": {}}}}`, ErrSchema, "labels.v must be a string, found a float", ""},
+		{"byLabel json number", `{"version": "2023-04-20", "resources": {"r": {"type": "aws/sns/topic", "linkSelector": {"byLabel": {"app": 2}}, "spec": {}}}}`, ErrSchema, "byLabel.app must be a string, found an integer", ""},
+		{"labels json strings", `{"version": "2023-04-20", "resources": {"r": {"type": "aws/sns/topic", "metadata": {"labels": {"app": "1"}}, "linkSelector": {"byLabel": {"app": "true"}}, "spec": {}}}}`, nil, "", ""},
+		{"labels yaml plain", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, metadata: {labels: {app: 1, on: true}}, linkSelector: {byLabel: {v: 1.5}}, spec: {}}", nil, "", ""},
 		{"soft link same service", "version: 2023-04-20\nresources:\n  s: {type: aws/dynamodb/stream, metadata: {labels: {app: a}}, linkSelector: {byLabel: {app: a}}, spec: {}}\n  t: {type: aws/dynamodb/table, metadata: {labels: {app: a}}, linkSelector: {byLabel: {app: a}}, spec: {}}", nil, "", ""},
 		// references
 		{"undefined variable", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${variables.nope}'}}", ErrReference, "variables.nope is not defined", ""},
