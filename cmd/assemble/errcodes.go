@@ -129,6 +129,7 @@ var errorCodes = []errorCode{
 	{paramschema.ErrTooLarge, "parameter_too_large"},
 	{cfn.ErrSyntax, "template_syntax"},
 	{cfn.ErrMissingParameter, "missing_module_parameter"},
+	{cfn.ErrUnknownParameter, "unknown_module_parameter"},
 	{cfn.ErrCycle, "module_cycle"},
 	{cfn.ErrNameClash, "name_clash"},
 	{cfn.ErrOutsideRoot, "outside_root"},
