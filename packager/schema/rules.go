@@ -136,8 +136,15 @@ func (c *checker) checkTagging() {
 	if !ok {
 		return
 	}
+	// Two checks of cloudformation-resource-schema (the Java library) that
+	// neither the specification nor cloudformation-cli makes: warnings,
+	// errors in strict mode.
+	beyondSpec := c.warnf
+	if c.strict {
+		beyondSpec = c.errorf
+	}
 	if _, dup := c.root["taggable"]; dup {
-		c.errorf("/taggable", "both the deprecated taggable and tagging are present; remove taggable")
+		beyondSpec("/taggable", "both the deprecated taggable and tagging are present; remove taggable")
 	}
 	taggable, given := tagging["taggable"].(bool)
 	taggable = taggable || !given // taggable defaults to true
@@ -153,7 +160,7 @@ func (c *checker) checkTagging() {
 	if up, ok := tagging["tagUpdatable"].(bool); ok && up {
 		handlers, _ := c.root["handlers"].(map[string]any)
 		if _, has := handlers["update"]; !has {
-			c.errorf("/tagging/tagUpdatable", "tagUpdatable is true but the schema has no update handler; add handlers.update or set tagUpdatable to false")
+			beyondSpec("/tagging/tagUpdatable", "tagUpdatable is true but the schema has no update handler; add handlers.update or set tagUpdatable to false")
 		}
 	}
 }

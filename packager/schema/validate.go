@@ -105,6 +105,9 @@ type Validator struct {
 // primaryIdentifier, additionalIdentifiers and the property lists that do
 // not resolve to a defined property as errors. By default they are
 // warnings, as in the reference tools: published AWS schemas contain them.
+// So are the two checks cloudformation-resource-schema makes beyond the
+// specification and cloudformation-cli: tagUpdatable true without an update
+// handler, and the deprecated taggable beside tagging.
 func (v *Validator) Strict() *Validator {
 	c := *v
 	c.strict = true
