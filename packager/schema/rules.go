@@ -7,13 +7,20 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"unicode"
+	"unsafe"
 )
 
 // maxRefDepth bounds chains of $ref followed while resolving one pointer.
 const maxRefDepth = 32
+
+// maxWalkDepth bounds the nesting resolveProperty follows (schemas inside
+// schemas, through $refs), so that a chain of definitions cannot exhaust
+// the stack.
+const maxWalkDepth = 1000
 
 // checker applies the rules beyond the meta-schema to one parsed schema.
 type checker struct {
@@ -23,6 +30,9 @@ type checker struct {
 	res    *Result
 	// external holds parsed documents for relative $refs, by path.
 	external map[string]any
+	// memo holds descend's answers for the pointer being resolved.
+	memo   map[walkKey]bool
+	visits int // schemas descend has walked (tests)
 }
 
 func (c *checker) errorf(path, format string, args ...any) {
@@ -245,7 +255,11 @@ func (c *checker) checkPointer(path, list, p string) {
 
 // resolveProperty follows a /properties/... pointer through nested
 // properties, array items ("*" or an index, or implicitly), $refs and
-// combinators.
+// combinators. Each (schema, rest of the pointer) pair is walked once: a
+// definition reached again, through a cycle or another branch of a
+// combinator, gives the answer it gave (or, while it is still being walked,
+// no match), so the work is linear in the schema and the pointer (issue 19:
+// two $refs to itself under oneOf doubled the paths at each level).
 func (c *checker) resolveProperty(p string) bool {
 	segs := strings.Split(strings.TrimPrefix(p, "/properties/"), "/")
 	for i := range segs {
@@ -256,16 +270,37 @@ func (c *checker) resolveProperty(p string) bool {
 	if !ok {
 		return false
 	}
+	c.memo = map[walkKey]bool{}
 	return c.descend(cur, segs[1:], 0)
+}
+
+// walkKey is a schema (a decoded JSON object, by identity) and the number
+// of pointer segments left to resolve in it.
+type walkKey struct {
+	schema unsafe.Pointer
+	rest   int
 }
 
 func (c *checker) descend(node any, segs []string, depth int) bool {
 	if len(segs) == 0 {
 		return true
 	}
-	if depth > maxRefDepth {
+	m, ok := node.(map[string]any)
+	if !ok || depth > maxWalkDepth {
 		return false
 	}
+	key := walkKey{reflect.ValueOf(m).UnsafePointer(), len(segs)}
+	if r, seen := c.memo[key]; seen {
+		return r
+	}
+	c.memo[key] = false // while it is walked: a cycle back to it adds nothing
+	c.visits++
+	r := c.descendOnce(m, segs, depth+1)
+	c.memo[key] = r
+	return r
+}
+
+func (c *checker) descendOnce(node map[string]any, segs []string, depth int) bool {
 	s, ok := c.deref(node)
 	if !ok {
 		return false
@@ -274,22 +309,22 @@ func (c *checker) descend(node any, segs []string, depth int) bool {
 	// Pointers may spell the nested keyword: /properties/A/properties/B.
 	if seg == "properties" && len(segs) > 1 {
 		if props, ok := s["properties"].(map[string]any); ok {
-			if child, ok := props[segs[1]]; ok && c.descend(child, segs[2:], depth+1) {
+			if child, ok := props[segs[1]]; ok && c.descend(child, segs[2:], depth) {
 				return true
 			}
 		}
 	}
 	if props, ok := s["properties"].(map[string]any); ok {
-		if child, ok := props[seg]; ok && c.descend(child, segs[1:], depth+1) {
+		if child, ok := props[seg]; ok && c.descend(child, segs[1:], depth) {
 			return true
 		}
 	}
 	if items, ok := s["items"]; ok {
 		if seg == "*" || isIndex(seg) {
-			if c.descend(items, segs[1:], depth+1) {
+			if c.descend(items, segs[1:], depth) {
 				return true
 			}
-		} else if c.descend(items, segs, depth+1) {
+		} else if c.descend(items, segs, depth) {
 			return true
 		}
 	}
@@ -299,7 +334,7 @@ func (c *checker) descend(node any, segs []string, depth int) bool {
 			if err != nil {
 				continue
 			}
-			if matchECMA(re, seg) && c.descend(pp[k], segs[1:], depth+1) {
+			if matchECMA(re, seg) && c.descend(pp[k], segs[1:], depth) {
 				return true
 			}
 		}
@@ -307,7 +342,7 @@ func (c *checker) descend(node any, segs []string, depth int) bool {
 	for _, kw := range []string{"oneOf", "anyOf", "allOf"} {
 		if arr, ok := s[kw].([]any); ok {
 			for _, b := range arr {
-				if c.descend(b, segs, depth+1) {
+				if c.descend(b, segs, depth) {
 					return true
 				}
 			}

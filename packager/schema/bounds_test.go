@@ -1,0 +1,102 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// loopSchema is the 400-byte schema of issue 19 item 9: a definition whose
+// oneOf refers to itself twice, and a property-list pointer into it that
+// does not resolve. Followed naively, each level doubles the paths.
+const loopSchema = `{
+  "typeName": "Test::Loop::Thing",
+  "description": "a self-referring definition",
+  "definitions": {"D": {"oneOf": [{"$ref": "#/definitions/D"}, {"$ref": "#/definitions/D"}]}},
+  "properties": {"Name": {"type": "string"}, "A": {"$ref": "#/definitions/D"}},
+  "primaryIdentifier": ["/properties/Name"],
+  "createOnlyProperties": ["/properties/Name"],
+  "readOnlyProperties": ["/properties/A/x/y/z"],
+  "additionalProperties": false
+}`
+
+// doublingSchema returns a chain of n definitions, each of whose oneOf
+// names the next twice, and a pointer through all of them that fails at the
+// end: 2^n paths without memoising.
+func doublingSchema(n int) string {
+	var defs []string
+	for i := 0; i < n; i++ {
+		next := fmt.Sprintf(`{"$ref": "#/definitions/D%d"}`, i+1)
+		defs = append(defs, fmt.Sprintf(`"D%d": {"oneOf": [%s, %s]}`, i, next, next))
+	}
+	defs = append(defs, fmt.Sprintf(`"D%d": {"type": "object", "properties": {"Leaf": {"type": "string"}}}`, n))
+	return `{
+  "typeName": "Test::Chain::Thing",
+  "description": "a chain of doubling definitions",
+  "definitions": {` + strings.Join(defs, ", ") + `},
+  "properties": {"Name": {"type": "string"}, "A": {"$ref": "#/definitions/D0"}},
+  "primaryIdentifier": ["/properties/Name"],
+  "createOnlyProperties": ["/properties/Name"],
+  "readOnlyProperties": ["/properties/A/Missing"],
+  "additionalProperties": false
+}`
+}
+
+// within runs f, failing the test if it has not returned after d (the
+// exponential walk of issue 19 item 9 ran for minutes).
+func within(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still running after %v", d)
+	}
+}
+
+// Issue 19 item 9: resolving a property-list pointer through $refs and
+// combinators takes work linear in the schema, not exponential: the
+// self-referring definition and the doubling chain end at once with the
+// usual "does not resolve" warning (an error with Strict).
+func TestPointerWalkIsLinear(t *testing.T) {
+	v := mustValidator(t)
+	cases := map[string]string{"self-referring oneOf": loopSchema, "doubling chain of 40": doublingSchema(40)}
+	for name, doc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var r Result
+			within(t, 20*time.Second, func() { r = v.Validate("loop.json", []byte(doc)) })
+			if !r.Valid || !has(r.Warnings, "/readOnlyProperties/0", "does not resolve to a property") {
+				t.Fatalf("valid=%v errors=%v warnings=%v, want a warning that the pointer does not resolve", r.Valid, r.Errors, r.Warnings)
+			}
+			within(t, 20*time.Second, func() { r = v.Strict().Validate("loop.json", []byte(doc)) })
+			if r.Valid || !has(r.Errors, "/readOnlyProperties/0", "does not resolve to a property") {
+				t.Fatalf("strict: valid=%v errors=%v", r.Valid, r.Errors)
+			}
+		})
+	}
+}
+
+// The work of resolving one pointer grows linearly with the chain: the
+// walk visits each (schema, remaining pointer) pair once.
+func TestPointerWalkVisits(t *testing.T) {
+	visits := func(n int) int {
+		doc, err := decodeJSON([]byte(doublingSchema(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &checker{root: doc.(map[string]any), res: &Result{}}
+		if c.resolveProperty("/properties/A/Missing") {
+			t.Fatal("the pointer resolved")
+		}
+		if !c.resolveProperty("/properties/A/Leaf") {
+			t.Fatal("the pointer through the chain did not resolve")
+		}
+		return c.visits
+	}
+	a, b := visits(20), visits(40)
+	if b > 2*a+8 {
+		t.Fatalf("visits: %d for 20 levels, %d for 40: not linear", a, b)
+	}
+}
