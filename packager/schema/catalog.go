@@ -153,6 +153,7 @@ func (c *Catalog) CheckTemplate(file string, tmpl []byte) []Finding {
 		}
 		tc.schema = s
 		tc.typeName = tn
+		tc.readOnly = readOnlySet(s)
 		_, props := mapGet(r, "Properties")
 		switch {
 		case props == nil:
@@ -163,7 +164,7 @@ func (c *Catalog) CheckTemplate(file string, tmpl []byte) []Finding {
 		case props.Kind != yaml.MappingNode:
 			tc.add(props, "Properties must be a mapping")
 		default:
-			tc.object(props, s, "", 0)
+			tc.object(props, s, "", "/properties", 0)
 		}
 	}
 	return tc.findings
@@ -177,6 +178,7 @@ type templateCheck struct {
 	resource string
 	typeName string
 	schema   map[string]any
+	readOnly map[string]bool // the schema's readOnlyProperties, items as "*"
 	findings []Finding
 }
 
@@ -208,7 +210,7 @@ func (tc *templateCheck) resolve(s map[string]any) map[string]any {
 
 // object checks a mapping against an object schema: unknown keys, missing
 // required keys, and each value.
-func (tc *templateCheck) object(n *yaml.Node, s map[string]any, path string, depth int) {
+func (tc *templateCheck) object(n *yaml.Node, s map[string]any, path, ptr string, depth int) {
 	props, _ := s["properties"].(map[string]any)
 	pattern, _ := s["patternProperties"].(map[string]any)
 	closed := props != nil || pattern != nil
@@ -226,13 +228,18 @@ func (tc *templateCheck) object(n *yaml.Node, s map[string]any, path string, dep
 			sub = matchPattern(pattern, k.Value)
 			known = sub != nil
 		}
+		kptr := ptr + "/" + escape(k.Value)
+		if tc.readOnly[kptr] {
+			tc.add(k, "%s is a read-only property of %s (readOnlyProperties): it cannot be specified by the customer; remove it", join(path, k.Value), tc.typeName)
+			continue
+		}
 		if !known {
 			if closed {
 				tc.add(k, "unknown property %s for %s; check the name against its schema", join(path, k.Value), tc.typeName)
 			}
 			continue
 		}
-		tc.value(v, sub, join(path, k.Value), depth+1)
+		tc.value(v, sub, join(path, k.Value), kptr, depth+1)
 	}
 	var missing []string
 	for _, r := range strings1(s["required"]) {
@@ -250,7 +257,7 @@ func (tc *templateCheck) object(n *yaml.Node, s map[string]any, path string, dep
 }
 
 // value checks one value against its property schema.
-func (tc *templateCheck) value(n *yaml.Node, s map[string]any, path string, depth int) {
+func (tc *templateCheck) value(n *yaml.Node, s map[string]any, path, ptr string, depth int) {
 	if depth > maxDepth || isIntrinsic(n) {
 		return
 	}
@@ -278,22 +285,38 @@ func (tc *templateCheck) value(n *yaml.Node, s map[string]any, path string, dept
 		// No single declared type (oneOf, anyOf, ...): check a mapping's
 		// keys only when the schema lists them.
 		if n.Kind == yaml.MappingNode && s["properties"] != nil {
-			tc.object(n, s, path, depth)
+			tc.object(n, s, path, ptr, depth)
 		}
 		return
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		if hasType(s, "object") {
-			tc.object(n, s, path, depth)
+			tc.object(n, s, path, ptr, depth)
 		}
 	case yaml.SequenceNode:
 		if items, ok := s["items"].(map[string]any); ok {
 			for i, e := range n.Content {
-				tc.value(e, items, path+"["+strconv.Itoa(i)+"]", depth+1)
+				tc.value(e, items, path+"["+strconv.Itoa(i)+"]", ptr+"/*", depth+1)
 			}
 		}
 	}
+}
+
+// readOnlySet returns a schema's readOnlyProperties pointers, with array
+// indexes written as "*" (the template check visits items as "*").
+func readOnlySet(s map[string]any) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range strings1(s["readOnlyProperties"]) {
+		segs := strings.Split(p, "/")
+		for i, seg := range segs {
+			if i > 1 && isIndex(seg) {
+				segs[i] = "*"
+			}
+		}
+		out[strings.Join(segs, "/")] = true
+	}
+	return out
 }
 
 func schemaTypes(s map[string]any) []string {

@@ -154,3 +154,17 @@ func TestCheckPackaged(t *testing.T) {
 		t.Errorf("unchanged: %v", f)
 	}
 }
+
+// Issue 19 item 15: a template setting a property the schema lists in
+// readOnlyProperties is refused, at the top and nested ("cannot be
+// specified by the customer").
+func TestCheckTemplateReadOnly(t *testing.T) {
+	got := checkFile(t, loadTestCatalog(t), "readonly.yaml")
+	want := []string{
+		"readonly.yaml:6:7: resource Widget: Arn is a read-only property of Demo::Shop::Widget (readOnlyProperties): it cannot be specified by the customer; remove it",
+		"readonly.yaml:8:9: resource Widget: Info.Id is a read-only property of Demo::Shop::Widget (readOnlyProperties): it cannot be specified by the customer; remove it",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n%s", join2(got))
+	}
+}
