@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // res is a minimal valid resources section, appended by cases that do not
@@ -302,5 +305,34 @@ func TestMaxErrors(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "too many errors; only the first 499 are shown") {
 		t.Fatal("no note about the errors left out")
+	}
+}
+
+// Issue 19 item 12: an include naming a FIFO is refused at once, with or
+// without a project folder (the rule every project path follows,
+// internal/projectfs); it waited for a writer.
+func TestIncludeFIFO(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	for _, inRoot := range []bool{false, true} {
+		dir := writeFiles(t, map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: fifo.yaml}\n"})
+		if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Cwd: dir}
+		if inRoot {
+			opts.Root = dir
+		}
+		done := make(chan error, 1)
+		go func() { _, err := Load(filepath.Join(dir, "main.yaml"), opts); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrInclude) || !strings.Contains(err.Error(), "not a regular file (a FIFO)") {
+				t.Fatalf("root %v: want ErrInclude (not a regular file), got %v", inRoot, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("root %v: an include of a FIFO still waits for a writer", inRoot)
+		}
 	}
 }

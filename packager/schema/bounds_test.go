@@ -1,10 +1,17 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 )
 
 // loopSchema is the 400-byte schema of issue 19 item 9: a definition whose
@@ -98,5 +105,70 @@ func TestPointerWalkVisits(t *testing.T) {
 	a, b := visits(20), visits(40)
 	if b > 2*a+8 {
 		t.Fatalf("visits: %d for 20 levels, %d for 40: not linear", a, b)
+	}
+}
+
+// Issue 19 item 12: a relative $ref follows the rule for every path a
+// project names (internal/projectfs): a link out of the schema's folder is
+// refused (it could probe which JSON pointers exist in any file CI reads),
+// a FIFO is refused at once (it hung), a link inside the folder is
+// followed.
+func TestRelativeRefsStayInFolder(t *testing.T) {
+	v := mustValidator(t)
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.json")
+	if err := os.WriteFile(secret, []byte(`{"definitions": {"Port": {"type": "integer"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "common.json"), []byte(`{"definitions": {"Port": {"type": "integer"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"link.json": secret, "alias.json": "common.json", "outdir": outside} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fifo := runtime.GOOS != "windows"
+	if fifo {
+		if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		ref, msg string
+		err      error
+	}{
+		{"alias.json#/definitions/Port", "", nil},
+		{"link.json#/definitions/Port", "leads outside the folder", projectfs.ErrOutside},
+		{"outdir/secret.json#/definitions/Port", "leads outside the folder", projectfs.ErrOutside},
+		{"fifo.json#/definitions/Port", "not a regular file (a FIFO)", projectfs.ErrNotRegular},
+		{".#/definitions/Port", "not a regular file (a folder)", projectfs.ErrNotRegular},
+	}
+	for _, tt := range tests {
+		if strings.HasPrefix(tt.ref, "fifo") && !fifo {
+			continue
+		}
+		t.Run(tt.ref, func(t *testing.T) {
+			m := base()
+			m["properties"].(map[string]any)["Port"] = map[string]any{"$ref": tt.ref}
+			var r Result
+			within(t, 10*time.Second, func() { r = validateDoc(t, v, filepath.Join(dir, "schema.json"), m) })
+			if tt.msg == "" {
+				if !r.Valid {
+					t.Fatalf("errors %v", r.Errors)
+				}
+				return
+			}
+			if r.Valid || !has(r.Errors, "/properties/Port/$ref", tt.msg) {
+				t.Fatalf("errors %v, want %q", r.Errors, tt.msg)
+			}
+			c := &checker{file: filepath.Join(dir, "schema.json"), res: &Result{}}
+			defer c.close()
+			file, _, _ := strings.Cut(tt.ref, "#")
+			if _, err := c.loadExternal(file); !errors.Is(err, tt.err) {
+				t.Fatalf("loadExternal: %v, want %v", err, tt.err)
+			}
+		})
 	}
 }

@@ -3,7 +3,9 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +14,9 @@ import (
 	"strings"
 	"unicode"
 	"unsafe"
+
+	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 )
 
 // maxRefDepth bounds chains of $ref followed while resolving one pointer.
@@ -30,6 +35,8 @@ type checker struct {
 	res    *Result
 	// external holds parsed documents for relative $refs, by path.
 	external map[string]any
+	// folder is the schema's folder, opened for its relative $refs.
+	folder *os.Root
 	// memo holds descend's answers for the pointer being resolved.
 	memo   map[walkKey]bool
 	visits int // schemas descend has walked (tests)
@@ -479,36 +486,59 @@ func (c *checker) checkRef(path, ref string) {
 		c.errorf(path, "unresolvable $ref %q: it must name a file in the schema's folder", ref)
 		return
 	}
-	target := filepath.Join(filepath.Dir(c.file), rel)
-	doc, err := c.loadExternal(target)
+	doc, err := c.loadExternal(rel)
 	if err != nil {
 		c.errorf(path, "unresolvable $ref %q: %v", ref, err)
 		return
 	}
 	if _, ok := resolveFragment(doc, u.Fragment); !ok {
-		c.errorf(path, "unresolvable $ref %q: %s has no location %q", ref, filepath.Base(target), u.Fragment)
+		c.errorf(path, "unresolvable $ref %q: %s has no location %q", ref, filepath.Base(rel), u.Fragment)
 	}
 }
 
-func (c *checker) loadExternal(path string) (any, error) {
-	if doc, ok := c.external[path]; ok {
+// close releases the schema's folder.
+func (c *checker) close() {
+	if c.folder != nil {
+		c.folder.Close()
+	}
+}
+
+// loadExternal reads and parses the file rel names in the schema's folder,
+// by the rule for every path a project names (internal/projectfs): a
+// regular file inside the folder, no link out of it, never a FIFO waited
+// on (issue 19: a $ref through a link could probe which JSON pointers
+// exist in any file CI reads, and a $ref to a FIFO hung).
+func (c *checker) loadExternal(rel string) (any, error) {
+	if doc, ok := c.external[rel]; ok {
 		return doc, nil
 	}
-	data, err := readBounded(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("%s does not exist", path)
+	if c.folder == nil {
+		root, err := os.OpenRoot(filepath.Dir(c.file))
+		if err != nil {
+			return nil, err
 		}
+		c.folder = root
+	}
+	data, err := projectfs.ReadFile(c.folder, rel, MaxFileSize)
+	var tl *limitio.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return nil, fmt.Errorf("%s: %w: more than %d bytes", rel, ErrTooLarge, MaxFileSize)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist", filepath.Join(filepath.Dir(c.file), rel))
+	case errors.Is(err, projectfs.ErrOutside), errors.Is(err, projectfs.ErrNotRegular):
+		return nil, fmt.Errorf("%w; a $ref names a regular file in the schema's folder", err)
+	case err != nil:
 		return nil, err
 	}
 	doc, err := decodeJSON(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %v", rel, err)
 	}
 	if c.external == nil {
 		c.external = map[string]any{}
 	}
-	c.external[path] = doc
+	c.external[rel] = doc
 	return doc, nil
 }
 

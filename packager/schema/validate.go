@@ -315,6 +315,7 @@ func (v *Validator) Validate(file string, data []byte) Result {
 	}
 	if isObj {
 		c := &checker{file: file, strict: v.strict, root: root, res: &r}
+		defer c.close()
 		if hook {
 			c.hookRules(data)
 		} else {
