@@ -24,10 +24,14 @@ const (
 	maxDepth     = 100     // levels of module nesting
 )
 
-// maxExpansionBytes bounds the memory one expansion may take, counted in
-// node bytes (as Parse measures a file): the template and every module file
-// parsed, plus, for each module instance, its module's size again (an
-// instance copies its module). A fan-out of small modules thus stops at a
+// maxExpansionBytes bounds the memory one expansion may take, and so the
+// packaged output, counted in node bytes (as Parse measures a file): the
+// template and every module file parsed, plus, for each module instance,
+// its module's size again (an instance copies its module), plus every node
+// and byte a function call or a ForEach produces (Fn::InsertFile's file,
+// Fn::Flatten's and Fn::Merge's results, the strings Fn::Join and Fn::Sub
+// build, parameter and constant values copied by Ref, ForEach copies). A
+// fan-out of small modules, or aliases of one Fn::InsertFile, thus stop at a
 // memory bound, not only at a count. A var so that tests can lower it.
 var maxExpansionBytes int64 = 48 << 20
 
@@ -128,7 +132,10 @@ type engine struct {
 	instances  int
 	places     map[placeKey][]place // references left as written, by name
 	combined   map[string]bool      // conditions addCondition made
-	expansion  int64                // node bytes parsed and copied so far (maxExpansionBytes)
+	expansion  int64                // node bytes parsed, copied and produced so far (maxExpansionBytes)
+	// counted holds the results of function calls already counted in
+	// expansion and not yet part of a larger result (see produced).
+	counted map[*yaml.Node]struct{}
 }
 
 // emitted is a resource in its final form.
