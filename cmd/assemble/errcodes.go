@@ -9,6 +9,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
@@ -170,6 +171,7 @@ var errorCodes = []errorCode{
 	{schema.ErrCatalog, "schema_catalog"},
 	{schema.ErrInvalid, "invalid_schema"},
 	{schema.ErrTooLarge, "schema_too_large"},
+	{schema.ErrRegexBudget, "schema_regex_time"},
 	{registry.ErrInvalidFragment, "invalid_fragment"},
 	{registry.ErrProject, "invalid_module_project"},
 	{registry.ErrTypeName, "invalid_type_name"},
@@ -180,6 +182,10 @@ var errorCodes = []errorCode{
 	{packager.ErrMissing, "missing"},
 	{packager.ErrChanged, "project_changed"},
 	{packager.ErrSchemaCheck, "schema_check"},
+	// The project-path rule (internal/projectfs), where its error is not
+	// already one of the classes above.
+	{projectfs.ErrOutside, "outside_folder"},
+	{projectfs.ErrNotRegular, "not_regular_file"},
 
 	// The assembly check: assembly.Rules' codes. A *CheckError takes the
 	// rule of its first finding instead.

@@ -56,6 +56,8 @@ func schemaValidate(c *cli.Context) error {
 	if c.Bool("strict") {
 		v = v.Strict()
 	}
+	// One time for regular expressions for the whole command.
+	v = v.WithRegexBudget(schema.NewRegexBudget(schema.DefaultRegexBudget))
 	results := v.ValidateFiles(files, 0)
 	invalid := 0
 	for _, r := range results {

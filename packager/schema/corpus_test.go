@@ -151,7 +151,11 @@ func TestCheckCommunityTemplates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, fd := range c.CheckTemplate(f, b) {
+		found, err := c.CheckTemplate(f, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range found {
 			if strings.HasPrefix(fd.Message, "unknown resource type AwsCommunity::") && strings.Contains(fd.Message, "::MODULE") {
 				modules++
 				continue

@@ -15,6 +15,8 @@ import (
 	"unicode"
 	"unsafe"
 
+	"github.com/dlclark/regexp2"
+
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
 )
@@ -35,6 +37,13 @@ type checker struct {
 	res    *Result
 	// external holds parsed documents for relative $refs, by path.
 	external map[string]any
+	// regex is the time left for patternProperties matches; regexErr is
+	// set when it ran out (reported once, at the pointer being resolved).
+	regex    *RegexBudget
+	compiled map[string]*regexp2.Regexp
+	regexErr error
+	// regexReported: regexErr was reported.
+	regexReported bool
 	// folder is the schema's folder, opened for its relative $refs.
 	folder *os.Root
 	// memo holds descend's answers for the pointer being resolved.
@@ -255,7 +264,15 @@ func (c *checker) checkPointer(path, list, p string) {
 		report(path, "%s entry %q must be a JSON pointer starting with \"/properties/\"", list, p)
 		return
 	}
-	if !c.resolveProperty(p) {
+	resolved := c.resolveProperty(p)
+	if err := c.regexErr; err != nil {
+		if !c.regexReported {
+			c.regexReported = true
+			c.errorf(path, "%s entry %q: %v", list, p, err)
+		}
+		return
+	}
+	if !resolved {
 		report(path, "%s entry %q does not resolve to a property defined in the schema", list, p)
 	}
 }
@@ -337,11 +354,7 @@ func (c *checker) descendOnce(node map[string]any, segs []string, depth int) boo
 	}
 	if pp, ok := s["patternProperties"].(map[string]any); ok {
 		for _, k := range sortedKeys(pp) {
-			re, err := compileECMA(k)
-			if err != nil {
-				continue
-			}
-			if matchECMA(re, seg) && c.descend(pp[k], segs[1:], depth) {
+			if c.matches(k, seg) && c.descend(pp[k], segs[1:], depth) {
 				return true
 			}
 		}
@@ -356,6 +369,33 @@ func (c *checker) descendOnce(node map[string]any, segs []string, depth int) boo
 		}
 	}
 	return false
+}
+
+// matches reports whether the pattern p matches s, within the run's time
+// for regular expressions; once that ran out, nothing matches.
+func (c *checker) matches(p, s string) bool {
+	if c.regexErr != nil {
+		return false
+	}
+	if c.compiled == nil {
+		c.compiled = map[string]*regexp2.Regexp{}
+	}
+	re, ok := c.compiled[p]
+	if !ok {
+		re, _ = compileECMA(p)
+		c.compiled[p] = re
+	}
+	if re == nil {
+		return false
+	}
+	if c.regex == nil {
+		c.regex = NewRegexBudget(DefaultRegexBudget)
+	}
+	m, err := c.regex.match(re, s)
+	if err != nil {
+		c.regexErr = fmt.Errorf("matching the patternProperties pattern %q against %q: %w; the pattern is too slow (nested repetition such as (a+)+?)", p, s, err)
+	}
+	return m
 }
 
 // deref follows local $refs ("#/..." and "resource-schema.json#/...").

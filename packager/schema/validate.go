@@ -99,6 +99,7 @@ type Validator struct {
 	meta   *jsonschema.Schema
 	hook   *jsonschema.Schema
 	strict bool
+	regex  *RegexBudget // nil: DefaultRegexBudget for each Validate
 }
 
 // Strict returns a copy of v that also reports JSON pointers in
@@ -111,6 +112,16 @@ type Validator struct {
 func (v *Validator) Strict() *Validator {
 	c := *v
 	c.strict = true
+	return &c
+}
+
+// WithRegexBudget returns a copy of v whose validations all take their
+// regular expression matches (patternProperties against the pointers of the
+// property lists) out of b: one budget for a command that validates many
+// files. Without it each Validate has DefaultRegexBudget.
+func (v *Validator) WithRegexBudget(b *RegexBudget) *Validator {
+	c := *v
+	c.regex = b
 	return &c
 }
 
@@ -314,7 +325,7 @@ func (v *Validator) Validate(file string, data []byte) Result {
 		}
 	}
 	if isObj {
-		c := &checker{file: file, strict: v.strict, root: root, res: &r}
+		c := &checker{file: file, strict: v.strict, root: root, res: &r, regex: v.regex}
 		defer c.close()
 		if hook {
 			c.hookRules(data)
