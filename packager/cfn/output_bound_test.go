@@ -3,9 +3,11 @@ package cfn
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -110,4 +112,50 @@ func TestFlattenAndForEachBounded(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) || !strings.HasPrefix(err.Error(), "template.yaml:2:3: ForEach would take") {
 		t.Fatalf("ForEach: got %v", err)
 	}
+}
+
+// FuzzOutputBound: with the bound lowered to 256 KiB and a 16 KB file to
+// insert, whatever a fuzzed template makes of the golden cases' modules
+// either fails or packages into at most twice the bound (the count leaves
+// out only the ID prefixes modules add): no function call, alias or
+// ForEach gets output past it (issue 19 item 8).
+func FuzzOutputBound(f *testing.F) {
+	mods := memSources{}
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "expand", "*.txtar"))
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, x := range ar.Files {
+			switch {
+			case x.Name == "want" || strings.HasPrefix(x.Name, "outside/"):
+			case x.Name == "template.yaml":
+				f.Add(x.Data)
+			default:
+				mods[x.Name] = x.Data
+			}
+		}
+	}
+	small := string(aliases(6)["template.yaml"])
+	f.Add([]byte(small))
+	f.Add([]byte("Resources:\n  T:\n    Type: AWS::SNS::Topic\n    Metadata:\n      J: {Fn::Join: [{Fn::InsertFile: big.txt}, [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r]]}\n"))
+	f.Add([]byte("Resources:\n  T:\n    Type: AWS::SNS::Topic\n    Metadata:\n      S: {Fn::Sub: [\"${X}${X}${X}${X}${X}${X}${X}${X}${X}${X}${X}${X}${X}${X}${X}${X}${X}${X}\", {X: {Fn::InsertFile: big.txt}}]}\n"))
+	f.Add([]byte("Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    ForEach: a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z\n    Properties:\n      Body: {Fn::InsertFile: big.txt}\n"))
+	mods["big.txt"] = []byte(strings.Repeat("0123456789abcde\n", 1024))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer func(n int64) { maxExpansionBytes = n }(maxExpansionBytes)
+		maxExpansionBytes = 256 << 10
+		srcs := memSources{"template.yaml": data}
+		for k, v := range mods {
+			srcs[k] = v
+		}
+		out, err := Package("template.yaml", Options{Sources: srcs, NoSourceMap: true})
+		if err != nil {
+			return
+		}
+		if got := outputBytes(out.Root); got > 2*maxExpansionBytes {
+			t.Fatalf("packaged %d node bytes, past twice the bound of %d", got, maxExpansionBytes)
+		}
+	})
 }
