@@ -172,3 +172,127 @@ func TestRelativeRefsStayInFolder(t *testing.T) {
 		})
 	}
 }
+
+// naiveResolve is the pointer walk without memoising (the walk before issue
+// 19), with a step budget: ok is false when it ran out or hit its depth
+// limit, and its answer then says nothing.
+func naiveResolve(c *checker, p string, steps *int) (found, ok bool) {
+	segs := strings.Split(strings.TrimPrefix(p, "/properties/"), "/")
+	for i := range segs {
+		segs[i] = unescape(segs[i])
+	}
+	props, _ := c.root["properties"].(map[string]any)
+	cur, has := props[segs[0]]
+	if !has {
+		return false, true
+	}
+	ok = true
+	var walk func(node any, segs []string, depth int) bool
+	walk = func(node any, segs []string, depth int) bool {
+		if len(segs) == 0 {
+			return true
+		}
+		if *steps--; *steps < 0 || depth > 40 {
+			ok = false
+			return false
+		}
+		m, isMap := node.(map[string]any)
+		if !isMap {
+			return false
+		}
+		s, isSchema := c.deref(m)
+		if !isSchema {
+			return false
+		}
+		seg := segs[0]
+		if seg == "properties" && len(segs) > 1 {
+			if props, isMap := s["properties"].(map[string]any); isMap {
+				if child, has := props[segs[1]]; has && walk(child, segs[2:], depth+1) {
+					return true
+				}
+			}
+		}
+		if props, isMap := s["properties"].(map[string]any); isMap {
+			if child, has := props[seg]; has && walk(child, segs[1:], depth+1) {
+				return true
+			}
+		}
+		if items, has := s["items"]; has {
+			if seg == "*" || isIndex(seg) {
+				if walk(items, segs[1:], depth+1) {
+					return true
+				}
+			} else if walk(items, segs, depth+1) {
+				return true
+			}
+		}
+		if pp, isMap := s["patternProperties"].(map[string]any); isMap {
+			for _, k := range sortedKeys(pp) {
+				if c.matches(k, seg) && walk(pp[k], segs[1:], depth+1) {
+					return true
+				}
+			}
+		}
+		for _, kw := range []string{"oneOf", "anyOf", "allOf"} {
+			if arr, isList := s[kw].([]any); isList {
+				for _, b := range arr {
+					if walk(b, segs, depth+1) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	found = walk(cur, segs[1:], 0)
+	return found, ok
+}
+
+// objects counts the JSON objects in v.
+func objects(v any) int {
+	n := 0
+	switch t := v.(type) {
+	case map[string]any:
+		n++
+		for _, e := range t {
+			n += objects(e)
+		}
+	case []any:
+		for _, e := range t {
+			n += objects(e)
+		}
+	}
+	return n
+}
+
+// FuzzResolveProperty: the memoised pointer walk visits each (schema, rest
+// of the pointer) pair at most once, and gives the answer of the walk
+// without memo wherever that one finishes (issue 19 item 9).
+func FuzzResolveProperty(f *testing.F) {
+	f.Add([]byte(loopSchema), "/properties/A/x/y/z")
+	f.Add([]byte(doublingSchema(8)), "/properties/A/Leaf")
+	f.Add([]byte(doublingSchema(8)), "/properties/A/Missing")
+	f.Add([]byte(`{"definitions": {"T": {"type": "object", "properties": {"K": {"type": "string"}}}, "L": {"type": "array", "items": {"$ref": "#/definitions/T"}}}, "properties": {"A": {"anyOf": [{"$ref": "#/definitions/L"}, {"patternProperties": {"^x+$": {"$ref": "#/definitions/T"}}}]}}}`), "/properties/A/*/K")
+	f.Add([]byte(`{"properties": {"A": {"properties": {"B": {"items": {"properties": {"C": {}}}}}}}}`), "/properties/A/properties/B/0/C")
+	f.Fuzz(func(t *testing.T, data []byte, pointer string) {
+		doc, err := decodeJSON(data)
+		if err != nil {
+			return
+		}
+		root, isMap := doc.(map[string]any)
+		if !isMap || !strings.HasPrefix(pointer, "/properties/") || len(pointer) > 200 {
+			return
+		}
+		c := &checker{root: root, res: &Result{}, regex: NewRegexBudget(time.Minute)}
+		got := c.resolveProperty(pointer)
+		segs := strings.Count(pointer, "/")
+		if limit := (objects(root) + 1) * (segs + 1); c.visits > limit {
+			t.Fatalf("%d visits for %d objects and %d segments", c.visits, objects(root), segs)
+		}
+		steps := 100_000
+		want, ok := naiveResolve(c, pointer, &steps)
+		if ok && c.regexErr == nil && got != want {
+			t.Fatalf("memoised walk says %v, the plain walk %v", got, want)
+		}
+	})
+}
