@@ -2,6 +2,7 @@ package projectfs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,7 +13,7 @@ import (
 	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
-func setup(t *testing.T) (*os.Root, string) {
+func setup(t testing.TB) (*os.Root, string) {
 	t.Helper()
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "secret.json"), []byte(`{"k": 1}`), 0o644); err != nil {
@@ -85,4 +86,37 @@ func TestOpenFile(t *testing.T) {
 	if _, err := OpenFile(dir); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("folder: %v", err)
 	}
+}
+
+// FuzzOpen: whatever the name, Open either refuses it or opens a regular
+// file whose real path lies inside the folder (issue 19 item 12).
+func FuzzOpen(f *testing.F) {
+	for _, s := range []string{"sub/a.json", "inside.json", "out.json", "outdir/secret.json", "../x", "sub/../../x", "fifo.json", "sub", ".", "", "/etc/passwd", "sub//a.json", "./inside.json"} {
+		f.Add(s)
+	}
+	root, dir := setup(f)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		file, err := Open(root, name)
+		if err != nil {
+			return
+		}
+		defer file.Close()
+		st, err := file.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			t.Fatalf("%q: opened something not regular: %v", name, err)
+		}
+		if runtime.GOOS == "linux" {
+			p, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", file.Fd()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rel, err := filepath.Rel(real, p); err != nil || !filepath.IsLocal(rel) {
+				t.Fatalf("%q opened %s, outside %s", name, p, real)
+			}
+		}
+	})
 }
