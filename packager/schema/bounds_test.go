@@ -296,3 +296,25 @@ func FuzzResolveProperty(f *testing.F) {
 		}
 	})
 }
+
+// A schema file that is a FIFO (named on the command line, or in a catalog
+// folder) is refused at once, not waited on.
+func TestSchemaFileFIFO(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var r Result
+	within(t, 10*time.Second, func() { r = mustValidator(t).ValidateFile(filepath.Join(dir, "fifo.json")) })
+	if r.Valid || len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, "not a regular file (a FIFO)") {
+		t.Fatalf("valid=%v errors=%v", r.Valid, r.Errors)
+	}
+	var err error
+	within(t, 10*time.Second, func() { _, err = LoadCatalog(dir) })
+	if !errors.Is(err, ErrCatalog) || !strings.Contains(err.Error(), "not a regular file (a FIFO)") {
+		t.Fatalf("LoadCatalog: %v", err)
+	}
+}

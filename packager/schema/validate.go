@@ -24,6 +24,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 )
 
 // Limits on untrusted input.
@@ -292,8 +293,16 @@ func (v *Validator) ValidateFiles(files []string, workers int) []Result {
 	return out
 }
 
+// readBounded reads a schema file named on the command line or found in a
+// catalog folder: a regular file (a FIFO is refused, not waited on), at
+// most MaxFileSize bytes.
 func readBounded(path string) ([]byte, error) {
-	b, err := limitio.ReadFile(path, MaxFileSize)
+	f, err := projectfs.OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := limitio.ReadAll(f, MaxFileSize)
 	var tl *limitio.TooLargeError
 	if errors.As(err, &tl) {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileSize)
