@@ -34,6 +34,13 @@ var (
 	ErrMalformedSignature = verificationError("signing: malformed signature")
 	// ErrBadSignature: the OpenPGP signature does not match the signed text.
 	ErrBadSignature = verificationError("signing: bad signature")
+	// ErrUnknownCritical: a signature, or the self-signature of the key
+	// that made it, carries a critical subpacket or notation this package
+	// does not know, which makes it invalid (RFC 4880 §5.2.3.1 and
+	// §5.2.3.16, RFC 9580 §5.2.3.7). A signature's error also matches
+	// ErrBadSignature (gpg --verify says BADSIG); a key's also matches
+	// ErrUnknownSigner (gpg will not import such a key).
+	ErrUnknownCritical = verificationError("signing: unknown critical subpacket")
 	// ErrUnknownSigner: no trusted key made the signature.
 	ErrUnknownSigner = verificationError("signing: unknown signer")
 	// ErrKeyExpired: the signer's key had expired when the signature was made.
@@ -125,6 +132,16 @@ var (
 	// version; nothing was written.
 	ErrInputChanged = errors.New("signing: assembly changed while it was signed")
 )
+
+// twoCauses is an error matching two sentinels (errors.Is), with its own
+// message.
+type twoCauses struct {
+	msg  string
+	errs [2]error
+}
+
+func (e *twoCauses) Error() string   { return e.msg }
+func (e *twoCauses) Unwrap() []error { return e.errs[:] }
 
 // A DigestError reports a file whose salted hash differs from the attested
 // one. It wraps ErrDigestMismatch.

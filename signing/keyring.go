@@ -148,6 +148,7 @@ const (
 	faultRevoked faultKind = iota + 1
 	faultNotYetValid
 	faultExpired
+	faultCritical
 	faultCannotSign
 )
 
@@ -159,6 +160,8 @@ func (f *fault) verifyError() error {
 		return fmt.Errorf("%w: %s", ErrKeyNotYetValid, f.msg)
 	case faultExpired:
 		return fmt.Errorf("%w: %s", ErrKeyExpired, f.msg)
+	case faultCritical:
+		return &twoCauses{fmt.Sprintf("%v: %s", ErrUnknownCritical, f.msg), [2]error{ErrUnknownCritical, ErrUnknownSigner}}
 	}
 	return fmt.Errorf("%w: %s", ErrUnknownSigner, f.msg)
 }
@@ -184,6 +187,8 @@ func (f *fault) signError() error {
 //   - expired: at is after the expiry stated by the newest self-signature
 //     (the primary's, and the subkey's binding for a subkey), or after that
 //     self-signature's own expiry;
+//   - critical: the self-signature or binding (or a subkey's cross
+//     signature) carries a critical notation, which we do not know;
 //   - cannot sign: no self-signature, or one whose key flags lack "sign".
 func keyFault(k signingKey, at time.Time) *fault {
 	e := k.entity
@@ -207,6 +212,13 @@ func keyFault(k signingKey, at time.Time) *fault {
 		return &fault{faultCannotSign, fmt.Sprintf("%s has no valid self-signature", what)}
 	case k.binding == nil:
 		return &fault{faultCannotSign, fmt.Sprintf("%s has no valid binding signature", what)}
+	}
+	var cross *packet.Signature
+	if k.isSubkey() {
+		cross = k.binding.EmbeddedSignature
+	}
+	if name, ok := criticalNotation(self, k.binding, cross); ok {
+		return &fault{faultCritical, fmt.Sprintf("a self-signature of %s carries the critical notation %q, which we do not know: it is invalid, and so is the key (RFC 4880 §5.2.3.16; gpg will not import it)", what, name)}
 	}
 	for _, c := range []struct {
 		pk  *packet.PublicKey

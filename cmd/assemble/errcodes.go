@@ -63,6 +63,7 @@ var errorCodes = []errorCode{
 	{signing.ErrUnsigned, "unsigned"},
 	{signing.ErrUnsignedContent, "unsigned_content"},
 	{signing.ErrMalformedSignature, "malformed_signature"},
+	{signing.ErrUnknownCritical, "unknown_critical"}, // before the two it also matches
 	{signing.ErrBadSignature, "bad_signature"},
 	{signing.ErrUnknownSigner, "unknown_signer"},
 	{signing.ErrKeyExpired, "key_expired"},
