@@ -299,23 +299,17 @@ func criticalNotation(sigs ...*packet.Signature) (string, bool) {
 // attestation they sign, at time now:
 //
 //   - no signature is from the future (after now plus MaxClockSkew);
-//   - the first signature (the earliest) was made within MaxClockSkew of
-//     the attestation's timestamp: the attestation is signed when it is made;
 //   - no signature was made before the attestation (less MaxClockSkew).
 //
-// So a co-signature added hours or days later passes; each signer's key is
-// judged both at its own signature's time and at the attestation's
-// timestamp (see judge), so it must have been valid when the attestation
-// was made.
+// So a signature may come any time after the attestation: real release
+// processes attest in CI and sign hours or days later, offline or on a
+// smartcard, and co-signers later still. Each signer's key is judged both
+// at its own signature's time and at the attestation's timestamp (see
+// judge), so it must have been valid when the attestation was made.
 func checkTimes(sigs []*packet.Signature, att *Attestation, now time.Time) error {
-	first := sigs[0].CreationTime
 	for _, s := range sigs {
-		t := s.CreationTime
-		if t.After(now.Add(MaxClockSkew)) {
+		if t := s.CreationTime; t.After(now.Add(MaxClockSkew)) {
 			return fmt.Errorf("%w: signature made in the future (%s)", ErrTimestamp, day(t))
-		}
-		if t.Before(first) {
-			first = t
 		}
 	}
 	if att == nil {
@@ -325,9 +319,6 @@ func checkTimes(sigs []*packet.Signature, att *Attestation, now time.Time) error
 		if d := att.Timestamp.Sub(s.CreationTime); d > MaxClockSkew {
 			return fmt.Errorf("%w: a signature was made %s, before the attestation (%s)", ErrTimestamp, day(s.CreationTime), day(att.Timestamp))
 		}
-	}
-	if d := first.Sub(att.Timestamp); d > MaxClockSkew || d < -MaxClockSkew {
-		return fmt.Errorf("%w: attestation says %s, signature was made %s", ErrTimestamp, day(att.Timestamp), day(first))
 	}
 	return nil
 }

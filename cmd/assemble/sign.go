@@ -241,7 +241,7 @@ func sealError(verb, in string, err error) error {
 	case errors.Is(err, signing.ErrAlreadySigned):
 		return withHint(err, "each co-signer signs with a key of their own (gpg's default key may be the one that signed: choose with --local-user); 'assemble verify' lists who signed")
 	case errors.Is(err, signing.ErrTimestamp):
-		return withHint(err, "the first signature must be made within 5 minutes of the attestation: run 'assemble attest' again right before signing")
+		return withHint(err, "a signature cannot predate the attestation it signs (more than 5 minutes of clock skew), nor come from the future: check the signing machine's clock")
 	case errors.Is(err, signing.ErrUnknownSigner):
 		return withHint(err, "the signature is by a key outside --keyring: check who signed it (gpg --verify FILE), or give that key's public key")
 	case errors.Is(err, signing.ErrMalformedSignature), errors.Is(err, signing.ErrUnsignedContent):
