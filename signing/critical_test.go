@@ -3,6 +3,7 @@ package signing
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +57,50 @@ func TestCriticalNotation(t *testing.T) {
 	_, _, _, err = VerifyCleartext(plain, openpgp.EntityList{key}, opts)
 	if !errors.Is(err, ErrUnknownCritical) || !errors.Is(err, ErrUnknownSigner) {
 		t.Errorf("verifying with the key: got %v, want ErrUnknownCritical and ErrUnknownSigner", err)
+	}
+}
+
+// Issue 19 item 6: signing an assembly signed by another key, without Add,
+// is refused naming that signer (ErrWouldDropSignatures), whether the new
+// signature is made here or attached; Replace drops it; re-signing by the
+// same key drops nothing, so it needs neither.
+func TestSignRefusesToDropSignatures(t *testing.T) {
+	ed, rsa := signer(t, "ed25519.sec.asc"), signer(t, "rsa3072.sec.asc")
+	trusted := readKeys(t, "trusted.asc")
+	now := created.Add(10 * agreeDay)
+	at := func(o *SignOptions) *SignOptions { o.Now = func() time.Time { return now }; return o }
+	signedByEd := sealed(t, buildZip(t), at(&SignOptions{}), Keys(ed))
+
+	_, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, signedByEd), []Signer{Keys(rsa)}, at(&SignOptions{}))
+	if !errors.Is(err, ErrWouldDropSignatures) || !strings.Contains(err.Error(), fingerprint(ed)) || !strings.Contains(err.Error(), "--add") || !strings.Contains(err.Error(), "--replace") {
+		t.Fatalf("signing with another key: got %v, want ErrWouldDropSignatures naming %s and both choices", err, fingerprint(ed))
+	}
+	// Named by user ID when a keyring at hand holds the key.
+	_, err = Seal(t.Context(), &bytes.Buffer{}, reader(t, signedByEd), []Signer{Keys(rsa)}, at(&SignOptions{Keyring: trusted}))
+	if !errors.Is(err, ErrWouldDropSignatures) || !strings.Contains(err.Error(), UserID(ed)) {
+		t.Fatalf("with a keyring: got %v, want the signer's user ID", err)
+	}
+	// An attached signature by another key too.
+	a, err := Attest(t.Context(), reader(t, signedByEd), at(&SignOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := agreeRawSign(t, a, rsa, fingerprint(rsa), now, 0, "")
+	if _, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, signedByEd), nil, at(&SignOptions{Signature: ext})); !errors.Is(err, ErrWouldDropSignatures) {
+		t.Fatalf("attaching another key's signature: got %v, want ErrWouldDropSignatures", err)
+	}
+	// Replace drops it; the same key re-signs freely.
+	replaced := sealed(t, signedByEd, at(&SignOptions{Replace: true}), Keys(rsa))
+	v, err := Verify(reader(t, replaced), trusted, &VerifyOptions{Now: func() time.Time { return now }})
+	if err != nil || len(v.Signatures()) != 1 || v.Fingerprint() != fingerprint(rsa) {
+		t.Fatalf("replaced: %v", err)
+	}
+	if _, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, signedByEd), []Signer{Keys(ed)}, at(&SignOptions{})); err != nil {
+		t.Fatalf("re-signing with the same key: %v", err)
+	}
+	// Of two signers, re-signing by one still drops the other.
+	both := sealed(t, buildZip(t), at(&SignOptions{}), Keys(ed, rsa))
+	if _, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, both), []Signer{Keys(ed)}, at(&SignOptions{})); !errors.Is(err, ErrWouldDropSignatures) || !strings.Contains(err.Error(), fingerprint(rsa)) || strings.Contains(err.Error(), fingerprint(ed)) {
+		t.Fatalf("re-signing by one of two: got %v, want ErrWouldDropSignatures naming only %s", err, fingerprint(rsa))
 	}
 }

@@ -116,6 +116,10 @@ var (
 	// The error also wraps the cause (ErrDigestMismatch, ErrSizeMismatch,
 	// ErrUnlisted or ErrMissing).
 	ErrAttestationMismatch = errors.New("signing: the attestation does not match the assembly")
+	// ErrWouldDropSignatures: signing an assembly already signed, neither
+	// co-signing (SignOptions.Add) nor replacing (SignOptions.Replace),
+	// would drop signatures by keys that do not sign again.
+	ErrWouldDropSignatures = errors.New("signing: signing would drop the assembly's signatures")
 	// ErrNotSigned: sign --add on an assembly that has no signature yet.
 	ErrNotSigned = errors.New("signing: no signature to add to")
 	// ErrAlreadySigned: a new signature (sign --add, several keys, an

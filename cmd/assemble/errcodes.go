@@ -91,6 +91,7 @@ var errorCodes = []errorCode{
 	{signing.ErrInputChanged, "input_changed"},
 	{signing.ErrNotSigned, "not_signed"},
 	{signing.ErrAlreadySigned, "already_signed"},
+	{signing.ErrWouldDropSignatures, "would_drop_signatures"},
 	{signing.ErrNoMatchingKey, "no_matching_key"},
 	{signing.ErrAmbiguousKey, "ambiguous_key"},
 	{signing.ErrGPGNotFound, "gpg_not_found"},
