@@ -9,6 +9,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/cloud-assembly/assemble/internal/gpgtest"
 )
 
 // Issue 19 item 2: a signature carrying a critical notation we do not know
@@ -102,5 +103,40 @@ func TestSignRefusesToDropSignatures(t *testing.T) {
 	both := sealed(t, buildZip(t), at(&SignOptions{}), Keys(ed, rsa))
 	if _, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, both), []Signer{Keys(ed)}, at(&SignOptions{})); !errors.Is(err, ErrWouldDropSignatures) || !strings.Contains(err.Error(), fingerprint(rsa)) || strings.Contains(err.Error(), fingerprint(ed)) {
 		t.Fatalf("re-signing by one of two: got %v, want ErrWouldDropSignatures naming only %s", err, fingerprint(rsa))
+	}
+}
+
+// Issue 19 item 7: sign through gpg with a key that has expired (or been
+// revoked) says so, as signing with the key file does (ErrSignerExpired,
+// ErrSignerRevoked), from gpg's status lines and the key's validity, not
+// "no secret key". Keys made by a real gpg, the expired ones under a faked
+// time a year ago.
+func TestGPGSignerExpiredKey(t *testing.T) {
+	h := gpgtest.New(t, "")
+	k := &agreeKit{t: t, home: h}
+	past := time.Now().Add(-400 * agreeDay).Truncate(time.Second)
+	k.genKey("expired", "ed25519", past, false, 30*agreeDay, 0)
+	k.genKey("subkey-expired", "ed25519", past, true, 0, 30*agreeDay)
+	p, _ := k.genKey("revoked", "ed25519", past, false, 0, 0)
+	k.revokeKey(p, past.Add(agreeDay), 1)
+	k.genKey("good", "ed25519", past, false, 0, 0)
+	b := buildZip(t)
+	for _, tt := range []struct {
+		user string
+		want error
+	}{
+		{"ed25519-1@agree.test", ErrSignerExpired},
+		{"ed25519-2@agree.test", ErrSignerExpired},
+		{"ed25519-3@agree.test", ErrSignerRevoked},
+		{"ed25519-4@agree.test", nil},
+		{"nobody@agree.test", ErrGPGUnknownKey},
+	} {
+		_, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, b), []Signer{&GPG{Home: h.Dir, LocalUsers: []string{tt.user}}}, nil)
+		if tt.want == nil && err != nil || !errors.Is(err, tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.user, err, tt.want)
+		}
+		if tt.want != nil && tt.want != ErrGPGUnknownKey && (errors.Is(err, ErrGPGUnknownKey) || !errors.Is(err, ErrGPG)) {
+			t.Errorf("%s: %v: want it to match ErrGPG, not ErrGPGUnknownKey", tt.user, err)
+		}
 	}
 }
