@@ -55,7 +55,7 @@ type gpgStatus struct {
 	messages []string // gpg's own "gpg: ..." lines
 	// lapsed lists the keys gpg considered whose subkeys are all expired
 	// or revoked (KEY_CONSIDERED, flag 2).
-	lapsed []string
+	lapsed  []string
 	expired bool // KEYEXPIRED or EXPKEYSIG
 	revoked bool // KEYREVOKED or REVKEYSIG
 }
