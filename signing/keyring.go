@@ -25,20 +25,27 @@ type Keyring struct {
 
 // NewKeyring merges the keys of every list (copies of one key are matched
 // by primary key fingerprint). The entities it holds are new values; the
-// lists' entities are not modified, but packets are shared with them.
+// lists' entities are not modified, but packets are shared with them. It
+// takes time linear in the number of copies: each key is merged once, from
+// all its copies.
 func NewKeyring(lists ...openpgp.EntityList) *Keyring {
-	k := &Keyring{}
 	index := map[string]int{}
+	var copies [][]*openpgp.Entity
 	for _, l := range lists {
 		for _, e := range l {
 			fp := string(e.PrimaryKey.Fingerprint)
-			if i, ok := index[fp]; ok {
-				k.entities[i] = mergeEntity(k.entities[i], e)
-				continue
+			i, ok := index[fp]
+			if !ok {
+				i = len(copies)
+				index[fp] = i
+				copies = append(copies, nil)
 			}
-			index[fp] = len(k.entities)
-			k.entities = append(k.entities, mergeEntity(nil, e))
+			copies[i] = append(copies[i], e)
 		}
+	}
+	k := &Keyring{entities: make(openpgp.EntityList, 0, len(copies))}
+	for _, c := range copies {
+		k.entities = append(k.entities, mergeEntity(c))
 	}
 	return k
 }
@@ -49,16 +56,10 @@ func (k *Keyring) Entities() openpgp.EntityList { return k.entities }
 // Len is the number of distinct keys.
 func (k *Keyring) Len() int { return len(k.entities) }
 
-// mergeEntity returns a new entity holding everything of a (nil: nothing)
-// and b, which must share a primary key.
-func mergeEntity(a, b *openpgp.Entity) *openpgp.Entity {
-	m := &openpgp.Entity{PrimaryKey: b.PrimaryKey, PrivateKey: b.PrivateKey, Identities: map[string]*openpgp.Identity{}}
-	var copies []*openpgp.Entity
-	if a != nil {
-		copies = append(copies, a)
-		m.PrimaryKey, m.PrivateKey = a.PrimaryKey, a.PrivateKey
-	}
-	copies = append(copies, b)
+// mergeEntity returns a new entity holding everything of the copies (at
+// least one), which must share a primary key.
+func mergeEntity(copies []*openpgp.Entity) *openpgp.Entity {
+	m := &openpgp.Entity{PrimaryKey: copies[0].PrimaryKey, PrivateKey: copies[0].PrivateKey, Identities: map[string]*openpgp.Identity{}}
 	subkeys := map[string]int{}
 	for _, c := range copies {
 		// Secret material from any copy that has it.
