@@ -26,11 +26,12 @@ func verificationError(msg string) error { return &sentinel{msg, ErrVerification
 var (
 	// ErrUnsigned: the assembly has no signature.asc.
 	ErrUnsigned = verificationError("signing: assembly is not signed")
-	// ErrUnsignedContent: signature.asc holds text outside the one
-	// cleartext-signed message, or more than one message.
+	// ErrUnsignedContent: signature.asc holds text outside the one signed
+	// message, or more than one message.
 	ErrUnsignedContent = verificationError("signing: text outside the signed message")
-	// ErrMalformedSignature: signature.asc is not a cleartext-signed
-	// message (a detached or binary signature, bad armor, no signature packet).
+	// ErrMalformedSignature: signature.asc is not a signed message, either
+	// cleartext (RFC 4880 §7, as sign writes it) or inline and armored (gpg
+	// --sign --armor): a detached signature, bad armor, no signature packet.
 	ErrMalformedSignature = verificationError("signing: malformed signature")
 	// ErrBadSignature: the OpenPGP signature does not match the signed text.
 	ErrBadSignature = verificationError("signing: bad signature")

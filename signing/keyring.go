@@ -346,15 +346,21 @@ func issuer(sig *packet.Signature) string {
 
 // checkSignature checks sig over the canonical text with pk.
 func checkSignature(pk *packet.PublicKey, sig *packet.Signature, text []byte) error {
-	if sig.SigType != packet.SigTypeText {
-		return fmt.Errorf("signature type %#x, want a text signature", sig.SigType)
-	}
 	h, err := sig.PrepareVerify()
 	if err != nil {
 		return err
 	}
-	// Text signatures hash the text with CRLF line endings (RFC 4880 5.2.1).
-	if _, err := openpgp.NewCanonicalTextHash(h).Write(text); err != nil {
+	switch sig.SigType {
+	case packet.SigTypeText:
+		// Text signatures hash the text with CRLF line endings (RFC 4880 5.2.1).
+		_, err = openpgp.NewCanonicalTextHash(h).Write(text)
+	case packet.SigTypeBinary:
+		// Only an inline message's (parseSignatureOf): its literal data as it is.
+		_, err = h.Write(text)
+	default:
+		return fmt.Errorf("signature type %#x, want a text or binary signature", sig.SigType)
+	}
+	if err != nil {
 		return err
 	}
 	if err := pk.VerifySignature(h, sig); err != nil {

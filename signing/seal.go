@@ -222,6 +222,9 @@ func planSeal(r *assembly.Reader, signers []Signer, opts *SignOptions) (*sealPla
 		if base, err = parseMessage(data); err != nil {
 			return nil, fmt.Errorf("the assembly's %s: %w", assembly.SignatureName, err)
 		}
+		if base.inline {
+			return nil, fmt.Errorf("%w: the assembly's %s is an inline signed message (gpg --sign), which verifies but cannot be co-signed: signatures are added to a cleartext-signed one (gpg --clearsign); re-sign it (--replace), then co-sign", ErrMalformedSignature, assembly.SignatureName)
+		}
 		p.kept = base.raw
 	} else if data, err := readSignature(r); err != nil {
 		p.oldErr = err
@@ -236,6 +239,9 @@ func planSeal(r *assembly.Reader, signers []Signer, opts *SignOptions) (*sealPla
 		m, err := parseMessageOf("the file", sig)
 		if err != nil {
 			return nil, fmt.Errorf("the signature to attach: %w", err)
+		}
+		if m.inline {
+			return nil, fmt.Errorf("%w: the signature to attach is an inline signed message (gpg --sign): assemble writes cleartext-signed ones; sign the attestation with gpg --clearsign", ErrMalformedSignature)
 		}
 		if base != nil && !bytes.Equal(m.text, base.text) {
 			return nil, fmt.Errorf("%w: the signature to add does not sign the text of the assembly's %s byte for byte (sign the attestation it holds, as 'assemble attest' or the signed text shows it)", ErrAttestationMismatch, assembly.SignatureName)

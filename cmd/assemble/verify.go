@@ -253,6 +253,11 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 	vf := v.Verified
 	res.Signer = &signerResult{Fingerprint: vf.Fingerprint(), SigningKey: vf.SigningKeyFingerprint(), UserID: vf.UserID()}
 	res.Timestamp = vf.Time().UTC().Format(time.RFC3339)
+	if a := vf.Attestation(); a.Zoneless {
+		msg := signing.ZonelessWarning(a)
+		warnf(c, "%s: %s", name, msg)
+		res.Warnings = append(res.Warnings, diagnosticJSON{Level: "warning", Rule: "timestamp-without-zone", Message: msg})
+	}
 	res.Algorithm = signing.AlgorithmName(vf.Attestation().Algorithm)
 	return res, nil
 }
