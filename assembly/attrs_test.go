@@ -335,3 +335,60 @@ func TestNonASCIINameNeedsUTF8Flag(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzEntryAttributes (issue 19 items 1 and 3): for any host, external
+// attributes, flags, name and extra field of one entry, the verdict does
+// not depend on the host; an accepted entry is a plain regular file (or
+// folder) for Go's archive/zip and the 7-Zip model, not world-writable
+// where its reader takes a Unix mode; and an accepted non-ASCII name has
+// the UTF-8 flag or a Unicode Path field holding that very name.
+func FuzzEntryAttributes(f *testing.F) {
+	f.Add(byte(3), uint32(0o100644<<16), uint16(0), "f.txt", []byte(nil))
+	f.Add(byte(16), uint32(0o120777<<16), uint16(0), "f.txt", []byte(nil))
+	f.Add(byte(0), uint32(0o040777<<16|0x10), uint16(0), "d/", []byte(nil))
+	f.Add(byte(0), uint32(0x8020|0o120644<<16), uint16(0), "f", []byte(nil))
+	f.Add(byte(3), uint32(0o100644<<16), uint16(0), "café.html", []byte(nil))
+	f.Add(byte(3), uint32(0o100644<<16), uint16(flagUTF8), "café.html", []byte(nil))
+	f.Add(byte(3), uint32(0o100644<<16), uint16(0), "café.html", []byte{0x75, 0x70, 5, 0, 1, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, host byte, attrs uint32, flags uint16, name string, extra []byte) {
+		e := &entry{name: name, creator: uint16(host)<<8 | 20, externalAttrs: attrs, flags: flags, centralExtra: extra, dir: strings.HasSuffix(name, "/")}
+		err := checkAttrs(e)
+		e0 := *e
+		e0.creator = 20
+		if err0 := checkAttrs(&e0); fmt.Sprint(err) != fmt.Sprint(err0) {
+			t.Fatalf("host %d: %v; host 0: %v", host, err, err0)
+		}
+		if err != nil && !errors.Is(err, ErrFormat) {
+			t.Fatalf("%v: not ErrFormat", err)
+		}
+		if err == nil {
+			fh := &zip.FileHeader{Name: name, CreatorVersion: uint16(host)<<8 | 20, ExternalAttrs: attrs}
+			m := fh.Mode()
+			if host != 3 && host != 19 {
+				m &^= 0o022
+			}
+			if why := unsafeMode(m, e.dir); why != "" && (e.dir || !strings.HasSuffix(name, "/")) {
+				t.Fatalf("host %d attrs %#08x %q accepted: Go reads %s", host, attrs, name, why)
+			}
+			if why := sevenZipMode(host, attrs, e.dir); why != "" {
+				t.Fatalf("host %d attrs %#08x %q accepted: 7-Zip reads %s", host, attrs, name, why)
+			}
+		}
+		if checkExtra(extra, name) == nil && utf8Named(e) && !isASCII(name) && flags&flagUTF8 == 0 {
+			found := false
+			for b := extra; len(b) >= 4; {
+				n := int(le16(b[2:]))
+				if len(b)-4 < n {
+					break
+				}
+				if le16(b) == 0x7075 && string(b[4+5:4+n]) == name {
+					found = true
+				}
+				b = b[4+n:]
+			}
+			if !found {
+				t.Fatalf("%q accepted without the flag or a Unicode Path field naming it", name)
+			}
+		}
+	})
+}

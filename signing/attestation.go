@@ -189,7 +189,7 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 	if min := max(MinNonceSize, alg.Size()); len(nonce) < min {
 		return nil, fmt.Errorf("%w: nonce of %d bytes, at least %d needed with %s", ErrNonce, len(nonce), min, AlgorithmName(alg))
 	}
-	a := &Attestation{Timestamp: ts.UTC(), Zoneless: zoneless, Algorithm: alg, Nonce: nonce, Items: make(map[string]Item, len(items))}
+	a := &Attestation{Timestamp: ts.UTC().Truncate(time.Second), Zoneless: zoneless, Algorithm: alg, Nonce: nonce, Items: make(map[string]Item, len(items))}
 	for _, name := range slices.Sorted(maps.Keys(items)) {
 		where := fmt.Sprintf("item %q", name)
 		it, err := fields(items[name], where, "hash", "size")
