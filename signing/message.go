@@ -435,7 +435,9 @@ func parseInline(what string, data []byte) (*message, error) {
 				return nil, bad("a compressed packet where the signed message has none")
 			}
 			compressed = true
-			if err := pr.Push(p.Body); err != nil {
+			// Bounded: the text, and room for the signatures; what the
+			// reader skips (unknown packets) counts too.
+			if err := pr.Push(io.LimitReader(p.Body, maxAttestationSize+assembly.MaxSignatureSize)); err != nil {
 				return nil, bad("%v", err)
 			}
 		case *packet.OnePassSignature:
