@@ -24,8 +24,11 @@
 #                    pointer that does not resolve: schema validate
 #   regex/           issue 19 item 10: 10 template keys against the
 #                    patternProperties pattern ^(a+)+$: build --schemas
+#   keycopies.gpg    one public key copied 69,000 times (16 MiB, issue 19
+#                    item 11): verify --keyring keycopies.gpg signed.cloud
+#                    (succeeds; under 2 s)
 # ROWS=REGEX runs only the rows whose name matches (and then does not make
-# the large archives), e.g. ROWS='insertfile|schemas|regex'.
+# the large archives), e.g. ROWS='insertfile|schemas|regex|keycopies'.
 # Needs: go, /usr/bin/time (apt-get install time). Exits 1 if any median
 # peak RSS reaches 256 MiB, or a median wall time of the issue 19 rows
 # reaches 2 s.
@@ -39,7 +42,7 @@ go build -o "$D/assemble" ./cmd/assemble
 go build -o "$D/mkhostile" ./bench/mkhostile
 ROWS=${ROWS:-}
 [ -n "$ROWS" ] || [ -f "$D/.done" ] || { "$D/mkhostile" -o "$D" -only names,directory,fanout,bomb; touch "$D/.done"; }
-"$D/mkhostile" -o "$D" -only dense,insertfile,schemas,regex # small, and follows the limits
+"$D/mkhostile" -o "$D" -only dense,keycopies,insertfile,schemas,regex # small, and follows the limits
 RING=$(pwd)/fixtures/keys/trusted.asc
 
 # measure NAME ARGS...: one run; appends "NAME<TAB>seconds<TAB>maxrss_kib<TAB>exit<TAB>error".
@@ -68,6 +71,7 @@ for i in $(seq "$REPS"); do
   measure "build dense/project" build -o "$D/out.cloud" dense/project
   measure "blueprint validate dense/blueprint.yaml" blueprint validate dense/blueprint.yaml
   measure "package dense/limit.yaml" package -o "$D/out.yaml" dense/limit.yaml
+  measure "verify --keyring keycopies.gpg" verify --keyring keycopies.gpg signed.cloud
   measure "package insertfile/t79.yaml" package -o "$D/out.yaml" insertfile/t79.yaml
   measure "package insertfile/t4000.yaml" package -o "$D/out.yaml" insertfile/t4000.yaml
   measure "schema validate schemas/loop.json" schema validate schemas/loop.json
@@ -75,7 +79,7 @@ for i in $(seq "$REPS"); do
   measure "build --schemas regex/template.yaml" build --schemas regex/schemas --environment aws://123456789012/eu-west-1 -o "$D/out.cloud" regex/template.yaml
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
-awk -F'\t' -v limit="$LIMIT_KIB" -v timed='^(package insertfile|schema validate|build --schemas)' '
+awk -F'\t' -v limit="$LIMIT_KIB" -v timed='^(package insertfile|schema validate|build --schemas|verify --keyring keycopies)' '
   { if (!($1 in order)) { order[$1] = ++n; names[n] = $1 }
     t[$1, ++c[$1]] = $2; r[$1, c[$1]] = $3; code[$1] = $4; err[$1] = $5 }
   function median(a, name, k,   i, j, v, m, tmp) {

@@ -20,7 +20,7 @@
 //	                  a template of the longest list yamlpos.MaxNodes accepts
 //	insertfile/       issue 19 item 8: big.txt (1 MB, the most Fn::InsertFile
 //	                  inserts) and templates holding a YAML anchor on an
-//	                  Fn::InsertFile of it and 79 (t79.yaml, 5.5 KB) or
+//	                  Fn::InsertFile of it and 79 (t79.yaml, 1.2 KB) or
 //	                  4,000 (t4000.yaml) aliases of it
 //	schemas/          issue 19 item 9: loop.json, the 400-byte schema whose
 //	                  definition D is oneOf [$ref D, $ref D], with a pointer
@@ -29,27 +29,37 @@
 //	regex/            issue 19 item 10: schemas/slow.json, a type whose
 //	                  patternProperties pattern is ^(a+)+$, and template.yaml
 //	                  setting 10 keys of 40 a's and a "!" against it
+//	keycopies.gpg     the fixture Ed25519 public key (a binary keyring), copied
+//	                  up to the 16 MiB key file bound: 69,000 copies (issue 19
+//	                  item 11); and signed.cloud, a small assembly it signed
 //
-// Usage: mkhostile -o DIR [-only names,directory,fanout,bomb,dense,insertfile,schemas,regex]
+// Usage: mkhostile -o DIR [-only names,directory,fanout,bomb,dense,insertfile,schemas,regex,keycopies]
+// (run from the repository's root: keycopies reads fixtures/keys)
 package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/binary"
 	"flag"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/cloud-assembly/assemble/packager/cfn"
+	"github.com/cloud-assembly/assemble/signing"
 )
 
 func main() {
@@ -76,6 +86,7 @@ func main() {
 		{"insertfile", func() error { return insertFile(filepath.Join(*out, "insertfile")) }},
 		{"schemas", func() error { return schemaLoops(filepath.Join(*out, "schemas")) }},
 		{"regex", func() error { return slowRegex(filepath.Join(*out, "regex")) }},
+		{"keycopies", func() error { return keyCopies(*out) }},
 	}
 	for _, step := range steps {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), step.name) {
@@ -422,4 +433,49 @@ func slowRegex(dir string) error {
 		fmt.Fprintf(&b, "        %s%d: x\n", strings.Repeat("a", 40)+"!", i)
 	}
 	return os.WriteFile(filepath.Join(dir, "template.yaml"), []byte(b.String()), 0o644)
+}
+
+// keyCopies writes keycopies.gpg, the fixture Ed25519 public key copied up
+// to the 16 MiB bound of a key file, and signed.cloud, signed by that key.
+func keyCopies(dir string) error {
+	f, err := os.Open(filepath.Join("fixtures", "keys", "ed25519.pub.asc"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ab, err := armor.Decode(f)
+	if err != nil {
+		return err
+	}
+	key, err := io.ReadAll(ab.Body)
+	if err != nil {
+		return err
+	}
+	const bound = 16 << 20
+	if err := os.WriteFile(filepath.Join(dir, "keycopies.gpg"), bytes.Repeat(key, bound/len(key)), 0o644); err != nil {
+		return err
+	}
+	sec, err := os.Open(filepath.Join("fixtures", "keys", "ed25519.sec.asc"))
+	if err != nil {
+		return err
+	}
+	defer sec.Close()
+	keys, err := signing.ReadKeys(sec)
+	if err != nil {
+		return err
+	}
+	e, err := signing.SelectSigner(keys, nil, time.Now())
+	if err != nil {
+		return err
+	}
+	w := assembly.NewWriter(assembly.WriterOptions{})
+	if err := w.AddBytes(assembly.ManifestName, []byte(manifest)); err != nil {
+		return err
+	}
+	out := filepath.Join(dir, "signed.cloud")
+	if err := w.WriteFile(context.Background(), out); err != nil {
+		return err
+	}
+	_, err = signing.SignFile(context.Background(), out, out, e, &signing.SignOptions{Replace: true})
+	return err
 }
