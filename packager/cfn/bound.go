@@ -14,7 +14,7 @@ func (e *engine) fits(size int64) bool { return size <= e.room() }
 // tooLarge is the error for a step that would take the expansion past
 // maxExpansionBytes, placed at the call (or entry) at.
 func (sc *scope) tooLarge(at *yaml.Node, what string) error {
-	return sc.errorf(at, ErrTooLarge, "%s would take the packaged template past %d MiB (parsed files, module instances and what functions and ForEach produce, counted in node bytes); produce less, or insert the file once and refer to it", what, maxExpansionBytes>>20)
+	return sc.errorf(at, ErrTooLarge, "%s would take the packaged template past %d MiB (parsed files, module instances and what functions and ForEach produce, counted in node bytes), far beyond the 1 MB CloudFormation accepts; ship large content as a file (an artifact in S3) rather than inline, and repeat less", what, maxExpansionBytes>>20)
 }
 
 // produced counts the result r of the function call call (or, with call
