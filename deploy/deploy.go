@@ -112,11 +112,11 @@ type Change struct {
 
 // A DropletResult is what deploy did, or would do, with one droplet.
 type DropletResult struct {
-	ID          string `json:"id"`
-	Type        string `json:"type"`
-	Kind        string `json:"kind,omitempty"`
-	Environment string `json:"environment"`
-	Region      string `json:"region,omitempty"`
+	ID          string  `json:"id"`
+	Type        string  `json:"type"`
+	Kind        string  `json:"kind,omitempty"`
+	Environment string  `json:"environment"`
+	Region      string  `json:"region,omitempty"`
 	Outcome     Outcome `json:"outcome"`
 	// Actions says in words what was or would be done, in order.
 	Actions []string `json:"actions"`
@@ -387,10 +387,6 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	}
 	// Droplets referenced but not targeted: their attributes are read from
 	// what is deployed (nothing changes).
-	byID := map[string]*droplet{}
-	for _, d := range ds {
-		byID[d.id] = d
-	}
 	need := map[string]bool{}
 	for _, d := range ds {
 		refs, _ := assembly.ScanProperties(d.spec.Properties)
