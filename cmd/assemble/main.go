@@ -104,6 +104,8 @@ func commands() []*cli.Command {
 		signCmd(),
 		verifyCmd(),
 		extractCmd(),
+		deployCmd(),
+		statusCmd(),
 		schemaCmd(),
 		moduleCmd(),
 		blueprintCmd(),

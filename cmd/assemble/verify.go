@@ -114,6 +114,7 @@ type verifyResult struct {
 
 	reader   *assembly.Reader  // the assembly, open until close
 	verified *signing.Verified // reads through reader; nil when unsigned
+	report   *assembly.Report  // the check's report (signed or not)
 	close    func()            // stops the digest and closes the file
 }
 
@@ -233,6 +234,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 			return res, checkHint(onFile("verify", name, err), checkFailedHint)
 		}
 		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", name)
+		res.report = rep
 		res.Valid = true
 		res.Droplets = len(rep.Manifest.Droplets)
 		res.Warnings = diagnosticsJSON(rep.Warnings())
@@ -269,6 +271,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 	res.Valid = true
 	res.Authenticated = true
 	res.verified = v
+	res.report = v.Report()
 	res.Signer = &signerResult{Fingerprint: v.Fingerprint(), SigningKey: v.SigningKeyFingerprint(), UserID: v.UserID()}
 	res.Timestamp = v.Time().UTC().Format(time.RFC3339)
 	res.Algorithm = signing.AlgorithmName(v.Attestation().Algorithm)
