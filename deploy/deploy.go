@@ -65,6 +65,9 @@ type Options struct {
 	Plan bool
 	// Progress, when set, is told what happens, one call at a time.
 	Progress func(Event)
+	// Notify, when set, is given each droplet's warning and error metadata
+	// before anything is deployed (the spec: runtimes SHOULD surface them).
+	Notify func(Notice)
 	// Keychain authenticates to registries other than ECR (default
 	// authn.DefaultKeychain, the Docker credential store).
 	Keychain authn.Keychain
@@ -356,6 +359,11 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	}
 	if !forStatus {
 		errs = append(errs, checkParameters(m, targeted, opts.Parameters)...)
+	}
+	if opts.Notify != nil {
+		for _, n := range res.Notices {
+			opts.Notify(n)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)

@@ -98,12 +98,12 @@ Examples:
 			if err != nil {
 				return err
 			}
+			opts.Notify = func(n deploy.Notice) {
+				warnf(c, "%s: droplet %s: %s %s: %s", name, n.Droplet, n.Kind, n.Name, n.Message)
+			}
 			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
 			res, err := deploy.Deploy(c.Context, src, opts)
 			out.fill(res)
-			for _, n := range res.Notices {
-				warnf(c, "%s: droplet %s: %s %s: %s", name, n.Droplet, n.Kind, n.Name, n.Message)
-			}
 			if err != nil {
 				return withResult(deployHint(onFile("deploy", name, err)), out)
 			}
