@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/signing"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 // A Source is a verified assembly, as deploy reads it: the checked
@@ -40,6 +41,17 @@ func FromVerified(v *signing.Verified, sha256 string) *Source {
 	}
 	sort.Strings(s.names)
 	return s
+}
+
+// FromTrust is the Source of what trust.Verify gave: the verified
+// assembly, or, when it was accepted unsigned, the checked one.
+func FromTrust(r *trust.Result) *Source {
+	if r.Verified != nil {
+		s := FromVerified(r.Verified, r.SHA256)
+		s.Authenticated = r.Authenticated
+		return s
+	}
+	return FromUnsigned(r.Reader, r.Report, r.SHA256)
 }
 
 // FromUnsigned is the Source of an unsigned assembly that passed its

@@ -56,6 +56,12 @@ Ctrl-C starts no new step, says what was in flight, and exits 130.
 stack's change set (created, described, deleted), what would be uploaded or
 pushed, and the references known only after deploy. It leaves nothing.
 
+POLICY FILE: besides verify's keys (see 'assemble verify --help'), a
+--policy file may name the staging bucket and the capabilities deploy may
+grant; --staging-bucket names another bucket, --capabilities adds to them:
+   staging-bucket: release-assets-eu-west-1
+   capabilities: [IAM, AUTO_EXPAND]
+
 AWS is configured the standard way: profiles, SSO, the environment,
 AWS_ENDPOINT_URL. Credentials are never printed.
 
@@ -98,8 +104,15 @@ Examples:
 			if err != nil {
 				return err
 			}
-			opts.Notify = func(n deploy.Notice) {
-				warnf(c, "%s: droplet %s: %s %s: %s", name, n.Droplet, n.Kind, n.Name, n.Message)
+			// The droplets' warning and error metadata were shown by the
+			// check, before anything deploys (the [metadata] findings).
+			if p := vres.trust; p != nil && p.PolicyFile != nil {
+				// The policy file's deploy keys: the flag names another
+				// staging bucket; capabilities are those either allows.
+				if opts.StagingBucket == "" {
+					opts.StagingBucket = p.PolicyFile.StagingBucket
+				}
+				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
 			}
 			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
 			res, err := deploy.Deploy(c.Context, src, opts)
@@ -164,10 +177,7 @@ func openDeploySource(c *cli.Context, name string) (*deploy.Source, *verifyResul
 	if err != nil {
 		return nil, res, withResult(err, res.failure())
 	}
-	if res.verified != nil {
-		return deploy.FromVerified(res.verified, res.SHA256), res, nil
-	}
-	return deploy.FromUnsigned(res.reader, res.report, res.SHA256), res, nil
+	return deploy.FromTrust(res.trusted), res, nil
 }
 
 // deployJSON is what deploy prints with --json (docs/json/deploy.json).

@@ -75,13 +75,14 @@ func scriptS3(ts *testscript.TestScript) *s3.Client {
 	return s3.NewFromConfig(scriptAWS(ts), func(o *s3.Options) { o.UsePathStyle = true })
 }
 
-// uniq FILE... replaces @UNIQ@ with $UNIQ in each file.
+// uniq FILE... replaces @UNIQ@ with $UNIQ, and @KEYS@ with $KEYS, in
+// each file.
 func uniqCmd(ts *testscript.TestScript, neg bool, args []string) {
 	for _, a := range args {
 		p := ts.MkAbs(a)
 		b, err := os.ReadFile(p)
 		ts.Check(err)
-		ts.Check(os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "@UNIQ@", ts.Getenv("UNIQ"))), 0o644))
+		ts.Check(os.WriteFile(p, []byte(strings.NewReplacer("@UNIQ@", ts.Getenv("UNIQ"), "@KEYS@", ts.Getenv("KEYS")).Replace(string(b))), 0o644))
 	}
 }
 

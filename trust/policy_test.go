@@ -1,4 +1,4 @@
-package main
+package trust
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 )
 
 // FuzzReadPolicy: whatever a --policy file holds, readPolicy either
-// refuses it with a placed policyError, or reads settings that hold the
+// refuses it with a placed PolicyError, or reads settings that hold the
 // file's rules: min-signers at least 1 (0 when not given), every required
 // signer a fingerprint, every algorithm a strong one, keyring paths made
 // relative to the file's folder.
@@ -21,7 +21,7 @@ func FuzzReadPolicy(f *testing.F) {
 		"untrusted-keyrings: [a.asc, /abs/b.asc]\n",
 		"min-signer: 2\n", "min-signers: 0\n", "keyrings: keys\n", "- a\n", "", "keyrings: [keys\n",
 		"algorithms: [MD5]\n", "keyrings: [a]\nkeyrings: [b]\n", "require-signers: [~]\n",
-		"min-signers: 1\n---\nmin-signers: 3\n", "keyrings: [a]\n---\n", "keyrings: [a]\n---\n[\n",
+		"min-signers: 1\n---\nmin-signers: 3\n", "staging-bucket: assets-1\ncapabilities: [IAM, CAPABILITY_AUTO_EXPAND]\n", "capabilities: IAM\n", "keyrings: [a]\n---\n", "keyrings: [a]\n---\n[\n",
 	} {
 		f.Add(seed)
 	}
@@ -31,28 +31,36 @@ func FuzzReadPolicy(f *testing.F) {
 		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := readPolicy(file)
+		p, err := ReadPolicy(file)
 		if err != nil {
-			var pe *policyError
+			var pe *PolicyError
 			if !errors.As(err, &pe) || pe.File != file {
-				t.Fatalf("error %v is not a policyError about the file", err)
+				t.Fatalf("error %v is not a PolicyError about the file", err)
 			}
 			return
 		}
-		if p.minSigners < 0 || (p.has["min-signers"] && p.minSigners < 1) {
-			t.Fatalf("min-signers %d", p.minSigners)
+		if p.MinSigners < 0 || (p.Has["min-signers"] && p.MinSigners < 1) {
+			t.Fatalf("min-signers %d", p.MinSigners)
 		}
-		for _, fp := range p.signers {
+		for _, fp := range p.RequireSigners {
 			if _, err := signing.NormalizeFingerprint(fp); err != nil {
 				t.Fatalf("required signer %q: %v", fp, err)
 			}
 		}
-		for _, a := range p.algorithms {
+		for _, a := range p.Algorithms {
 			if _, err := signing.ParseAlgorithm(a); err != nil {
 				t.Fatalf("algorithm %q: %v", a, err)
 			}
 		}
-		for _, k := range append(p.keyrings, p.untrusted...) {
+		if p.Has["staging-bucket"] && !bucketRE.MatchString(p.StagingBucket) {
+			t.Fatalf("staging bucket %q", p.StagingBucket)
+		}
+		for _, c := range p.Capabilities {
+			if s := strings.TrimPrefix(c, "CAPABILITY_"); s != "IAM" && s != "NAMED_IAM" && s != "AUTO_EXPAND" {
+				t.Fatalf("capability %q", c)
+			}
+		}
+		for _, k := range append(p.Keyrings, p.UntrustedKeyrings...) {
 			if !filepath.IsAbs(k) {
 				t.Fatalf("keyring %q is not resolved against the policy's folder", k)
 			}
@@ -75,13 +83,16 @@ func TestReadPolicyRefuses(t *testing.T) {
 		{"algorithms: [SHA256, MD5]\n", `algorithms: "MD5"`, 1, 22},
 		{"keyrings: [k]\nmin-signers: 1\n---\nmin-signers: 3\n", "one YAML document", 3, 1},
 		{"keyrings: [k]\n---\n", "one YAML document", 2, 1},
+		{"staging-bucket: My_Bucket\n", "staging-bucket must be an S3 bucket name", 1, 17},
+		{"staging-bucket: [a]\n", "staging-bucket must be an S3 bucket name", 1, 17},
+		{"capabilities: [IAM, ROOT]\n", `capabilities: "ROOT": use IAM, NAMED_IAM or AUTO_EXPAND`, 1, 21},
 	} {
 		file := filepath.Join(dir, "policy.yaml")
 		if err := os.WriteFile(file, []byte(tt.body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := readPolicy(file)
-		var pe *policyError
+		_, err := ReadPolicy(file)
+		var pe *PolicyError
 		if !errors.As(err, &pe) || pe.Line != tt.line || pe.Column != tt.col || !strings.Contains(pe.Msg, tt.want) {
 			t.Errorf("%q: got %v, want %q at %d:%d", tt.body, err, tt.want, tt.line, tt.col)
 		}
@@ -96,9 +107,24 @@ func TestReadPolicyRefusesLargeFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := readPolicy(file)
-	var pe *policyError
-	if !errors.As(err, &pe) || !errors.Is(err, errInvalidPolicy) || !strings.Contains(pe.Msg, "larger than") {
-		t.Fatalf("got %v, want a policyError saying the file is too large", err)
+	_, err := ReadPolicy(file)
+	var pe *PolicyError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrInvalidPolicy) || !strings.Contains(pe.Msg, "larger than") {
+		t.Fatalf("got %v, want a PolicyError saying the file is too large", err)
+	}
+}
+
+// Deploy's keys: the staging bucket and the capabilities it may grant.
+func TestReadPolicyDeployKeys(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(file, []byte("keyrings: [k]\nstaging-bucket: assets.example-1\ncapabilities: [IAM, CAPABILITY_AUTO_EXPAND]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadPolicy(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.StagingBucket != "assets.example-1" || strings.Join(p.Capabilities, ",") != "IAM,CAPABILITY_AUTO_EXPAND" {
+		t.Errorf("read %+v", p)
 	}
 }
