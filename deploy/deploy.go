@@ -193,6 +193,33 @@ func (d *droplet) progress(format string, args ...any) {
 
 func (d *droplet) aws() *clients { return d.run.session.in(d.region) }
 
+// setProps sets the resolved properties. In an asset's destination (a
+// file's or directory's bucketName, objectKey, keyPrefix) CDK's
+// placeholders ${AWS::AccountId}, ${AWS::Region} and ${AWS::Partition}
+// (written \${...} in the manifest) stand for the droplet's account,
+// region and partition, as cdk-assets reads them.
+func (d *droplet) setProps(props map[string]any) {
+	d.props = props
+	switch d.kind.(type) {
+	case fileKind, directoryKind:
+	default:
+		return
+	}
+	partition := "aws"
+	switch {
+	case strings.HasPrefix(d.region, "cn-"):
+		partition = "aws-cn"
+	case strings.HasPrefix(d.region, "us-gov-"):
+		partition = "aws-us-gov"
+	}
+	rep := strings.NewReplacer("${AWS::AccountId}", d.account, "${AWS::Region}", d.region, "${AWS::Partition}", partition)
+	for _, k := range []string{"bucketName", "objectKey", "keyPrefix"} {
+		if v, ok := props[k].(string); ok {
+			props[k] = rep.Replace(v)
+		}
+	}
+}
+
 // dropletKind is a deployer: one per droplet kind.
 type dropletKind interface {
 	// check looks at the droplet's properties and files before any AWS
@@ -413,12 +440,16 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 		}
 		env, _ := assembly.ParseEnvironment(spec.Environment)
 		o := &droplet{id: id, spec: spec, kind: kind, alias: alias, account: env.Account, region: env.Region, res: &DropletResult{ID: id}, run: r}
+		if o.account == assembly.UnknownAccount {
+			o.account = r.account
+		}
 		if o.region == assembly.UnknownRegion || o.region == "" {
 			o.region = r.session.cfg.Region
 		}
 		// Its own references are resolved from what is deployed too, as far
 		// as they are known.
-		o.props, _, _ = resolve(id, spec.Properties, r.lookup)
+		props, _, _ := resolve(id, spec.Properties, r.lookup)
+		o.setProps(props)
 		attrs, ok, err := kind.current(ctx, o)
 		switch {
 		case err != nil:
@@ -506,7 +537,8 @@ func (r *runner) plan(ctx context.Context, ds []*droplet) error {
 			errs = append(errs, err)
 			continue
 		}
-		d.props, d.unknown = props, unknown
+		d.setProps(props)
+		d.unknown = unknown
 		d.res.KnownAfterDeploy = unknown
 		if err := d.kind.plan(ctx, d); err != nil {
 			err = &DropletError{Droplet: d.id, Err: err}
@@ -624,7 +656,7 @@ func (r *runner) deployOne(ctx context.Context, d *droplet) (Outcome, map[string
 	if len(unknown) > 0 {
 		return "", nil, dropletErr(d.id, ErrUnresolved, "%s not deployed", strings.Join(unknown, ", "))
 	}
-	d.props = props
+	d.setProps(props)
 	d.progress("deploying (%s)", d.alias)
 	outcome, attrs, err := d.kind.deploy(ctx, d)
 	if err != nil {

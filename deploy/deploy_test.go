@@ -353,3 +353,27 @@ func TestFailureStopsDependents(t *testing.T) {
 		t.Errorf("rerun outcomes %s %s %s", res.Droplet("Base").Outcome, res.Droplet("Top").Outcome, res.Droplet("Side").Outcome)
 	}
 }
+
+// A CDK file asset's destination keeps CDK's ${AWS::AccountId} and
+// ${AWS::Region} (escaped in the manifest): they are the droplet's.
+func TestCDKAssetPlaceholders(t *testing.T) {
+	cfg := awsConfig(t)
+	bucket := "cdk-" + motoAccount + "-us-east-1"
+	c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+	c.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucket)}) // shared: may exist
+	key := uniq() + ".zip"
+	src := signedSource(t, manifest(map[string]any{
+		"Asset": map[string]any{"type": "npm://@aws-cdk/assets.FileDroplet", "environment": "aws://unknown-account/unknown-region",
+			"properties": map[string]any{"file": "a.zip", "bucketName": `cdk-\${AWS::AccountId}-\${AWS::Region}`, "objectKey": key}},
+	}), files{"a.zip": "zip"})
+	res, err := Deploy(context.Background(), src, opts(cfg, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Droplet("Asset").Attributes; a["bucketName"] != bucket {
+		t.Errorf("bucketName %q, want %q", a["bucketName"], bucket)
+	}
+	if _, err := c.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}); err != nil {
+		t.Errorf("not uploaded: %v", err)
+	}
+}

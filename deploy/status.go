@@ -62,7 +62,7 @@ func Status(ctx context.Context, src *Source, opts Options) (*StatusResult, erro
 			err = fmt.Errorf("%w: %v are not deployed", ErrUnresolved, unknown)
 		}
 		if err == nil {
-			d.props = props
+			d.setProps(props)
 			st.Differences, err = d.kind.status(ctx, d)
 			if st.Differences == nil {
 				st.Differences = []string{}
