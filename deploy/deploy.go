@@ -364,6 +364,11 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 				errs = append(errs, dropletErr(id, ErrMetadataError, "metadata %s: %s (--force deploys it anyway)", name, msg))
 			}
 		}
+		if kind == nil && forStatus {
+			// Status compares what it can; this one it cannot.
+			dr.Err = dropletErr(id, ErrUndeployable, "no deployer for its type %s: it cannot be compared", spec.Type)
+			continue
+		}
 		if kind == nil {
 			what := "no deployer for its type " + spec.Type
 			if alias != "" {

@@ -377,3 +377,25 @@ func TestCDKAssetPlaceholders(t *testing.T) {
 		t.Errorf("not uploaded: %v", err)
 	}
 }
+
+// Status compares what it can: a droplet with no deployer is "unknown",
+// and the whole does not match.
+func TestStatusUndeployable(t *testing.T) {
+	cfg := awsConfig(t)
+	bucket := "st-" + uniq()
+	makeBucket(t, cfg, bucket)
+	src := signedSource(t, manifest(map[string]any{
+		"Blue": map[string]any{"type": "npm://@cloud-assembly/blueprint.BlueprintDroplet", "environment": env, "properties": map[string]any{"blueprint": "bp.yaml"}},
+		"File": map[string]any{"type": "npm://@aws-cdk/assets.FileDroplet", "environment": env,
+			"properties": map[string]any{"file": "f.txt", "bucketName": bucket, "objectKey": "f.txt"}},
+	}), files{"bp.yaml": "resources: {}\n", "f.txt": "f"})
+	o := opts(cfg, nil)
+	o.Only = []string{"File"}
+	if _, err := Deploy(context.Background(), src, o); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Status(context.Background(), src, opts(cfg, nil))
+	if !errors.Is(err, ErrDiffers) || st.Droplets[0].ID != "Blue" || st.Droplets[0].State != "unknown" || st.Droplets[1].State != "match" {
+		t.Fatalf("%v %+v %+v", err, st.Droplets[0], st.Droplets[1])
+	}
+}

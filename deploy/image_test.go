@@ -125,3 +125,31 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+// ECR hosts log in with ecr:GetAuthorizationToken (moto answers it); the
+// host names the region.
+func TestECRAuth(t *testing.T) {
+	cfg := awsConfig(t)
+	r := &runner{opts: Options{AWS: &cfg}}
+	var err error
+	if r.session, err = newSession(context.Background(), &r.opts); err != nil {
+		t.Fatal(err)
+	}
+	m := ecrHostRE.FindStringSubmatch("123456789012.dkr.ecr.eu-west-1.amazonaws.com")
+	if m == nil || m[2] != "eu-west-1" {
+		t.Fatalf("ECR host not recognized: %v", m)
+	}
+	for _, h := range []string{"123456789012.dkr.ecr.eu-west-1.amazonaws.com.evil.example", "ghcr.io", "dkr.ecr.eu-west-1.amazonaws.com"} {
+		if ecrHostRE.MatchString(h) {
+			t.Errorf("%s taken for ECR", h)
+		}
+	}
+	auth, err := ecrAuth(context.Background(), r.session.in(m[2]).ecr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac, err := auth.Authorization()
+	if err != nil || ac.Username != "AWS" || ac.Password == "" {
+		t.Errorf("authorization %+v, %v", ac, err)
+	}
+}

@@ -276,7 +276,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 			if _, err := c.DeleteStack(ctx, &cloudformation.DeleteStackInput{StackName: s.StackId}); err != nil {
 				return "", nil, fmt.Errorf("%w: cloudformation:DeleteStack: %s", ErrAWS, apiMessage(err))
 			}
-			if _, err := waitStack(ctx, d, c, aws.ToString(s.StackId), time.Now().Add(-time.Minute)); err != nil && !errors.Is(err, errDeleted) {
+			if err := waitDeleted(ctx, d, c, aws.ToString(s.StackId)); err != nil {
 				return "", nil, err
 			}
 			s = nil
@@ -302,6 +302,9 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 			// A review stack cannot be created over: delete it first.
 			if _, err := c.DeleteStack(ctx, &cloudformation.DeleteStackInput{StackName: s.StackId}); err != nil {
 				return "", nil, fmt.Errorf("%w: cloudformation:DeleteStack: %s", ErrAWS, apiMessage(err))
+			}
+			if err := waitDeleted(ctx, d, c, aws.ToString(s.StackId)); err != nil {
+				return "", nil, err
 			}
 		}
 		if creating {
@@ -470,6 +473,24 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 var errDeleted = errors.New("stack deleted")
+
+// waitDeleted polls a stack being deleted until it is gone.
+func waitDeleted(ctx context.Context, d *droplet, c *cloudformation.Client, stackID string) error {
+	for wait := time.Duration(0); ; wait = d.run.opts.PollInterval {
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+		s, err := describeStack(ctx, c, stackID)
+		switch {
+		case err != nil:
+			return err
+		case s == nil || s.StackStatus == cfntypes.StackStatusDeleteComplete:
+			return nil
+		case s.StackStatus == cfntypes.StackStatusDeleteFailed:
+			return fmt.Errorf("%w: deleting stack %s failed: %s", ErrStackFailed, aws.ToString(s.StackName), aws.ToString(s.StackStatusReason))
+		}
+	}
+}
 
 // waitStack polls the stack until its operation ends, telling progress its
 // new events. A failure names each resource that failed and why.

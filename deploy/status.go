@@ -50,7 +50,12 @@ func Status(ctx context.Context, src *Source, opts Options) (*StatusResult, erro
 		st := &DropletStatus{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Differences: []string{}}
 		out.Droplets = append(out.Droplets, st)
 		d := byID[dr.ID]
-		if d == nil {
+		switch {
+		case d == nil && dr.Err != nil:
+			st.State, st.Error = "unknown", dr.Err.Error()
+			out.Match = false
+			continue
+		case d == nil:
 			st.State = "excluded"
 			continue
 		}

@@ -175,6 +175,9 @@ func openDeploySource(c *cli.Context, name string) (*deploy.Source, *verifyResul
 	}
 	res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
 	if err != nil {
+		if c.Context.Err() != nil {
+			err = interrupted{err}
+		}
 		return nil, res, withResult(err, res.failure())
 	}
 	return deploy.FromTrust(res.trusted), res, nil

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/deploy"
 	"github.com/cloud-assembly/assemble/internal/testenv/moto"
 	"github.com/cloud-assembly/assemble/signing"
 )
@@ -228,4 +230,27 @@ func sign(t *testing.T, dir, unsigned string) string {
 		t.Fatalf("sign: %s", stderr.String())
 	}
 	return out
+}
+
+// Ctrl-C exits 130, with the code "interrupted": before verification ends,
+// or while deploying (deploy.ErrInterrupted).
+func TestDeployInterruptedExits130(t *testing.T) {
+	dir := t.TempDir()
+	unsigned := filepath.Join(dir, "u.cloud")
+	writeCloud(t, unsigned, map[string]string{"manifest.json": `{"schema":"cloud-assembly/1.0","droplets":{}}`})
+	signed := sign(t, dir, unsigned)
+	keyring, _ := filepath.Abs(filepath.Join("..", "..", "fixtures", "keys", "trusted.asc"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"assemble", "deploy", "--keyring", keyring, "--json", signed}, nil, &stdout, &stderr); code != 130 {
+		t.Fatalf("exit %d, want 130\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"code": "interrupted"`) {
+		t.Errorf("stdout %s", stdout.String())
+	}
+	err := deployHint(fmt.Errorf("x: %w", deploy.ErrInterrupted))
+	if code := report(&bytes.Buffer{}, nil, err); code != 130 {
+		t.Errorf("deploy.ErrInterrupted exits %d", code)
+	}
 }
