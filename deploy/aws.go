@@ -42,6 +42,13 @@ func newSession(ctx context.Context, opts *Options) (*awsSession, error) {
 		}
 	}
 	cfg.APIOptions = append(cfg.APIOptions, opts.APIOptions...)
+	if cfg.Retryer == nil && cfg.RetryMaxAttempts == 0 {
+		// CloudFormation throttles readily (many stacks polled at once):
+		// the SDK's standard retryer and backoff, with more attempts than
+		// its default 3, unless the configuration names its own
+		// (AWS_MAX_ATTEMPTS, a profile's max_attempts).
+		cfg.RetryMaxAttempts = 10
+	}
 	return &awsSession{cfg: cfg, regions: map[string]*clients{}}, nil
 }
 
