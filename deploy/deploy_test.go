@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -397,5 +398,64 @@ func TestStatusUndeployable(t *testing.T) {
 	st, err := Status(context.Background(), src, opts(cfg, nil))
 	if !errors.Is(err, ErrDiffers) || st.Droplets[0].ID != "Blue" || st.Droplets[0].State != "unknown" || st.Droplets[1].State != "match" {
 		t.Fatalf("%v %+v %+v", err, st.Droplets[0], st.Droplets[1])
+	}
+}
+
+// --method direct updates a stack in place; the stack policy, termination
+// protection and notification ARNs come from the droplet; status names a
+// parameter changed behind deploy's back.
+func TestDirectUpdateAndStackSettings(t *testing.T) {
+	cfg := awsConfig(t)
+	u := uniq()
+	name := "settings-" + u
+	props := func(tpl string) map[string]any {
+		d := stack("S", env, name, tpl, map[string]string{"Target": "one"})
+		p := d["properties"].(map[string]any)
+		p["stackPolicy"] = "policy.json"
+		p["terminationProtection"] = true
+		p["tags"] = map[string]any{"team": "web"}
+		return d
+	}
+	policy := `{"Statement":[{"Effect":"Allow","Action":"Update:*","Principal":"*","Resource":"*"}]}`
+	fs := files{"app.yaml": appTemplate, "app2.yaml": appTemplate + "  Extra:\n    Value: x\n", "policy.json": policy}
+	o := opts(cfg, nil)
+	o.Method = Direct
+	res, err := Deploy(context.Background(), signedSource(t, manifest(map[string]any{"S": props("app.yaml")}), fs), o)
+	if err != nil || res.Droplet("S").Outcome != Created {
+		t.Fatalf("create: %v %s", err, res.Droplet("S").Outcome)
+	}
+	src := signedSource(t, manifest(map[string]any{"S": props("app2.yaml")}), fs)
+	res, err = Deploy(context.Background(), src, o)
+	if err != nil || res.Droplet("S").Outcome != Updated {
+		t.Fatalf("update: %v %s", err, res.Droplet("S").Outcome)
+	}
+	c := cloudformation.NewFromConfig(cfg)
+	out, err := c.DescribeStacks(context.Background(), &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := out.Stacks[0]
+	if !aws.ToBool(s.EnableTerminationProtection) {
+		t.Error("termination protection not set")
+	}
+	tags := map[string]string{}
+	for _, tg := range s.Tags {
+		tags[aws.ToString(tg.Key)] = aws.ToString(tg.Value)
+	}
+	if tags["team"] != "web" || tags[TagSHA256] != src.SHA256 {
+		t.Errorf("tags %v", tags)
+	}
+	pol, err := c.GetStackPolicy(context.Background(), &cloudformation.GetStackPolicyInput{StackName: aws.String(name)})
+	if err != nil || aws.ToString(pol.StackPolicyBody) != policy {
+		t.Errorf("stack policy %q, %v", aws.ToString(pol.StackPolicyBody), err)
+	}
+	// A parameter changed outside deploy: status names it.
+	if _, err := c.UpdateStack(context.Background(), &cloudformation.UpdateStackInput{StackName: aws.String(name), UsePreviousTemplate: aws.Bool(true),
+		Parameters: []cfntypes.Parameter{{ParameterKey: aws.String("Target"), ParameterValue: aws.String("two")}}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Status(context.Background(), src, opts(cfg, nil))
+	if !errors.Is(err, ErrDiffers) || len(st.Droplets[0].Differences) != 1 || st.Droplets[0].Differences[0] != `parameter Target is "two", want "one"` {
+		t.Fatalf("status: %v %+v", err, st.Droplets)
 	}
 }

@@ -49,7 +49,20 @@ func TestPushSavedImage(t *testing.T) {
 		"Image": map[string]any{"type": "npm://@aws-cdk/aws-ecr.DockerImageDroplet", "environment": env,
 			"properties": map[string]any{"savedImage": "docker/app.tar", "pushTarget": host + "/team/app", "tagName": "v1"}},
 	}), files{"docker/app.tar": string(tarBytes)})
-	res, err := Deploy(context.Background(), src, opts(cfg, nil))
+	// The plan says what would be pushed, and pushes nothing.
+	po := opts(cfg, nil)
+	po.Plan = true
+	res, err := Deploy(context.Background(), src, po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Droplet("Image").Actions, "\n"); got != "push "+host+"/team/app:v1 ("+digest+")" {
+		t.Errorf("plan: %q", got)
+	}
+	if _, err := remote.Head(mustTag(t, host+"/team/app:v1")); err == nil {
+		t.Fatal("the plan pushed the image")
+	}
+	res, err = Deploy(context.Background(), src, opts(cfg, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,4 +165,12 @@ func TestECRAuth(t *testing.T) {
 	if err != nil || ac.Username != "AWS" || ac.Password == "" {
 		t.Errorf("authorization %+v, %v", ac, err)
 	}
+}
+
+func mustTag(t *testing.T, s string) name.Tag {
+	tag, err := name.NewTag(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tag
 }
