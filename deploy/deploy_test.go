@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/cloud-assembly/assemble/assembly"
 )
 
 const netTemplate = `Resources:
@@ -457,5 +459,22 @@ func TestDirectUpdateAndStackSettings(t *testing.T) {
 	st, err := Status(context.Background(), src, opts(cfg, nil))
 	if !errors.Is(err, ErrDiffers) || len(st.Droplets[0].Differences) != 1 || st.Droplets[0].Differences[0] != `parameter Target is "two", want "one"` {
 		t.Fatalf("status: %v %+v", err, st.Droplets)
+	}
+}
+
+// A file over one PutObject's 5 GiB is refused before anything changes.
+func TestObjectTooLarge(t *testing.T) {
+	r := &runner{src: &Source{sizes: map[string]int64{"big.bin": MaxObjectSize + 1, "d/a": 3 << 30, "d/b": 3 << 30}, names: []string{"big.bin", "d/a", "d/b"}}}
+	file := &assembly.Droplet{Properties: map[string]any{"file": "big.bin", "bucketName": "b", "objectKey": "k"}}
+	if err := (fileKind{}).check(r, "F", file); !errors.Is(err, ErrUpload) {
+		t.Errorf("file: %v", err)
+	}
+	zip := &assembly.Droplet{Properties: map[string]any{"directory": "d", "bucketName": "b", "objectKey": "d.zip"}}
+	if err := (directoryKind{}).check(r, "D", zip); !errors.Is(err, ErrUpload) {
+		t.Errorf("zip: %v", err)
+	}
+	perFile := &assembly.Droplet{Properties: map[string]any{"directory": "d", "bucketName": "b"}}
+	if err := (directoryKind{}).check(r, "D", perFile); err != nil {
+		t.Errorf("per file: %v", err)
 	}
 }

@@ -174,6 +174,21 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
+// MaxObjectSize is the largest object deploy uploads: S3's limit for one
+// PutObject (each object is read whole from the verified archive, checked
+// against its signed hash, before any byte is sent).
+const MaxObjectSize = 5 << 30
+
+// checkSizes refuses, before any change, a file too large for one PutObject.
+func checkSizes(r *runner, names ...string) error {
+	for _, n := range names {
+		if size := r.src.sizes[n]; size > MaxObjectSize {
+			return fmt.Errorf("%w: %s is %d bytes, over the %d bytes of one S3 PutObject (multipart uploads are not supported)", ErrUpload, n, size, int64(MaxObjectSize))
+		}
+	}
+	return nil
+}
+
 // fileKind uploads one file.
 type fileKind struct{}
 
@@ -185,7 +200,7 @@ func (fileKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	if str(p, "bucketName") == "" || str(p, "objectKey") == "" {
 		return fmt.Errorf("properties: a file droplet needs bucketName and objectKey")
 	}
-	return nil
+	return checkSizes(r, str(p, "file"))
 }
 
 func (fileKind) attrs(d *droplet) map[string]string {
@@ -249,7 +264,17 @@ func (directoryKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	if str(p, "bucketName") == "" {
 		return fmt.Errorf("properties.bucketName: a directory droplet needs a bucket")
 	}
-	return nil
+	names := r.src.filesUnder(str(p, "directory"))
+	if str(p, "objectKey") != "" {
+		var total int64
+		for _, n := range names {
+			total += r.src.sizes[n]
+		}
+		if total > MaxObjectSize {
+			return fmt.Errorf("%w: the folder %s holds %d bytes, over the %d bytes of one zip object", ErrUpload, str(p, "directory"), total, int64(MaxObjectSize))
+		}
+	}
+	return checkSizes(r, names...)
 }
 
 func (directoryKind) attrs(d *droplet) map[string]string {
