@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/cloud-assembly/assemble/assembly"
 )
@@ -110,18 +111,32 @@ func (o *object) put(ctx context.Context, d *droplet) (bool, error) {
 	return true, nil
 }
 
-// putAll uploads the objects that differ, in order.
+// objectConcurrency is how many objects of one droplet go at once.
+const objectConcurrency = 8
+
+// putAll uploads the objects that differ, several at a time; the actions
+// are recorded in the objects' order.
 func putAll(ctx context.Context, d *droplet, objs []*object) (Outcome, error) {
+	uploaded := make([]bool, len(objs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(objectConcurrency)
+	for i, o := range objs {
+		g.Go(func() error {
+			up, err := o.put(gctx, d)
+			uploaded[i] = up
+			return err
+		})
+	}
+	err := g.Wait()
 	n := 0
-	for _, o := range objs {
-		up, err := o.put(ctx, d)
-		if err != nil {
-			return "", err
-		}
-		if up {
+	for i, o := range objs {
+		if uploaded[i] {
 			n++
 			d.res.action("uploaded %s (%d bytes)", o.url(), len(o.body))
 		}
+	}
+	if err != nil {
+		return "", err
 	}
 	if n == 0 {
 		d.res.action("%s already hold these bytes", plural(len(objs), "object"))
