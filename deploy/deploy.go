@@ -520,6 +520,21 @@ func Deploy(ctx context.Context, src *Source, opts Options) (*Result, error) {
 	res := &Result{SHA256: src.SHA256, Plan: opts.Plan, Order: []string{}, Droplets: []*DropletResult{}, Notices: []Notice{}}
 	r, ds, err := prepare(ctx, src, opts, res, false)
 	if err != nil {
+		// Refused before any change: each targeted droplet is not started,
+		// with its own reason when it has one.
+		for _, d := range res.Droplets {
+			if d.Outcome == "" {
+				d.Outcome = NotStarted
+			}
+		}
+		for _, e := range flatten(err) {
+			var de *DropletError
+			if errors.As(e, &de) {
+				if d := res.Droplet(de.Droplet); d != nil && d.Err == nil {
+					d.Err = e
+				}
+			}
+		}
 		return res, err
 	}
 	if opts.Plan {
@@ -672,4 +687,12 @@ func (r *runner) deployOne(ctx context.Context, d *droplet) (Outcome, map[string
 		return "", nil, err
 	}
 	return outcome, attrs, nil
+}
+
+// flatten lists the errors errors.Join joined (err itself otherwise).
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }

@@ -478,3 +478,23 @@ func TestObjectTooLarge(t *testing.T) {
 		t.Errorf("per file: %v", err)
 	}
 }
+
+// A refusal leaves every targeted droplet not started, each with its own
+// reason when it has one.
+func TestRefusalPerDroplet(t *testing.T) {
+	cfg := awsConfig(t)
+	src := signedSource(t, manifest(map[string]any{
+		"Blue": map[string]any{"type": "npm://@cloud-assembly/blueprint.BlueprintDroplet", "environment": env, "properties": map[string]any{"blueprint": "bp.yaml"}},
+		"S":    stack("S", env, "never-"+uniq(), "app.yaml", map[string]string{"Target": "t"}),
+	}), files{"bp.yaml": "resources: {}\n", "app.yaml": appTemplate})
+	res, err := Deploy(context.Background(), src, opts(cfg, nil))
+	if !errors.Is(err, ErrUndeployable) {
+		t.Fatal(err)
+	}
+	if b := res.Droplet("Blue"); b.Outcome != NotStarted || !errors.Is(b.Err, ErrUndeployable) {
+		t.Errorf("Blue: %s %v", b.Outcome, b.Err)
+	}
+	if s := res.Droplet("S"); s.Outcome != NotStarted || s.Err != nil {
+		t.Errorf("S: %s %v", s.Outcome, s.Err)
+	}
+}
