@@ -115,6 +115,9 @@ Examples:
 				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
 			}
 			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
+			if !c.Bool("json") {
+				printSource(c, name, vres)
+			}
 			res, err := deploy.Deploy(c.Context, src, opts)
 			out.fill(res)
 			if err != nil {
@@ -213,6 +216,16 @@ func (o *deployJSON) fill(res *deploy.Result) {
 		}
 		o.Droplets = append(o.Droplets, j)
 	}
+}
+
+// printSource says what deploy and status read: the file's SHA-256 and
+// who signed it.
+func printSource(c *cli.Context, name string, v *verifyResult) {
+	if v.Signer == nil {
+		printf(c, c.App.Writer, "%s: sha256 %s, UNSIGNED, not authenticated\n", name, v.SHA256)
+		return
+	}
+	printf(c, c.App.Writer, "%s: sha256 %s, signed by %q (%s)\n", name, v.SHA256, v.Signer.UserID, v.Signer.Fingerprint)
 }
 
 func printDeploy(c *cli.Context, name string, res *deploy.Result) {
@@ -322,6 +335,9 @@ Example:
 			defer vres.close()
 			if err != nil {
 				return err
+			}
+			if !c.Bool("json") {
+				printSource(c, name, vres)
 			}
 			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only")})
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
