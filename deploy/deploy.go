@@ -201,7 +201,7 @@ func (d *droplet) aws() *clients { return d.run.session.in(d.region) }
 func (d *droplet) setProps(props map[string]any) {
 	d.props = props
 	switch d.kind.(type) {
-	case fileKind, directoryKind:
+	case fileKind, directoryKind, buildKind:
 	default:
 		return
 	}
@@ -213,7 +213,7 @@ func (d *droplet) setProps(props map[string]any) {
 		partition = "aws-us-gov"
 	}
 	rep := strings.NewReplacer("${AWS::AccountId}", d.account, "${AWS::Region}", d.region, "${AWS::Partition}", partition)
-	for _, k := range []string{"bucketName", "objectKey", "keyPrefix"} {
+	for _, k := range []string{"bucketName", "objectKey", "keyPrefix", "repositoryName", "imageTag"} {
 		if v, ok := props[k].(string); ok {
 			props[k] = rep.Replace(v)
 		}

@@ -17,9 +17,10 @@
 // stacks (CloudFormation change sets, or CreateStack/UpdateStack), files
 // and directories (S3 objects, skipped when the object already holds the
 // same bytes), saved Docker images (pushed with go-containerregistry).
-// A Docker build context (docker-build) is refused when no Docker engine
-// answers; Blueprint documents and unknown types have no deployer and are
-// refused unless Options.Only leaves them out.
+// Docker build contexts (docker-build) are built by the local engine from
+// the verified files and pushed to ECR; with no engine they are refused.
+// Blueprint documents and unknown types have no deployer and are refused
+// unless Options.Only leaves them out.
 //
 // AWS is configured the standard way (config.LoadDefaultConfig: profiles,
 // SSO, the environment, AWS_ENDPOINT_URL), retried by the SDK's retryer.

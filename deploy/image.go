@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -9,7 +10,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os/exec"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -274,23 +277,213 @@ func dockerAvailable(ctx context.Context, opts *Options) bool {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return exec.CommandContext(ctx, "docker", "version", "--format", "{{.Server.Version}}").Run() == nil
+	return osexec.CommandContext(ctx, "docker", "version", "--format", "{{.Server.Version}}").Run() == nil
 }
 
+// buildUnsupported are docker-build properties that reach outside the
+// verified archive (local secrets, SSH agents, other contexts, caches,
+// outputs): refused, so that every byte built comes from the assembly.
+var buildUnsupported = []string{"buildSecrets", "buildSsh", "buildContexts", "outputs", "cacheFrom", "cacheTo"}
+
 func (buildKind) check(r *runner, id string, spec *assembly.Droplet) error {
+	p := spec.Properties
+	for _, k := range buildUnsupported {
+		if v, ok := p[k]; ok && v != nil {
+			return fmt.Errorf("%w: properties.%s: deploy builds from the verified archive only, and %s reaches outside it: build and push this image with cdk-assets, and leave the droplet out with --only", ErrUndeployable, k, k)
+		}
+	}
+	if len(r.src.filesUnder(str(p, "directory"))) == 0 {
+		return fmt.Errorf("properties.directory: %q holds no file of the assembly", str(p, "directory"))
+	}
+	if str(p, "repositoryName") == "" || str(p, "imageTag") == "" {
+		return fmt.Errorf("properties: a docker-build droplet needs repositoryName and imageTag")
+	}
 	if !dockerAvailable(context.Background(), &r.opts) {
 		return fmt.Errorf("%w: droplet %s is a Docker build context (%s): building it needs a Docker engine, and none answers (docker version); start one, or leave the droplet out with --only", ErrNoDocker, id, spec.Type)
 	}
-	return fmt.Errorf("%w: building Docker images (%s) is not supported yet: build and push it with cdk-assets or docker, and leave it out with --only", ErrUndeployable, spec.Type)
+	return nil
 }
 
-func (buildKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
-	return nil, false, nil
+// ref is where the image goes: the ECR repository of the droplet's
+// account and region, tagged imageTag (CDK's destination).
+func (buildKind) ref(d *droplet) (name.Tag, error) {
+	suffix := "amazonaws.com"
+	if strings.HasPrefix(d.region, "cn-") {
+		suffix = "amazonaws.com.cn"
+	}
+	s := fmt.Sprintf("%s.dkr.ecr.%s.%s/%s:%s", d.account, d.region, suffix, str(d.props, "repositoryName"), str(d.props, "imageTag"))
+	t, err := name.NewTag(s, name.StrictValidation)
+	if err != nil {
+		return name.Tag{}, fmt.Errorf("%w: repositoryName and imageTag make %q: %v", ErrParameter, s, err)
+	}
+	return t, nil
 }
-func (buildKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
-	return "", nil, ErrUndeployable
+
+// build builds the image with the local engine from a tar of the build
+// context read from the verified archive (fed on standard input: the
+// engine never reads a folder on disk), then saves it.
+func (buildKind) build(ctx context.Context, d *droplet) (v1.Image, error) {
+	dir := strings.TrimSuffix(str(d.props, "directory"), "/")
+	exec := map[string]bool{}
+	for _, e := range strList(d.props, "executables") {
+		exec[e] = true
+	}
+	var buildContext bytes.Buffer
+	tw := tar.NewWriter(&buildContext)
+	for _, n := range d.run.src.filesUnder(dir) {
+		body, err := d.run.src.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		rel := strings.TrimPrefix(n, dir+"/")
+		mode := int64(0o644)
+		if exec[rel] {
+			mode = 0o755
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: rel, Mode: mode, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			return nil, err
+		}
+		tw.Write(body)
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "assemble-build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	iid := filepath.Join(tmp, "iid")
+	args := []string{"build", "--iidfile", iid}
+	if f := str(d.props, "dockerFile"); f != "" {
+		args = append(args, "--file", f)
+	}
+	args = append(args, buildArgs(d.props)...)
+	args = append(args, "-")
+	d.progress("docker %s", strings.Join(args, " "))
+	var stderr bytes.Buffer
+	cmd := osexec.CommandContext(ctx, "docker", args...)
+	cmd.Stdin, cmd.Stderr = &buildContext, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%w: docker build: %v: %s", ErrPush, err, lastLines(stderr.String()))
+	}
+	id, err := os.ReadFile(iid)
+	if err != nil {
+		return nil, fmt.Errorf("%w: docker build wrote no image ID: %v", ErrPush, err)
+	}
+	var saved bytes.Buffer
+	stderr.Reset()
+	cmd = osexec.CommandContext(ctx, "docker", "image", "save", strings.TrimSpace(string(id)))
+	cmd.Stdout, cmd.Stderr = &saved, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%w: docker image save: %v: %s", ErrPush, err, lastLines(stderr.String()))
+	}
+	body := saved.Bytes()
+	img, err := tarball.Image(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: docker image save wrote no image: %v", ErrPush, err)
+	}
+	return img, nil
 }
-func (buildKind) plan(ctx context.Context, d *droplet) error { return ErrUndeployable }
-func (buildKind) status(ctx context.Context, d *droplet) ([]string, error) {
-	return nil, ErrUndeployable
+
+// buildArgs are the docker build flags of the droplet's properties.
+func buildArgs(p map[string]any) []string {
+	var args []string
+	ba := strMap(p, "buildArgs")
+	for _, k := range sortedKeys(ba) {
+		args = append(args, "--build-arg", k+"="+ba[k])
+	}
+	for _, f := range []struct{ prop, flag string }{{"buildTarget", "--target"}, {"platform", "--platform"}, {"networkMode", "--network"}} {
+		if v := str(p, f.prop); v != "" {
+			args = append(args, f.flag, v)
+		}
+	}
+	if off, _, _ := boolProp(p, "cacheDisabled"); off {
+		args = append(args, "--no-cache")
+	}
+	return args
+}
+
+func lastLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.Join(lines, "; ")
+}
+
+// current: the tag, when it exists (its name is CDK's hash of the build
+// context, so the tag present is this image, as cdk-assets judges it).
+func (k buildKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
+	ref, err := k.ref(d)
+	if err != nil {
+		return nil, false, err
+	}
+	h, ok, err := remoteDigest(ctx, d, ref)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return imageKind{}.attrs(ref, h), true, nil
+}
+
+func (k buildKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
+	if attrs, ok, err := k.current(ctx, d); err != nil {
+		return "", nil, err
+	} else if ok {
+		d.res.action("%s exists already (the tag names the build context's hash): not built", attrs["imageName"])
+		return Unchanged, attrs, nil
+	}
+	ref, err := k.ref(d)
+	if err != nil {
+		return "", nil, err
+	}
+	img, err := k.build(ctx, d)
+	if err != nil {
+		return "", nil, err
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		return "", nil, err
+	}
+	opts, err := remoteOptions(ctx, d, ref.Registry)
+	if err != nil {
+		return "", nil, err
+	}
+	d.progress("pushing %s", ref)
+	if err := remote.Write(ref, img, opts...); err != nil {
+		return "", nil, fmt.Errorf("%w: %s: %v", ErrPush, ref, err)
+	}
+	d.res.action("built and pushed %s (%s)", ref, digest)
+	return Pushed, imageKind{}.attrs(ref, digest), nil
+}
+
+func (k buildKind) plan(ctx context.Context, d *droplet) error {
+	attrs, ok, err := k.current(ctx, d)
+	if err != nil {
+		return err
+	}
+	if ok {
+		d.res.action("%s exists already: unchanged", attrs["imageName"])
+		d.run.setAttrs(d.id, attrs)
+		return nil
+	}
+	ref, err := k.ref(d)
+	if err != nil {
+		return err
+	}
+	d.res.action("build the image from %s and push %s (its digest known after deploy)", str(d.props, "directory"), ref)
+	return nil
+}
+
+func (k buildKind) status(ctx context.Context, d *droplet) ([]string, error) {
+	attrs, ok, err := k.current(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		ref, _ := k.ref(d)
+		return []string{fmt.Sprintf("%s does not exist", ref)}, nil
+	}
+	d.run.setAttrs(d.id, attrs)
+	return nil, nil
 }

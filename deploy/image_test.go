@@ -1,12 +1,16 @@
 package deploy
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -173,4 +177,96 @@ func mustTag(t *testing.T, s string) name.Tag {
 		t.Fatal(err)
 	}
 	return tag
+}
+
+// A Docker build context is built by the local engine from a tar of the
+// verified files fed on standard input, saved, and pushed to the ECR
+// repository of the droplet's account and region; a rerun finds the tag
+// (CDK's hash of the context) and builds nothing. A stand-in `docker`
+// plays the engine (none runs here); the ECR host's traffic goes to an
+// in-process registry.
+func TestDockerBuildPushesToECR(t *testing.T) {
+	cfg := awsConfig(t)
+	srv := httptest.NewServer(registry.New())
+	defer srv.Close()
+	tarBytes, digest := savedImage(t)
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "image.tar"), tarBytes, 0o644)
+	script := `#!/bin/sh
+dir=$(dirname "$0")
+case "$1" in
+version) exit 0 ;;
+build) echo "$@" > "$dir/args"; cat > "$dir/context.tar"; shift
+  while [ $# -gt 0 ]; do if [ "$1" = --iidfile ]; then echo sha256:feed > "$2"; fi; shift; done ;;
+image) cat "$dir/image.tar" ;;
+*) exit 3 ;;
+esac
+`
+	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	src := signedSource(t, manifest(map[string]any{
+		"Img": map[string]any{"type": "npm://@cloud-assembly/docker.DockerBuildDroplet", "environment": "aws://unknown-account/unknown-region",
+			"properties": map[string]any{"directory": "ctx", "dockerFile": "build/Dockerfile", "buildArgs": map[string]any{"A": "1"}, "platform": "linux/amd64",
+				"repositoryName": `cdk-containers-\${AWS::AccountId}`, "imageTag": "abc123", "executables": []any{"run.sh"}}},
+	}), files{"ctx/build/Dockerfile": "FROM scratch\n", "ctx/run.sh": "#!/bin/sh\n"})
+	host := motoAccount + ".dkr.ecr.us-east-1.amazonaws.com"
+	local, _ := url.Parse(srv.URL)
+	o := opts(cfg, nil)
+	o.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.URL.Host != host {
+			return nil, fmt.Errorf("unexpected host %s", r.URL.Host)
+		}
+		fwd := r.Clone(r.Context())
+		fwd.URL.Scheme, fwd.URL.Host, fwd.Host = "http", local.Host, local.Host
+		resp, err := http.DefaultTransport.RoundTrip(fwd)
+		if resp != nil {
+			resp.Request = r // as if ECR answered over TLS
+		}
+		return resp, err
+	})
+	res, err := Deploy(context.Background(), src, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Droplet("Img")
+	if want := host + "/cdk-containers-" + motoAccount + "@" + digest; d.Outcome != Pushed || d.Attributes["exactImageId"] != want {
+		t.Fatalf("%s %v, want %s", d.Outcome, d.Attributes, want)
+	}
+	args, _ := os.ReadFile(filepath.Join(bin, "args"))
+	if got := strings.TrimSpace(string(args)); !strings.HasSuffix(got, "--file build/Dockerfile --build-arg A=1 --platform linux/amd64 -") {
+		t.Errorf("docker %s", got)
+	}
+	ctxTar, _ := os.ReadFile(filepath.Join(bin, "context.tar"))
+	tr := tar.NewReader(bytes.NewReader(ctxTar))
+	modes := map[string]int64{}
+	for h, err := tr.Next(); err == nil; h, err = tr.Next() {
+		modes[h.Name] = h.Mode
+	}
+	if modes["build/Dockerfile"] != 0o644 || modes["run.sh"] != 0o755 || len(modes) != 2 {
+		t.Errorf("build context %v", modes)
+	}
+	os.Remove(filepath.Join(bin, "args"))
+	res, err = Deploy(context.Background(), src, o)
+	if err != nil || res.Droplet("Img").Outcome != Unchanged {
+		t.Fatalf("rerun: %v %s", err, res.Droplet("Img").Outcome)
+	}
+	if _, err := os.Stat(filepath.Join(bin, "args")); err == nil {
+		t.Error("the rerun built the image again")
+	}
+}
+
+// Properties that reach outside the archive are refused before any change.
+func TestDockerBuildRefusesOutsideInputs(t *testing.T) {
+	cfg := awsConfig(t)
+	src := signedSource(t, manifest(map[string]any{
+		"Img": map[string]any{"type": "npm://@cloud-assembly/docker.DockerBuildDroplet", "environment": env,
+			"properties": map[string]any{"directory": "ctx", "repositoryName": "r", "imageTag": "t", "buildSecrets": map[string]any{"id": "src=/home/me/.aws"}}},
+	}), files{"ctx/Dockerfile": "FROM scratch\n"})
+	o := opts(cfg, nil)
+	o.DockerAvailable = func(context.Context) bool { return true }
+	if _, err := Deploy(context.Background(), src, o); !errors.Is(err, ErrUndeployable) || !strings.Contains(err.Error(), "buildSecrets") {
+		t.Fatalf("got %v", err)
+	}
 }

@@ -29,7 +29,7 @@ before anything in the cloud changes:
    - no droplet carries 'error' metadata (--force deploys it anyway;
      warnings are shown);
    - every droplet's type has a deployer: stacks, files, directories and
-     saved Docker images do; a Docker build context needs a Docker engine;
+     Docker images saved or built do (a build needs a Docker engine);
      a Blueprint or any other type is refused unless --only leaves it out.
 Then the droplets deploy in dependency order (dependsOn and ${Id.attr}
 references, resolved from what was deployed), --concurrency at a time. Every
@@ -45,6 +45,9 @@ byte sent is read from the verified archive, never from disk.
    docker-image the 'docker image save' archive pushed to pushTarget:tagName
                 (ECR through the ECR API, others through the Docker
                 credential store; plain HTTP to loopback registries only)
+   docker-build built by the local Docker engine from the verified context
+                (docker build -), pushed to the account's ECR repository;
+                skipped when the tag exists
 
 Stacks are tagged assemble:sha256 (the .cloud file's SHA-256) and
 assemble:droplet (the logical ID); objects carry the same as metadata
