@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/deploy"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
@@ -211,6 +212,25 @@ var errorCodes = []errorCode{
 	{assembly.ErrDuplicate, "duplicate_name"},
 	{assembly.ErrTooLarge, "too_large"},
 	{packager.ErrProject, "invalid_project"},
+
+	// Deploy (a droplet's failure before the dependents it stops).
+	{deploy.ErrInterrupted, "interrupted"},
+	{deploy.ErrAccount, "wrong_account"},
+	{deploy.ErrMissing, "missing_information"},
+	{deploy.ErrParameter, "bad_parameter"},
+	{deploy.ErrUndeployable, "undeployable"},
+	{deploy.ErrEnvironment, "unsupported_environment"},
+	{deploy.ErrMetadataError, "error_metadata"},
+	{deploy.ErrNoDocker, "no_docker"},
+	{deploy.ErrStagingBucket, "no_staging_bucket"},
+	{deploy.ErrOnly, "no_such_droplet"},
+	{deploy.ErrUnresolved, "unresolved"},
+	{deploy.ErrStackFailed, "stack_failed"},
+	{deploy.ErrUpload, "upload_failed"},
+	{deploy.ErrPush, "push_failed"},
+	{deploy.ErrDependency, "dependency_failed"},
+	{deploy.ErrAWS, "aws_failed"},
+	{deploy.ErrDiffers, "differs"},
 
 	// The command's own.
 	{errIsFolder, "is_folder"},
