@@ -3,6 +3,7 @@ package packager
 import (
 	"fmt"
 
+	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cfn"
 )
 
@@ -29,6 +30,10 @@ type PackageOptions struct {
 	// zips, included blueprints), so the caller can keep its output off
 	// them.
 	Read func(path string)
+	// Assets, if set, packages the template's local artifacts and nested
+	// templates into it (see package artifacts); without it they are left
+	// as written.
+	Assets *artifacts.Set
 }
 
 // PackageTemplate reads the CloudFormation template at path, expands its
@@ -44,6 +49,11 @@ func PackageTemplate(path string, opts PackageOptions) ([]byte, error) {
 	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Sources: opts.Sources, NoSourceMap: opts.NoSourceMap, Read: opts.Read})
 	if err != nil {
 		return nil, err
+	}
+	if opts.Assets != nil {
+		if err := opts.Assets.Export(t, path); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Format == "json" || (opts.Format == "" && t.JSON) {
 		return cfn.EncodeJSON(t.Root)
