@@ -1,7 +1,11 @@
 package packager
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,6 +15,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/packager/artifacts"
 )
 
@@ -162,4 +167,37 @@ func (b *builder) addAsset(a *artifacts.Asset, set *artifacts.Set) error {
 		return b.plan.writer.AddBytes(a.Name, data)
 	}
 	return b.plan.writer.AddOpener(a.Name, a.Size, a.Open)
+}
+
+// WriteAssets writes every artifact of set into the folder dir, each at
+// its object key (dir/KEY), for assemble package: upload the folder to
+// the bucket (aws s3 sync DIR s3://BUCKET) before the packaged template
+// is deployed. Each file goes through the project's one output writer and
+// is never one of inputs. It returns the files written.
+func WriteAssets(ctx context.Context, set *artifacts.Set, dir string, inputs []string) ([]string, error) {
+	var written []string
+	for _, a := range set.Assets() {
+		name := filepath.Join(dir, filepath.FromSlash(a.Key))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return written, err
+		}
+		f, err := output.Create(ctx, name, output.Options{Inputs: inputs})
+		if err != nil {
+			return written, err
+		}
+		r, err := a.Open()
+		if err == nil {
+			_, err = io.Copy(f, r)
+			r.Close()
+		}
+		if err == nil {
+			err = f.Commit()
+		}
+		f.Close()
+		if err != nil {
+			return written, err
+		}
+		written = append(written, name)
+	}
+	return written, nil
 }

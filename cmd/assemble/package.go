@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/packager"
+	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cfn"
 )
 
@@ -32,6 +34,8 @@ Example:
 			&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: yaml or json (default: the input's)"},
 			&cli.BoolFlag{Name: "no-source-map", Usage: "do not add Metadata.SourceMap to resources made by modules"},
 			&cli.StringFlag{Name: "root", Usage: "the folder `DIR` that module and inserted file paths may reach (default: the template's folder)"},
+			&cli.StringFlag{Name: "asset-bucket", Usage: "package local artifacts (Lambda code, nested templates, ...) for `BUCKET`, as aws cloudformation package --s3-bucket does, writing them beside --output"},
+			&cli.StringFlag{Name: "asset-prefix", Usage: "put `PREFIX`/ before the artifacts' object keys"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -53,19 +57,43 @@ Example:
 				}
 			}
 			var read []string
+			readFn := func(file string) { read = append(read, file) }
+			dst := c.String("output")
+			var set *artifacts.Set
+			if bucket := c.String("asset-bucket"); bucket != "" {
+				setRoot := root
+				if setRoot == "" {
+					setRoot = filepath.Dir(tmpl)
+				}
+				var err error
+				set, err = artifacts.New(artifacts.Options{Root: setRoot, Bucket: bucket, KeyPrefix: c.String("asset-prefix"), NoSourceMap: c.Bool("no-source-map"), Read: readFn})
+				if err != nil {
+					return usagef("--asset-prefix: %v", err)
+				}
+				defer set.Close()
+			}
 			out, err := packager.PackageTemplate(tmpl, packager.PackageOptions{
 				Root:        root,
 				Format:      format,
 				NoSourceMap: c.Bool("no-source-map"),
-				Read:        func(file string) { read = append(read, file) },
+				Read:        readFn,
+				Assets:      set,
 			})
+			if err == nil && set != nil && len(set.Assets()) > 0 && (dst == "" || dst == "-") {
+				err = withHint(fmt.Errorf("%s has %d local artifacts to upload and no folder to write them to", tmpl, len(set.Assets())), "pass --output FILE: the artifacts are written beside it, at their object keys, for aws s3 sync")
+			}
 			if err != nil {
 				if errors.Is(err, cfn.ErrOutsideRoot) && root == "" {
 					return withHint(err, "to use modules outside the template's folder, pass --root with a folder that holds both")
 				}
 				return err
 			}
-			dst := c.String("output")
+			if set != nil {
+				inputs := append(append([]string{}, read...), tmpl)
+				if _, err := packager.WriteAssets(c.Context, set, filepath.Dir(dst), inputs); err != nil {
+					return outputError(err)
+				}
+			}
 			res := packageResult{Template: tmpl, Inputs: sortedUnique(read)}
 			if c.Bool("json") && (dst == "" || dst == "-") {
 				packaged := string(out)
