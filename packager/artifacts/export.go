@@ -98,7 +98,7 @@ func (ex *exporter) metadata(md *yaml.Node) error {
 		if ex.s.opts.Bucket == "" && ex.s.opts.Parameter {
 			return ex.s.errAt(ex.pos(v, ""), fmt.Errorf("%w: Metadata %s.%s is read by sam publish, not resolved at deploy time: give the asset bucket as a name, not a reference", ErrArtifact, p.Type, strings.Join(p.Path, ".")))
 		}
-		ref, err := ex.s.AddFile(ex.dir, v.Value, ex.pos(v, ""))
+		ref, err := ex.s.Add(ex.dir, v.Value, false, ex.pos(v, ""))
 		if err != nil {
 			return err
 		}

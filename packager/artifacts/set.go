@@ -312,8 +312,8 @@ func (s *Set) add(dir, local string, zip, fileOnly bool, at Pos) (Ref, error) {
 		}
 		a = &Asset{data: data, Source: rel, Folder: true}
 	case st.Mode().IsRegular():
-		if st.Size() > MaxArtifactBytes {
-			return Ref{}, s.errAt(at, fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, rel, int64(MaxArtifactBytes)))
+		if st.Size() > artifactLimit {
+			return Ref{}, s.errAt(at, fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, rel, artifactLimit))
 		}
 		f, err := s.root.Open(rel)
 		if err != nil {
@@ -343,7 +343,7 @@ func (s *Set) add(dir, local string, zip, fileOnly bool, at Pos) (Ref, error) {
 			f.Close()
 			return Ref{}, err
 		}
-		size, err := io.Copy(h, io.LimitReader(f, MaxArtifactBytes+1))
+		size, err := io.Copy(h, io.LimitReader(f, artifactLimit+1))
 		f.Close()
 		if err != nil {
 			return Ref{}, s.errAt(at, fmt.Errorf("%w: %s: %v", ErrArtifact, rel, err))

@@ -35,6 +35,9 @@ const (
 	MaxTotalBytes = 4 << 30
 )
 
+// artifactLimit is MaxArtifactBytes, lowered by tests.
+var artifactLimit int64 = MaxArtifactBytes
+
 // ZipLevel is the deflate level of the zips made from folders.
 const ZipLevel = 6
 
@@ -107,8 +110,8 @@ func collect(root *os.Root, dir string, display string) ([]zipFile, error) {
 				}
 			case info.Mode().IsRegular():
 				total += info.Size()
-				if total > MaxArtifactBytes {
-					return fmt.Errorf("%w: %s holds more than %d bytes: a Lambda zip takes 250 MiB unzipped; ship less, or a layer", ErrTooLarge, display, int64(MaxArtifactBytes))
+				if total > artifactLimit {
+					return fmt.Errorf("%w: %s holds more than %d bytes: a Lambda zip takes 250 MiB unzipped; ship less, or a layer", ErrTooLarge, display, artifactLimit)
 				}
 				if len(files) >= MaxArtifactFiles {
 					return fmt.Errorf("%w: %s holds more than %d files", ErrTooLarge, display, MaxArtifactFiles)
@@ -251,11 +254,11 @@ func checkZip(data io.ReaderAt, size int64, display string) error {
 		if err != nil {
 			return fmt.Errorf("%w: zip %s: entry %s: %v", ErrArtifact, display, f.Name, err)
 		}
-		n, err := io.Copy(io.Discard, io.LimitReader(rc, MaxArtifactBytes-total+1))
+		n, err := io.Copy(io.Discard, io.LimitReader(rc, artifactLimit-total+1))
 		rc.Close()
 		total += n
-		if total > MaxArtifactBytes {
-			return fmt.Errorf("%w: zip %s expands to more than %d bytes (a zip bomb?): ship a smaller archive", ErrTooLarge, display, int64(MaxArtifactBytes))
+		if total > artifactLimit {
+			return fmt.Errorf("%w: zip %s expands to more than %d bytes (a zip bomb?): ship a smaller archive", ErrTooLarge, display, artifactLimit)
 		}
 		if err != nil {
 			return fmt.Errorf("%w: zip %s: entry %s: %v", ErrArtifact, display, f.Name, err)
