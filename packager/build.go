@@ -395,6 +395,9 @@ func (b *builder) droplet(id string) error {
 				}
 			}
 			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal), Properties: d.Properties, AddFile: addFile, Read: read, Assets: set}); err != nil {
+				if errors.Is(err, artifacts.ErrOutsideProject) {
+					err = also(err, ErrOutsideProject)
+				}
 				return b.errAt(id, field, err)
 			}
 			if set != nil {

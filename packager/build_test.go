@@ -15,6 +15,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/packager/artifacts"
 )
 
 var classes = map[string]error{
@@ -32,6 +33,8 @@ var classes = map[string]error{
 	"packager.ErrOutsideProject":  ErrOutsideProject,
 	"packager.ErrProject":         ErrProject,
 	"packager.ErrMissing":         ErrMissing,
+	"artifacts.ErrNoBucket":       artifacts.ErrNoBucket,
+	"artifacts.ErrCycle":          artifacts.ErrCycle,
 }
 
 // TestBuildErrors builds each bad project in testdata/projects: the build
