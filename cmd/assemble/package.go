@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cfn"
@@ -80,7 +81,7 @@ Example:
 				Assets:      set,
 			})
 			if err == nil && set != nil && len(set.Assets()) > 0 && (dst == "" || dst == "-") {
-				err = withHint(fmt.Errorf("%s has %d local artifacts to upload and no folder to write them to", tmpl, len(set.Assets())), "pass --output FILE: the artifacts are written beside it, at their object keys, for aws s3 sync")
+				err = withHint(fmt.Errorf("%s names local artifacts (%s to upload) and there is no folder to write them to", tmpl, plural.Count(len(set.Assets()), "file")), "pass --output FILE: the artifacts are written beside it, at their object keys, for aws s3 sync")
 			}
 			if err != nil {
 				if errors.Is(err, cfn.ErrOutsideRoot) && root == "" {
