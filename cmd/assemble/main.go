@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/internal/hint"
 )
 
 // Exit codes. They are documented in the README and in --help.
@@ -203,22 +205,8 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// hintError attaches a hint line to an error.
-type hintError struct {
-	err  error
-	hint string
-}
-
-func (e hintError) Error() string { return e.err.Error() }
-func (e hintError) Unwrap() error { return e.err }
-
 // withHint wraps err so that report prints hint after it.
-func withHint(err error, hint string) error {
-	if err == nil {
-		return nil
-	}
-	return hintError{err, hint}
-}
+func withHint(err error, h string) error { return hint.With(err, h) }
 
 // exitCoder lets a library error choose its exit code.
 type exitCoder interface{ ExitCode() int }
@@ -237,15 +225,12 @@ func report(stderr, jsonOut io.Writer, err error) int {
 	case errors.As(err, &ec):
 		code = ec.ExitCode()
 	}
-	hint := ""
-	var he hintError
-	if errors.As(err, &he) {
-		hint = he.hint
-	} else if code == exitUsage {
-		hint = "run 'assemble --help' for usage"
+	fix := hint.Of(err)
+	if fix == "" && code == exitUsage {
+		fix = "run 'assemble --help' for usage"
 	}
 	if jsonOut != nil {
-		if werr := writeErrorJSON(jsonOut, err, hint); werr != nil {
+		if werr := writeErrorJSON(jsonOut, err, fix); werr != nil {
 			fmt.Fprintf(stderr, "assemble: error: printing the error as JSON: %s\n", werr)
 		}
 	}
@@ -254,8 +239,8 @@ func report(stderr, jsonOut io.Writer, err error) int {
 		return code
 	}
 	fmt.Fprintf(stderr, "assemble: error: %s\n", err)
-	if hint != "" {
-		fmt.Fprintf(stderr, "assemble: hint: %s\n", hint)
+	if fix != "" {
+		fmt.Fprintf(stderr, "assemble: hint: %s\n", fix)
 	}
 	return code
 }
