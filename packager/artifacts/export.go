@@ -62,7 +62,9 @@ func (ex *exporter) run() error {
 	root := ex.t.Root
 	if ex.s.opts.Parameter {
 		if p := get(get(root, "Parameters"), BucketParameter); p != nil {
-			return ex.s.errAt(ex.pos(p, ""), fmt.Errorf("%w: the template declares the parameter %s, which assemble adds to name the asset bucket: rename it", ErrArtifact, BucketParameter))
+			if d := get(p, "Description"); d == nil || d.Value != bucketDescription {
+				return ex.s.errAt(ex.pos(p, ""), fmt.Errorf("%w: the template declares the parameter %s, which assemble adds to name the asset bucket: rename it", ErrArtifact, BucketParameter))
+			}
 		}
 	}
 	if err := ex.metadata(get(root, "Metadata")); err != nil {
@@ -330,9 +332,19 @@ func usesBucket(n *yaml.Node) bool {
 	return false
 }
 
+// bucketDescription marks the bucket parameter as the one assemble adds.
+const bucketDescription = "The S3 bucket of the template's artifacts (added by assemble)"
+
+// DeclareBucket adds the parameter BucketParameter to a template's
+// Parameters (making the section when there is none), unless it is there.
+// Export does it for a template that names the bucket; code that adds
+// {Ref: AssembleAssetBucket} to a template before it is packaged (where
+// every Ref must name a parameter) calls it first.
+func DeclareBucket(root *yaml.Node) { declareBucket(root) }
+
 // declareBucket adds the bucket parameter to the template's Parameters.
 func declareBucket(root *yaml.Node) {
-	decl := mapN(str("Type"), str("String"), str("Description"), str("The S3 bucket of the template's artifacts (added by assemble)"))
+	decl := mapN(str("Type"), str("String"), str("Description"), str(bucketDescription))
 	params := get(root, "Parameters")
 	if params != nil && params.Kind == yaml.MappingNode {
 		if get(params, BucketParameter) == nil {
