@@ -71,7 +71,8 @@ const noBucketHint = "add assets: {bucketName: BUCKET} to " + ProjectFile + ", o
 func (b *builder) assetSet(read func(string)) (*artifacts.Set, error) {
 	opts := artifacts.Options{Root: relWD(b.rootReal), Parameter: true, Read: read}
 	bucket, prefix := "", ""
-	if c := b.spec.assets; c != nil {
+	if b.spec != nil && b.spec.assets != nil {
+		c := b.spec.assets
 		bucket, prefix = c.bucket, c.prefix
 	}
 	if b.opts.AssetBucket != "" {
