@@ -403,3 +403,61 @@ func TestNested(t *testing.T) {
 		t.Errorf("parent does not pass the bucket:\n%s", out)
 	}
 }
+
+// TestSymlinks: links inside the project are followed, as aws-cli's
+// os.walk(followlinks=True) follows them (the zip holds the content); a
+// link loop fails.
+func TestSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"template.yaml": "Resources:\n  F:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: src\n",
+		"src/a.js":      "a",
+		"shared/lib.js": "lib",
+	})
+	if err := os.Symlink("../shared/lib.js", filepath.Join(dir, "src", "lib.js")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../shared", filepath.Join(dir, "src", "shared")); err != nil {
+		t.Fatal(err)
+	}
+	_, s, err := pack(t, dir, Options{Bucket: "bkt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(zipFiles(t, s.Assets()[0].Data()), ","); got != "a.js=a,lib.js=lib,shared/lib.js=lib" {
+		t.Errorf("zip holds %s", got)
+	}
+	if err := os.Symlink("..", filepath.Join(dir, "src", "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := pack(t, dir, Options{Bucket: "bkt"}); !errors.Is(err, ErrArtifact) || !strings.Contains(err.Error(), "loops back") {
+		t.Errorf("a link loop: %v", err)
+	}
+}
+
+// TestChangedFile: a file shipped as it is must still hold what its key
+// names when the assembly is written.
+func TestChangedFile(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"template.yaml": "Resources:\n  A:\n    Type: AWS::ApiGateway::RestApi\n    Properties:\n      BodyS3Location: api.yaml\n",
+		"api.yaml":      "openapi: 3.0.0\n",
+	})
+	_, s, err := pack(t, dir, Options{Bucket: "bkt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.Assets()[0]
+	if a.Data() != nil {
+		t.Fatal("a plain file was copied into memory")
+	}
+	write(t, dir, map[string]string{"api.yaml": "openapi: 3.1.0\n"})
+	r, err := a.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := io.ReadAll(r); !errors.Is(err, ErrChanged) {
+		t.Errorf("reading a changed file: %v, want ErrChanged", err)
+	}
+}
