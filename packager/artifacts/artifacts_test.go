@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/testenv/moto"
 	"github.com/cloud-assembly/assemble/packager/cfn"
@@ -459,5 +461,42 @@ func TestChangedFile(t *testing.T) {
 	defer r.Close()
 	if _, err := io.ReadAll(r); !errors.Is(err, ErrChanged) {
 		t.Errorf("reading a changed file: %v, want ErrChanged", err)
+	}
+}
+
+// TestAddJoined: the entry point for rain's !Rain::S3 (a path joined to
+// its file's folder, an optional key extension) follows Add's rules.
+func TestAddJoined(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"src/a.js": "a", "mod/b.txt": "b"})
+	s, err := New(Options{Root: dir, Parameter: true, KeyPrefix: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := Pos{File: filepath.Join(dir, "mod", "m.yaml"), Line: 3, Column: 9}
+	ref, err := s.AddJoined(filepath.Join(dir, "src"), false, "zip", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(ref.Asset.Key, ".zip") || !strings.HasPrefix(ref.Asset.Key, "p/") || ref.Asset.Data() == nil {
+		t.Errorf("folder: %+v", ref.Asset)
+	}
+	if b := ref.Bucket(); b.Kind != yaml.MappingNode || b.Content[0].Value != "Ref" || b.Content[1].Value != BucketParameter {
+		t.Errorf("bucket %+v", b)
+	}
+	ref, err = s.AddJoined(filepath.Join(dir, "mod", "b.txt"), true, "", at)
+	if err != nil || ref.Asset.Data() == nil || strings.Contains(ref.Asset.Key, ".") {
+		t.Errorf("zipped file: %+v, %v", ref.Asset, err)
+	}
+	for _, bad := range []string{"/etc/passwd", filepath.Join(dir, "mod", "..", "..", "x"), filepath.Join(dir, "nope")} {
+		_, err := s.AddJoined(bad, false, "", at)
+		var ae *Error
+		if err == nil || !errors.As(err, &ae) || ae.At != at {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if _, err := s.AddJoined("/etc/passwd", false, "", at); !errors.Is(err, ErrOutsideProject) {
+		t.Errorf("/etc/passwd: %v", err)
 	}
 }

@@ -18,7 +18,8 @@
 // !Rain::S3) adds it with Set.Add (a file or folder; zip says whether a
 // single file is zipped as Lambda needs) or Set.AddFile (one file), giving
 // the folder the path is relative to and the place it is written, for
-// errors. The Ref returned gives the template values: Bucket, Key,
+// errors; Set.AddJoined takes a path already joined to that folder and an
+// object key extension, as rain's directives give them. The Ref returned gives the template values: Bucket, Key,
 // BucketKeyMap(bucketProp, keyProp), S3URI and HTTPSURL, as yaml nodes in
 // long form ({Ref: ...}, {Fn::Sub: ...}) or plain strings when the bucket
 // is a name (assemble package). With Options.Parameter (assemble build) the

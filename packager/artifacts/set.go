@@ -140,6 +140,7 @@ type Set struct {
 	total       int64
 	chain       []Pos // nested templates being packaged, outermost first
 	takesBucket bool
+	keyExt      string   // AddJoined's extension, while it adds
 	files       []string // their real paths
 }
 
@@ -238,6 +239,27 @@ func (s *Set) Add(dir, local string, zip bool, at Pos) (Ref, error) {
 // Location): a folder is an error.
 func (s *Set) AddFile(dir, local string, at Pos) (Ref, error) {
 	return s.add(dir, local, false, true, at)
+}
+
+// AddJoined is Add for a path already joined to the folder of the file
+// that names it (absolute, or relative to the working folder), as rain's
+// !Rain::S3 gives it; ext, when not empty, is put after the object key
+// (rain's Extension option, without the dot). The same content added
+// again keeps the key it got first.
+func (s *Set) AddJoined(path string, zip bool, ext string, at Pos) (Ref, error) {
+	if ext != "" && !extRE.MatchString("."+strings.ToLower(ext)) {
+		return Ref{}, s.errAt(at, fmt.Errorf("%w: extension %q: use up to 10 letters and digits", ErrArtifact, ext))
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if base == "" || base == "." || base == ".." {
+		dir, base = path, "."
+	}
+	s.keyExt = ext
+	defer func() { s.keyExt = "" }()
+	return s.add(dir, base, zip, false, at)
 }
 
 func (s *Set) errAt(at Pos, err error) error { return &Error{At: at, Err: err} }
@@ -371,6 +393,9 @@ func (s *Set) put(a *Asset, at Pos, ext, keyExt string) (Ref, error) {
 		if s.total > MaxTotalBytes {
 			return Ref{}, s.errAt(at, fmt.Errorf("%w: the zips and templates of this stack add up to more than %d bytes", ErrTooLarge, int64(MaxTotalBytes)))
 		}
+	}
+	if s.keyExt != "" {
+		keyExt = "." + s.keyExt
 	}
 	a.Key = a.SHA256 + keyExt
 	if s.opts.KeyPrefix != "" {
