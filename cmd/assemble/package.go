@@ -89,13 +89,17 @@ Example:
 				}
 				return err
 			}
+			res := packageResult{Template: tmpl, Inputs: sortedUnique(read)}
 			if set != nil {
 				inputs := append(append([]string{}, read...), tmpl)
-				if _, err := packager.WriteAssets(c.Context, set, filepath.Dir(dst), inputs); err != nil {
+				written, err := packager.WriteAssets(c.Context, set, filepath.Dir(dst), inputs)
+				if err != nil {
 					return outputError(err)
 				}
+				for i, a := range set.Assets() {
+					res.Artifacts = append(res.Artifacts, packageArtifact{Source: a.Source, Key: a.Key, File: written[i], SHA256: a.SHA256, Size: a.Size})
+				}
 			}
-			res := packageResult{Template: tmpl, Inputs: sortedUnique(read)}
 			if c.Bool("json") && (dst == "" || dst == "-") {
 				packaged := string(out)
 				res.Packaged = &packaged
@@ -131,10 +135,20 @@ func checkTemplateArg(name string) error {
 // packaged template itself, or the file it was written to, and the files
 // read to make it.
 type packageResult struct {
-	Template string   `json:"template"`
-	Output   string   `json:"output,omitempty"`
-	Inputs   []string `json:"inputs"`
-	Packaged *string  `json:"packaged,omitempty"`
+	Template  string            `json:"template"`
+	Output    string            `json:"output,omitempty"`
+	Inputs    []string          `json:"inputs"`
+	Packaged  *string           `json:"packaged,omitempty"`
+	Artifacts []packageArtifact `json:"artifacts,omitempty"`
+}
+
+// packageArtifact is one artifact package --asset-bucket wrote.
+type packageArtifact struct {
+	Source string `json:"source"`
+	Key    string `json:"key"`
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
 }
 
 // sortedUnique returns names sorted, without repeats (never nil).
