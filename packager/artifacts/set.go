@@ -177,6 +177,12 @@ func (s *Set) RealPath(a *Asset) string {
 	return filepath.Join(s.rootReal, filepath.FromSlash(a.Source))
 }
 
+// HasBucket tells whether artifacts can be added: a bucket (a name or a
+// parameter) is set.
+func (s *Set) HasBucket() bool {
+	return s.opts.NoBucket == "" && (s.opts.Parameter || s.opts.Bucket != "")
+}
+
 // TakesBucket tells whether the last top template exported declares
 // BucketParameter.
 func (s *Set) TakesBucket() bool { return s.takesBucket }
@@ -267,7 +273,7 @@ func (s *Set) errAt(at Pos, err error) error { return &Error{At: at, Err: err} }
 // resolve checks local and returns its path under the root, slash
 // separated, and what it is.
 func (s *Set) resolve(dir, local string, at Pos) (string, fs.FileInfo, error) {
-	if s.opts.NoBucket != "" || !s.opts.Parameter && s.opts.Bucket == "" {
+	if !s.HasBucket() {
 		hint := s.opts.NoBucket
 		if hint == "" {
 			hint = "name a bucket for the artifacts"
