@@ -176,6 +176,11 @@ func makeZip(root *os.Root, files []zipFile) ([]byte, error) {
 	close(next)
 	wg.Wait()
 	var buf bytes.Buffer
+	need := 22 // the end record
+	for i, f := range files {
+		need += len(out[i].data) + 2*len(f.name) + 128 // headers
+	}
+	buf.Grow(need)
 	zw := zip.NewWriter(&buf)
 	for i, f := range files {
 		c := out[i]
@@ -217,6 +222,7 @@ func compressOne(root *os.Root, f zipFile, fw *flate.Writer) compressed {
 	}
 	defer r.Close()
 	var dst bytes.Buffer
+	dst.Grow(int(f.size/2) + 64) // source text deflates to about a third
 	fw.Reset(&dst)
 	h := crc32.NewIEEE()
 	n, err := io.Copy(io.MultiWriter(fw, h), io.LimitReader(r, f.size+1))
