@@ -50,6 +50,9 @@ func (s *projectSpec) readAssets(n *yaml.Node) error {
 		if c.prefix, err = s.str(pn, "", "assets.keyPrefix"); err != nil {
 			return err
 		}
+		if err := artifacts.CheckKeyPrefix(c.prefix); err != nil {
+			return s.errAt(pn, "", "assets.keyPrefix", "%v", err)
+		}
 	}
 	s.assets = c
 	return nil
@@ -82,6 +85,9 @@ func (b *builder) assetSet(read func(string)) (*artifacts.Set, error) {
 		bucket = b.opts.AssetBucket
 	}
 	if b.opts.AssetKeyPrefix != "" {
+		if err := artifacts.CheckKeyPrefix(b.opts.AssetKeyPrefix); err != nil {
+			return nil, fmt.Errorf("%w: --asset-prefix: %v", ErrProject, err)
+		}
 		prefix = b.opts.AssetKeyPrefix
 	}
 	switch {

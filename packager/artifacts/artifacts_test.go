@@ -316,6 +316,7 @@ func TestBadInput(t *testing.T) {
 		{name: "symlink in folder out", files: map[string]string{"template.yaml": lambda("src"), "src/a": "a"}, links: map[string]string{"src/out": filepath.Join(outside, "dir")}, want: ErrOutsideProject},
 		{name: "missing", files: map[string]string{"template.yaml": lambda("nope")}, want: ErrArtifact, text: "no file or folder nope"},
 		{name: "folder for a file", files: map[string]string{"template.yaml": "Resources:\n  R:\n    Type: AWS::SQS::Queue\n  X:\n    Fn::Transform:\n      Name: AWS::Include\n      Parameters:\n        Location: src\n", "src/a": "a"}, want: ErrArtifact, text: "is a folder"},
+		{name: "folder for a template", files: map[string]string{"template.yaml": "Resources:\n  S:\n    Type: AWS::CloudFormation::Stack\n    Properties:\n      TemplateURL: src\n", "src/a": "a"}, want: ErrArtifact, text: "is not a template file"},
 		{name: "zip bomb", files: map[string]string{"template.yaml": lambda("bomb.zip"), "bomb.zip": bomb}, want: ErrTooLarge, text: "zip bomb"},
 		{name: "empty folder", files: map[string]string{"template.yaml": lambda("src/")}, want: ErrArtifact},
 		{name: "no bucket", files: map[string]string{"template.yaml": lambda("src"), "src/a": "a"}, opts: Options{NoBucket: "set assets:"}, want: ErrNoBucket, text: `"src" is a local artifact`},

@@ -147,10 +147,19 @@ type Set struct {
 // keyPrefixRE is what an object key prefix may hold: S3's safe characters.
 var keyPrefixRE = regexp.MustCompile(`^[A-Za-z0-9!_.*'()/-]*$`)
 
+// CheckKeyPrefix checks an object key prefix: S3's safe characters only
+// (letters, digits and !_.*'()/-), at most 512 bytes.
+func CheckKeyPrefix(p string) error {
+	if !keyPrefixRE.MatchString(p) || len(p) > 512 {
+		return fmt.Errorf("%w: key prefix %q: use at most 512 letters, digits and !_.*'()/- only", ErrArtifact, p)
+	}
+	return nil
+}
+
 // New returns an empty Set for the project folder opts.Root.
 func New(opts Options) (*Set, error) {
-	if !keyPrefixRE.MatchString(opts.KeyPrefix) {
-		return nil, fmt.Errorf("%w: key prefix %q: use letters, digits and !_.*'()/- only", ErrArtifact, opts.KeyPrefix)
+	if err := CheckKeyPrefix(opts.KeyPrefix); err != nil {
+		return nil, err
 	}
 	opts.KeyPrefix = strings.Trim(opts.KeyPrefix, "/")
 	abs, err := filepath.Abs(opts.Root)
