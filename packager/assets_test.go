@@ -224,3 +224,45 @@ func TestBuildAssetBucketFlag(t *testing.T) {
 		t.Errorf("a bad --asset-bucket: %v", err)
 	}
 }
+
+// TestBuildRainS3: rain's !Rain::S3 and !Rain::S3Http ship through the
+// same artifact Set: file droplets, the bucket parameter, one object per
+// content.
+func TestBuildRainS3(t *testing.T) {
+	dir := t.TempDir()
+	writeAssetFiles(t, dir, map[string]string{
+		"template.yaml": "Resources:\n  Fn:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: !Rain::S3 {Path: src, BucketProperty: S3Bucket, KeyProperty: S3Key}\n  Plain:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: src\n  B:\n    Type: AWS::S3::Bucket\n    Properties:\n      Tags: [{Key: u, Value: !Rain::S3Http src/index.js}]\n",
+		"src/index.js":  "x\n",
+	})
+	p, err := Load(filepath.Join(dir, "template.yaml"), BuildOptions{AssetBucket: "${Infra.output.B}", Environment: "aws://123456789012/us-east-1"})
+	if err == nil || !strings.Contains(err.Error(), `names droplet "Infra"`) {
+		t.Fatalf("a reference to no droplet: %v", err)
+	}
+	p, err = Load(filepath.Join(dir, "template.yaml"), BuildOptions{AssetBucket: "my-assets", Environment: "aws://123456789012/us-east-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files int
+	for _, d := range p.Manifest.Droplets {
+		if d.Type == droplets.FileType {
+			files++
+		}
+	}
+	if files != 2 { // the folder's zip (twice named, once shipped) and index.js
+		t.Errorf("%d file droplets, want 2", files)
+	}
+	var buf bytes.Buffer
+	if _, err := p.WriteTo(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	zr, _ := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	rc, err := zr.Open("template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tmpl bytes.Buffer
+	tmpl.ReadFrom(rc)
+	if n := strings.Count(tmpl.String(), "S3Bucket: !Ref AssembleAssetBucket"); n != 2 || !strings.Contains(tmpl.String(), "- !Ref AssembleAssetBucket") {
+		t.Errorf("packaged template:\n%s", tmpl.String())
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/packager/artifacts"
+	"github.com/cloud-assembly/assemble/packager/cfn"
 )
 
 var classes = map[string]error{
@@ -33,7 +34,7 @@ var classes = map[string]error{
 	"packager.ErrOutsideProject":  ErrOutsideProject,
 	"packager.ErrProject":         ErrProject,
 	"packager.ErrMissing":         ErrMissing,
-	"artifacts.ErrNoBucket":       artifacts.ErrNoBucket,
+	"cfn.ErrNoArtifacts":          cfn.ErrNoArtifacts,
 	"artifacts.ErrCycle":          artifacts.ErrCycle,
 }
 

@@ -105,7 +105,6 @@ var errorCodes = []errorCode{
 	{output.ErrNotFolder, "not_a_folder"},
 
 	// Local artifacts of templates (issue 21).
-	{artifacts.ErrNoBucket, "no_asset_bucket"},
 	{artifacts.ErrOutsideProject, "artifact_outside_project"},
 	{artifacts.ErrCycle, "nested_template_cycle"},
 	{artifacts.ErrTooLarge, "artifact_too_large"},
@@ -141,6 +140,7 @@ var errorCodes = []errorCode{
 	{cfn.ErrOutsideRoot, "outside_root"},
 	{cfn.ErrTooLarge, "template_too_large"},
 	{cfn.ErrDangling, "dangling_reference"},
+	{cfn.ErrNoArtifacts, "no_asset_bucket"},
 	{cfn.ErrInvalid, "invalid_template"},
 
 	// Blueprints: blueprint.Code's names, with "blueprint_" before the

@@ -319,7 +319,7 @@ func TestBadInput(t *testing.T) {
 		{name: "folder for a template", files: map[string]string{"template.yaml": "Resources:\n  S:\n    Type: AWS::CloudFormation::Stack\n    Properties:\n      TemplateURL: src\n", "src/a": "a"}, want: ErrArtifact, text: "is not a template file"},
 		{name: "zip bomb", files: map[string]string{"template.yaml": lambda("bomb.zip"), "bomb.zip": bomb}, want: ErrTooLarge, text: "zip bomb"},
 		{name: "empty folder", files: map[string]string{"template.yaml": lambda("src/")}, want: ErrArtifact},
-		{name: "no bucket", files: map[string]string{"template.yaml": lambda("src"), "src/a": "a"}, opts: Options{NoBucket: "set assets:"}, want: ErrNoBucket, text: `"src" is a local artifact`},
+		{name: "no bucket", files: map[string]string{"template.yaml": lambda("src"), "src/a": "a"}, opts: Options{NoBucket: "set assets:"}, want: cfn.ErrNoArtifacts, text: `"src" is a local artifact`},
 		{name: "cycle", files: map[string]string{
 			"template.yaml": "Resources:\n  S:\n    Type: AWS::CloudFormation::Stack\n    Properties:\n      TemplateURL: a.yaml\n",
 			"a.yaml":        "Resources:\n  S:\n    Type: AWS::CloudFormation::Stack\n    Properties:\n      TemplateURL: b/b.yaml\n",

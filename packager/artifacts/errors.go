@@ -15,8 +15,6 @@ var (
 	// an absolute path, a symbolic link out). It matches
 	// assembly.ErrInsecurePath too.
 	ErrOutsideProject error = &classError{"artifacts: artifact outside the project", assembly.ErrInsecurePath}
-	// ErrNoBucket: a template has local artifacts and no bucket is set.
-	ErrNoBucket = errors.New("artifacts: no bucket for local artifacts")
 	// ErrCycle: nested templates include each other.
 	ErrCycle = errors.New("artifacts: nested template cycle")
 	// ErrTooLarge: an artifact exceeds a bound (MaxArtifactBytes,

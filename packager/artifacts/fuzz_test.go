@@ -28,7 +28,7 @@ func FuzzExport(f *testing.F) {
 	}
 	write(f, dir, files)
 	file := filepath.Join(dir, "template.yaml")
-	sentinels := []error{ErrArtifact, ErrOutsideProject, ErrNoBucket, ErrCycle, ErrTooLarge, ErrChanged,
+	sentinels := []error{ErrArtifact, ErrOutsideProject, cfn.ErrNoArtifacts, ErrCycle, ErrTooLarge, ErrChanged,
 		cfn.ErrSyntax, cfn.ErrInvalid, cfn.ErrMissingParameter, cfn.ErrCycle, cfn.ErrNameClash, cfn.ErrOutsideRoot, cfn.ErrTooLarge, cfn.ErrDangling}
 	f.Fuzz(func(t *testing.T, tmpl string) {
 		tm, err := cfn.Parse(file, []byte(tmpl))

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/packager/cfn"
 )
 
 // BucketParameter is the template parameter through which a packaged
@@ -33,7 +35,8 @@ type Options struct {
 	// BucketParameter (assemble build).
 	Parameter bool
 	// NoBucket, when not empty, says that no bucket is set: the first
-	// artifact fails (ErrNoBucket) with this text as the fix.
+	// artifact fails (cfn.ErrNoArtifacts, the one sentinel of that cause)
+	// with this text as the fix.
 	NoBucket string
 	// Bucket is the bucket's name when it is known (a name, not a
 	// reference): assemble package writes it into templates (with
@@ -192,6 +195,16 @@ func (s *Set) HasBucket() bool {
 	return s.opts.NoBucket == "" && (s.opts.Parameter || s.opts.Bucket != "")
 }
 
+// BucketParameter returns the parameter the Set's template values name
+// (BucketParameter with Options.Parameter), or "" when they name the
+// bucket itself.
+func (s *Set) BucketParameter() string {
+	if s.opts.Parameter {
+		return BucketParameter
+	}
+	return ""
+}
+
 // TakesBucket tells whether the last top template exported declares
 // BucketParameter.
 func (s *Set) TakesBucket() bool { return s.takesBucket }
@@ -287,7 +300,7 @@ func (s *Set) resolve(dir, local string, at Pos) (string, fs.FileInfo, error) {
 		if hint == "" {
 			hint = "name a bucket for the artifacts"
 		}
-		return "", nil, s.errAt(at, fmt.Errorf("%w: %q is a local artifact, to be uploaded to S3, and no bucket is set: %s", ErrNoBucket, local, hint))
+		return "", nil, s.errAt(at, fmt.Errorf("%w: %q is a local artifact, to be uploaded to S3, and no bucket is set: %s", cfn.ErrNoArtifacts, local, hint))
 	}
 	switch {
 	case local == "":
