@@ -141,10 +141,11 @@ type Set struct {
 	assets      []*Asset
 	byHash      map[string]*Asset
 	total       int64
-	chain       []Pos // nested templates being packaged, outermost first
-	takesBucket bool
-	keyExt      string   // AddJoined's extension, while it adds
+	chain       []Pos    // nested templates being packaged, outermost first
 	files       []string // their real paths
+	takesBucket bool
+	keyExt      string // AddJoined's extension, while it adds
+	joined      bool   // AddJoined is adding
 }
 
 // keyPrefixRE is what an object key prefix may hold: S3's safe characters.
@@ -285,9 +286,17 @@ func (s *Set) AddJoined(path string, zip bool, ext string, at Pos) (Ref, error) 
 	if base == "" || base == "." || base == ".." {
 		dir, base = path, "."
 	}
-	s.keyExt = ext
-	defer func() { s.keyExt = "" }()
+	s.keyExt, s.joined = ext, true
+	defer func() { s.keyExt, s.joined = "", false }()
 	return s.add(dir, base, zip, false, at)
+}
+
+// relativeTo says what a missing path was resolved against.
+func (s *Set) relativeTo(local, absDir string) string {
+	if s.joined {
+		return ""
+	}
+	return fmt.Sprintf(" %q, which is relative to %s (the template's folder, for a module's resources too, as aws-cli resolves them)", local, relWD(absDir))
 }
 
 func (s *Set) errAt(at Pos, err error) error { return &Error{At: at, Err: err} }
@@ -330,7 +339,7 @@ func (s *Set) resolve(dir, local string, at Pos) (string, fs.FileInfo, error) {
 		case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"):
 			return "", nil, s.errAt(at, fmt.Errorf("%w: %q leads out of the project through a symbolic link: copy what it points at into the project", ErrOutsideProject, local))
 		case errors.Is(err, fs.ErrNotExist):
-			return "", nil, s.errAt(at, fmt.Errorf("%w: %w: no file or folder %s in the project: fix the path, relative to %s", ErrArtifact, fs.ErrNotExist, rel, relWD(absDir)))
+			return "", nil, s.errAt(at, fmt.Errorf("%w: %w: no file or folder %s in the project: fix the path%s", ErrArtifact, fs.ErrNotExist, rel, s.relativeTo(local, absDir)))
 		}
 		return "", nil, s.errAt(at, fmt.Errorf("%w: %s: %v", ErrArtifact, local, err))
 	}
