@@ -17,6 +17,9 @@
 #                    assembly.yaml (16 MiB): build; a blueprint (4 MiB):
 #                    blueprint validate; and limit.yaml, the longest list
 #                    yamlpos.MaxNodes accepts: package (succeeds)
+#   keycopies.gpg    one public key copied 69,000 times (16 MiB, issue 19
+#                    item 11): verify --keyring keycopies.gpg signed.cloud
+#                    (succeeds; under 2 s)
 # Needs: go, /usr/bin/time (apt-get install time). Exits 1 if any median
 # peak RSS reaches 256 MiB.
 set -euo pipefail
@@ -28,7 +31,7 @@ mkdir -p "$D"
 go build -o "$D/assemble" ./cmd/assemble
 go build -o "$D/mkhostile" ./bench/mkhostile
 [ -f "$D/.done" ] || { "$D/mkhostile" -o "$D" -only names,directory,fanout,bomb; touch "$D/.done"; }
-"$D/mkhostile" -o "$D" -only dense # small, and follows the limits
+"$D/mkhostile" -o "$D" -only dense,keycopies # small, and follows the limits
 RING=$(pwd)/fixtures/keys/trusted.asc
 
 # measure NAME ARGS...: one run; appends "NAME<TAB>seconds<TAB>maxrss_kib<TAB>exit<TAB>error".
@@ -56,6 +59,7 @@ for i in $(seq "$REPS"); do
   measure "build dense/project" build -o "$D/out.cloud" dense/project
   measure "blueprint validate dense/blueprint.yaml" blueprint validate dense/blueprint.yaml
   measure "package dense/limit.yaml" package -o "$D/out.yaml" dense/limit.yaml
+  measure "verify --keyring keycopies.gpg" verify --keyring keycopies.gpg signed.cloud
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 awk -F'\t' -v limit="$LIMIT_KIB" '

@@ -18,27 +18,37 @@
 //	                  project/assembly.yaml (packager.MaxProjectFileSize),
 //	                  blueprint.yaml (blueprint.MaxFileSize); and limit.yaml,
 //	                  a template of the longest list yamlpos.MaxNodes accepts
+//	keycopies.gpg     the fixture Ed25519 public key (a binary keyring), copied
+//	                  up to the 16 MiB key file bound: 69,000 copies (issue 19
+//	                  item 11); and signed.cloud, a small assembly it signed
 //
-// Usage: mkhostile -o DIR [-only names,directory,fanout,bomb,dense]
+// Usage: mkhostile -o DIR [-only names,directory,fanout,bomb,dense,keycopies]
+// (run from the repository's root: keycopies reads fixtures/keys)
 package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/binary"
 	"flag"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/cloud-assembly/assemble/packager/cfn"
+	"github.com/cloud-assembly/assemble/signing"
 )
 
 func main() {
@@ -62,6 +72,7 @@ func main() {
 		{"fanout", func() error { return fanOut(filepath.Join(*out, "fanout"), *fanout, *levels) }},
 		{"bomb", func() error { return bomb(filepath.Join(*out, "bomb")) }},
 		{"dense", func() error { return dense(filepath.Join(*out, "dense")) }},
+		{"keycopies", func() error { return keyCopies(*out) }},
 	}
 	for _, step := range steps {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), step.name) {
@@ -349,4 +360,49 @@ func dense(dir string) error {
 		}
 	}
 	return nil
+}
+
+// keyCopies writes keycopies.gpg, the fixture Ed25519 public key copied up
+// to the 16 MiB bound of a key file, and signed.cloud, signed by that key.
+func keyCopies(dir string) error {
+	f, err := os.Open(filepath.Join("fixtures", "keys", "ed25519.pub.asc"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ab, err := armor.Decode(f)
+	if err != nil {
+		return err
+	}
+	key, err := io.ReadAll(ab.Body)
+	if err != nil {
+		return err
+	}
+	const bound = 16 << 20
+	if err := os.WriteFile(filepath.Join(dir, "keycopies.gpg"), bytes.Repeat(key, bound/len(key)), 0o644); err != nil {
+		return err
+	}
+	sec, err := os.Open(filepath.Join("fixtures", "keys", "ed25519.sec.asc"))
+	if err != nil {
+		return err
+	}
+	defer sec.Close()
+	keys, err := signing.ReadKeys(sec)
+	if err != nil {
+		return err
+	}
+	e, err := signing.SelectSigner(keys, nil, time.Now())
+	if err != nil {
+		return err
+	}
+	w := assembly.NewWriter(assembly.WriterOptions{})
+	if err := w.AddBytes(assembly.ManifestName, []byte(manifest)); err != nil {
+		return err
+	}
+	out := filepath.Join(dir, "signed.cloud")
+	if err := w.WriteFile(context.Background(), out); err != nil {
+		return err
+	}
+	_, err = signing.SignFile(context.Background(), out, out, e, &signing.SignOptions{Replace: true})
+	return err
 }

@@ -62,6 +62,7 @@ var errorCodes = []errorCode{
 	{signing.ErrUnsigned, "unsigned"},
 	{signing.ErrUnsignedContent, "unsigned_content"},
 	{signing.ErrMalformedSignature, "malformed_signature"},
+	{signing.ErrUnknownCritical, "unknown_critical"}, // before the two it also matches
 	{signing.ErrBadSignature, "bad_signature"},
 	{signing.ErrUnknownSigner, "unknown_signer"},
 	{signing.ErrKeyExpired, "key_expired"},
@@ -89,6 +90,7 @@ var errorCodes = []errorCode{
 	{signing.ErrInputChanged, "input_changed"},
 	{signing.ErrNotSigned, "not_signed"},
 	{signing.ErrAlreadySigned, "already_signed"},
+	{signing.ErrWouldDropSignatures, "would_drop_signatures"},
 	{signing.ErrNoMatchingKey, "no_matching_key"},
 	{signing.ErrAmbiguousKey, "ambiguous_key"},
 	{signing.ErrGPGNotFound, "gpg_not_found"},
