@@ -106,6 +106,8 @@ func commands() []*cli.Command {
 		signCmd(),
 		verifyCmd(),
 		extractCmd(),
+		deployCmd(),
+		statusCmd(),
 		schemaCmd(),
 		moduleCmd(),
 		blueprintCmd(),

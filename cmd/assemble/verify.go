@@ -114,6 +114,8 @@ type verifyResult struct {
 
 	reader   *assembly.Reader  // the assembly, open until close
 	verified *signing.Verified // reads through reader; nil when unsigned
+	trusted  *trust.Result     // what trust.Verify gave, when it succeeded
+	trust    *trust.Trust      // the keys and policy it verified with (nil: none given)
 	close    func()            // stops the digest and closes the file
 }
 
@@ -210,6 +212,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 	}
 	res.close = func() { f.Close() }
 	res.Size = size
+	res.trust = tr
 	prog := newProgress(c, "verifying "+name)
 	v, err := trust.Verify(c.Context, name, f, size, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func()})
 	prog.Done()
@@ -240,6 +243,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 	}
 	res.SHA256 = v.SHA256
 	res.Valid = true
+	res.trusted = v
 	res.Droplets = len(v.Manifest.Droplets)
 	res.Warnings = diagnosticsJSON(v.Report.Warnings())
 	res.Files = v.Files()
