@@ -19,6 +19,8 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
+	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cdk"
 	"github.com/cloud-assembly/assemble/packager/schema"
 )
@@ -44,6 +46,12 @@ type BuildOptions struct {
 	// become warnings.
 	Schemas     *schema.Catalog
 	SchemasWarn bool
+	// AssetBucket and AssetKeyPrefix say where the local artifacts of
+	// templates (Lambda code, nested templates, ...) are uploaded; they
+	// override assets: in assembly.yaml. The bucket is a name or a
+	// ${Id.output.Name} reference to a stack deployed first.
+	AssetBucket    string
+	AssetKeyPrefix string
 }
 
 // A Plan is a loaded, validated project: the manifest to write and the
@@ -332,6 +340,7 @@ type builder struct {
 	schemaFindings []schema.Finding
 	schemaWarnings []assembly.Finding
 	outputs        map[string]templateOutputs // stack droplet -> its template's Outputs
+	assetBucket    string                     // the bucket of the last assetSet
 }
 
 func (b *builder) errAt(id, field string, err error) error {
@@ -380,8 +389,22 @@ func (b *builder) droplet(id string) error {
 				return b.add(path.Join(path.Dir(name), rel), "", body, "packaged "+real+" ("+rel+")")
 			}
 			read := func(file string) { b.plan.inputs = append(b.plan.inputs, file) }
-			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal), Properties: d.Properties, AddFile: addFile, Read: read}); err != nil {
+			var set *artifacts.Set
+			if prop.Template {
+				if set, err = b.assetSet(read); err != nil {
+					return b.errAt(id, field, err)
+				}
+			}
+			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal), Properties: d.Properties, AddFile: addFile, Read: read, Assets: set}); err != nil {
+				if errors.Is(err, artifacts.ErrOutsideProject) {
+					err = also(err, ErrOutsideProject)
+				}
 				return b.errAt(id, field, err)
+			}
+			if set != nil {
+				if err := b.addAssets(id, d, set); err != nil {
+					return b.errAt(id, field, err)
+				}
 			}
 		}
 		if body == nil {
@@ -442,21 +465,20 @@ func (b *builder) openChecked(real string) (*os.File, os.FileInfo, error) {
 	if err != nil || !filepath.IsLocal(rel) {
 		return nil, nil, fmt.Errorf("%w: %s lies outside the project", ErrOutsideProject, real)
 	}
-	f, err := b.plan.root.Open(rel)
-	if err != nil {
-		if strings.Contains(err.Error(), "escapes") {
-			return nil, nil, fmt.Errorf("%w: %s now leads outside the project (a symlink?)", ErrOutsideProject, relWD(real))
-		}
+	// The one rule for a path a project names (internal/projectfs).
+	f, err := projectfs.Open(b.plan.root, rel)
+	switch {
+	case errors.Is(err, projectfs.ErrOutside):
+		return nil, nil, fmt.Errorf("%w: %s now leads outside the project (a symlink?)", ErrOutsideProject, relWD(real))
+	case errors.Is(err, projectfs.ErrNotRegular):
+		return nil, nil, fmt.Errorf("%w: %s is not a regular file", ErrProject, relWD(real))
+	case err != nil:
 		return nil, nil, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s is not a regular file", ErrProject, relWD(real))
 	}
 	return f, st, nil
 }

@@ -110,6 +110,7 @@ type projectSpec struct {
 	manifest *assembly.Manifest
 	pos      positions
 	budget   int // values left to convert, aliases expanded (maxYAMLNodes in all)
+	assets   *assetsConfig
 }
 
 func (s *projectSpec) errAt(n *yaml.Node, droplet, field string, format string, args ...any) *ProjectError {
@@ -125,9 +126,14 @@ func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
 		return nil, err
 	}
 	s := &projectSpec{file: file, pos: positions{}, budget: maxYAMLNodes, manifest: &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{}}}
-	top, err := s.mapping(root, "", "", []string{"environment", "droplets"})
+	top, err := s.mapping(root, "", "", []string{"environment", "assets", "droplets"})
 	if err != nil {
 		return nil, err
+	}
+	if n := top["assets"]; n != nil {
+		if err := s.readAssets(n); err != nil {
+			return nil, err
+		}
 	}
 	env := defaultEnv
 	envNode := root

@@ -7,9 +7,12 @@ import (
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/deploy"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/cloud-assembly/assemble/packager"
+	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
 	"github.com/cloud-assembly/assemble/packager/cdk"
@@ -74,6 +77,7 @@ var errorCodes = []errorCode{
 	{signing.ErrUnsigned, "unsigned"},
 	{signing.ErrUnsignedContent, "unsigned_content"},
 	{signing.ErrMalformedSignature, "malformed_signature"},
+	{signing.ErrUnknownCritical, "unknown_critical"}, // before the two it also matches
 	{signing.ErrBadSignature, "bad_signature"},
 	{signing.ErrUnknownSigner, "unknown_signer"},
 	{signing.ErrKeyExpired, "key_expired"},
@@ -101,6 +105,7 @@ var errorCodes = []errorCode{
 	{signing.ErrInputChanged, "input_changed"},
 	{signing.ErrNotSigned, "not_signed"},
 	{signing.ErrAlreadySigned, "already_signed"},
+	{signing.ErrWouldDropSignatures, "would_drop_signatures"},
 	{signing.ErrNoMatchingKey, "no_matching_key"},
 	{signing.ErrAmbiguousKey, "ambiguous_key"},
 	{signing.ErrGPGNotFound, "gpg_not_found"},
@@ -116,6 +121,13 @@ var errorCodes = []errorCode{
 	{output.ErrNotEmpty, "folder_not_empty"},
 	{output.ErrNotFolder, "not_a_folder"},
 	{output.ErrDirect, "output_direct"},
+
+	// Local artifacts of templates (issue 21).
+	{artifacts.ErrOutsideProject, "artifact_outside_project"},
+	{artifacts.ErrCycle, "nested_template_cycle"},
+	{artifacts.ErrTooLarge, "artifact_too_large"},
+	{artifacts.ErrChanged, "artifact_changed"},
+	{artifacts.ErrArtifact, "invalid_artifact"},
 
 	// Modules and templates: a source's cause before the template's.
 	{source.ErrBadSource, "bad_source"},
@@ -141,6 +153,7 @@ var errorCodes = []errorCode{
 	{paramschema.ErrTooLarge, "parameter_too_large"},
 	{cfn.ErrSyntax, "template_syntax"},
 	{cfn.ErrMissingParameter, "missing_module_parameter"},
+	{cfn.ErrUnknownParameter, "unknown_module_parameter"},
 	{cfn.ErrCycle, "module_cycle"},
 	{cfn.ErrNameClash, "name_clash"},
 	{cfn.ErrOutsideRoot, "outside_root"},
@@ -182,6 +195,7 @@ var errorCodes = []errorCode{
 	{schema.ErrCatalog, "schema_catalog"},
 	{schema.ErrInvalid, "invalid_schema"},
 	{schema.ErrTooLarge, "schema_too_large"},
+	{schema.ErrRegexBudget, "schema_regex_time"},
 	{registry.ErrInvalidFragment, "invalid_fragment"},
 	{registry.ErrProject, "invalid_module_project"},
 	{registry.ErrTypeName, "invalid_type_name"},
@@ -192,6 +206,10 @@ var errorCodes = []errorCode{
 	{packager.ErrMissing, "missing"},
 	{packager.ErrChanged, "project_changed"},
 	{packager.ErrSchemaCheck, "schema_check"},
+	// The project-path rule (internal/projectfs), where its error is not
+	// already one of the classes above.
+	{projectfs.ErrOutside, "outside_folder"},
+	{projectfs.ErrNotRegular, "not_regular_file"},
 
 	// The assembly check: assembly.Rules' codes. A *CheckError takes the
 	// rule of its first finding instead.
@@ -216,6 +234,25 @@ var errorCodes = []errorCode{
 	{assembly.ErrDuplicate, "duplicate_name"},
 	{assembly.ErrTooLarge, "too_large"},
 	{packager.ErrProject, "invalid_project"},
+
+	// Deploy (a droplet's failure before the dependents it stops).
+	{deploy.ErrInterrupted, "interrupted"},
+	{deploy.ErrAccount, "wrong_account"},
+	{deploy.ErrMissing, "missing_information"},
+	{deploy.ErrParameter, "bad_parameter"},
+	{deploy.ErrUndeployable, "undeployable"},
+	{deploy.ErrEnvironment, "unsupported_environment"},
+	{deploy.ErrMetadataError, "error_metadata"},
+	{deploy.ErrNoDocker, "no_docker"},
+	{deploy.ErrStagingBucket, "no_staging_bucket"},
+	{deploy.ErrOnly, "no_such_droplet"},
+	{deploy.ErrUnresolved, "unresolved"},
+	{deploy.ErrStackFailed, "stack_failed"},
+	{deploy.ErrUpload, "upload_failed"},
+	{deploy.ErrPush, "push_failed"},
+	{deploy.ErrDependency, "dependency_failed"},
+	{deploy.ErrAWS, "aws_failed"},
+	{deploy.ErrDiffers, "differs"},
 
 	// The command's own.
 	{errIsFolder, "is_folder"},

@@ -108,6 +108,8 @@ func commands() []*cli.Command {
 		extractCmd(),
 		pushCmd(),
 		pullCmd(),
+		deployCmd(),
+		statusCmd(),
 		schemaCmd(),
 		moduleCmd(),
 		blueprintCmd(),
