@@ -40,7 +40,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	var err error
-	if f := missingValue(app, args); f != "" {
+	if uerr := unknownCommand(app, args); uerr != nil {
+		err = uerr
+	} else if f := missingValue(app, args); f != "" {
 		err = usagef("flag needs an argument: %s", f)
 	} else {
 		args = reorderArgs(app, args)
@@ -136,8 +138,8 @@ EXIT CODES:
 		DisableSliceFlagSeparator: true,
 		// Errors are printed once, by report, never by urfave/cli itself.
 		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageErrorHint(c, err)
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -162,7 +164,7 @@ EXIT CODES:
 // setUp gives c and its subcommands our usage error handler, and each
 // command group its help command.
 func setUp(c *cli.Command) {
-	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+	c.OnUsageError = func(c *cli.Context, err error, _ bool) error { return usageErrorHint(c, err) }
 	for _, f := range c.Flags {
 		markPath(f)
 	}
@@ -197,6 +199,15 @@ type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
+
+// usageErrorHint is urfave/cli's usage error, with the nearest flag as a
+// hint when a flag is unknown.
+func usageErrorHint(c *cli.Context, err error) error {
+	if hint := flagHint(c, err); hint != "" {
+		return withHint(usageError{err}, hint)
+	}
+	return usageError{err}
+}
 
 // usagef returns a usage error (exit code 2).
 func usagef(format string, args ...any) error {
