@@ -25,6 +25,16 @@ var (
 	ErrManifest = errors.New("assembly: invalid manifest")
 )
 
+// ErrTruncated: the file starts as a zip archive but ends before its end
+// record: a download or copy cut short. It matches ErrFormat too.
+var ErrTruncated error = &formatError{"truncated archive"}
+
+// formatError is a sentinel of one kind of ErrFormat.
+type formatError struct{ msg string }
+
+func (e *formatError) Error() string { return e.msg }
+func (e *formatError) Unwrap() error { return ErrFormat }
+
 // classError is a sentinel of one class of invalid manifests: it matches
 // ErrManifest too.
 type classError struct{ msg string }

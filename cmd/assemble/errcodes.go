@@ -50,6 +50,7 @@ type errorCode struct {
 var errorCodes = []errorCode{
 	// Damaged data says more than the digest mismatch it causes.
 	{assembly.ErrCorrupt, "corrupt"},
+	{assembly.ErrTruncated, "truncated"},
 
 	// Signing: an attestation to sign that is not this assembly's says
 	// more than the file that differs.

@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -22,13 +24,60 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // invalid input, failed verification, I/O errors
 	exitUsage   = 2 // bad flags or arguments
+	// exitInterrupted is what a shell reports for a command stopped by
+	// SIGINT (128 + 2).
+	exitInterrupted = 130
 )
 
+// interruptGrace is how long a command has to stop by itself after
+// Ctrl-C (removing its temporary files) before the process exits anyway:
+// a command blocked reading a terminal, a pipe or a FIFO does not watch
+// its context.
+const interruptGrace = 2 * time.Second
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(runWithSignals(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// runWithSignals runs the command with a context that Ctrl-C (SIGINT) or
+// SIGTERM cancels, and returns its exit code: exitInterrupted when it was
+// interrupted, also when the command has not stopped interruptGrace after.
+func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, stdin, stdout, stderr) }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	stop() // a second Ctrl-C ends the process at once
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(interruptGrace):
+		return reportInterrupted(args, stdout, stderr)
+	}
+}
+
+// errInterrupted: the user pressed Ctrl-C (or the process got SIGTERM).
+var errInterrupted = interruptedError{}
+
+type interruptedError struct{}
+
+func (interruptedError) Error() string { return "interrupted" }
+func (interruptedError) Unwrap() error { return context.Canceled }
+func (interruptedError) ExitCode() int { return exitInterrupted }
+
+// reportInterrupted reports errInterrupted for a command that did not stop
+// within interruptGrace.
+func reportInterrupted(args []string, stdout, stderr io.Writer) int {
+	var jsonOut io.Writer
+	if wantsJSON(newApp(strings.NewReader(""), io.Discard, io.Discard), args) {
+		jsonOut = stdout
+	}
+	return report(stderr, jsonOut, errInterrupted)
 }
 
 // run executes the CLI and returns the process exit code.
@@ -50,6 +99,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil {
+		// Whatever failed after Ctrl-C failed because of it.
+		err = errInterrupted
 	}
 	var jsonOut io.Writer
 	if wantsJSON(app, args) {
@@ -248,13 +301,12 @@ func report(stderr, jsonOut io.Writer, err error) int {
 	case errors.As(err, &ec):
 		code = ec.ExitCode()
 	}
-	hint := ""
+	attached := ""
 	var he hintError
 	if errors.As(err, &he) {
-		hint = he.hint
-	} else if code == exitUsage {
-		hint = "run 'assemble --help' for usage"
+		attached = he.hint
 	}
+	hint := hintOf(err, attached)
 	if jsonOut != nil {
 		if werr := writeErrorJSON(jsonOut, err, hint); werr != nil {
 			fmt.Fprintf(stderr, "assemble: error: printing the error as JSON: %s\n", werr)
