@@ -15,11 +15,12 @@ import (
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/cloud-assembly/assemble/"
 	forbidden := map[string][]string{
-		"droplets": {"assembly", "packager", "signing", "cmd"},
-		"assembly": {"packager", "signing", "cmd"},
-		"signing":  {"packager", "cmd"},
-		"packager": {"signing", "cmd"},
-		"internal": {"droplets", "assembly", "packager", "signing", "cmd"},
+		"droplets": {"assembly", "packager", "signing", "trust", "deploy", "remote", "cmd"},
+		"assembly": {"packager", "signing", "trust", "deploy", "remote", "cmd"},
+		"signing":  {"packager", "trust", "deploy", "remote", "cmd"},
+		"packager": {"signing", "trust", "deploy", "remote", "cmd"},
+		"internal": {"droplets", "assembly", "packager", "signing", "trust", "deploy", "remote", "cmd"},
+		"trust":    {"packager", "deploy", "remote", "cmd"},
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "./...").Output()
 	if err != nil {

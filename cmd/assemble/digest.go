@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -129,42 +128,4 @@ func (d *digestWriter) Sum() (string, error) {
 func (d *digestWriter) close() {
 	d.once.Do(func() { close(d.jobs) })
 	<-d.done
-}
-
-// startDigest takes the SHA-256 of the first size bytes of f in the
-// background, while verify reads the same file (its pages are then read
-// once from the disk). The function returned waits for it; a cancelled
-// ctx stops it.
-func startDigest(ctx context.Context, f io.ReaderAt, size int64) func() (string, error) {
-	type result struct {
-		sum string
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		h := sha256.New()
-		_, err := io.CopyBuffer(h, &ctxReader{ctx, io.NewSectionReader(f, 0, size)}, make([]byte, 1<<20))
-		done <- result{hex.EncodeToString(h.Sum(nil)), err}
-	}()
-	var res *result
-	return func() (string, error) {
-		if res == nil {
-			r := <-done
-			res = &r
-		}
-		return res.sum, res.err
-	}
-}
-
-// A ctxReader stops reading when its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/cloud-assembly/assemble/packager/registry"
 	"github.com/cloud-assembly/assemble/packager/schema"
 	"github.com/cloud-assembly/assemble/signing"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 // Errors of the command itself, for causes no library names.
@@ -29,9 +30,6 @@ var (
 	errIsFolder = errors.New("is a folder")
 	// errNoMatch: inspect --query matches nothing.
 	errNoMatch = errors.New("query matches nothing")
-	// errInvalidPolicy: a --policy file is not a valid policy (its YAML
-	// syntax, its keys or values).
-	errInvalidPolicy = errors.New("invalid policy")
 )
 
 // An errorCode is the stable code --json prints for one cause of failure
@@ -208,7 +206,10 @@ var errorCodes = []errorCode{
 	// The command's own.
 	{errIsFolder, "is_folder"},
 	{errNoMatch, "no_match"},
-	{errInvalidPolicy, "invalid_policy"},
+	{trust.ErrInvalidPolicy, "invalid_policy"},
+	{trust.ErrKeyringFile, "keyring_file"},
+	{trust.ErrNoKeyring, "no_keyring"},
+	{trust.ErrOption, "trust_option"},
 }
 
 // Codes of failures no sentinel above names.

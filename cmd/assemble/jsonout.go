@@ -18,6 +18,7 @@ import (
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/cloud-assembly/assemble/packager/cfn"
 	"github.com/cloud-assembly/assemble/packager/registry"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 // jsonFlag is every command's --json. The schema of each command's object
@@ -271,8 +272,10 @@ func ownPlace(err error) place {
 		return place{file: e.file}
 	case *causeError:
 		return place{file: e.file}
-	case *policyError:
+	case *trust.PolicyError:
 		return place{e.File, e.Line, e.Column}
+	case *trust.FileError:
+		return place{file: e.File}
 	}
 	return place{}
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/internal/hint"
 )
 
 // Exit codes. They are documented in the README and in --help.
@@ -267,22 +269,8 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// hintError attaches a hint line to an error.
-type hintError struct {
-	err  error
-	hint string
-}
-
-func (e hintError) Error() string { return e.err.Error() }
-func (e hintError) Unwrap() error { return e.err }
-
 // withHint wraps err so that report prints hint after it.
-func withHint(err error, hint string) error {
-	if err == nil {
-		return nil
-	}
-	return hintError{err, hint}
-}
+func withHint(err error, h string) error { return hint.With(err, h) }
 
 // exitCoder lets a library error choose its exit code.
 type exitCoder interface{ ExitCode() int }
@@ -301,14 +289,9 @@ func report(stderr, jsonOut io.Writer, err error) int {
 	case errors.As(err, &ec):
 		code = ec.ExitCode()
 	}
-	attached := ""
-	var he hintError
-	if errors.As(err, &he) {
-		attached = he.hint
-	}
-	hint := hintOf(err, attached)
+	fix := hintOf(err, hint.Of(err))
 	if jsonOut != nil {
-		if werr := writeErrorJSON(jsonOut, err, hint); werr != nil {
+		if werr := writeErrorJSON(jsonOut, err, fix); werr != nil {
 			fmt.Fprintf(stderr, "assemble: error: printing the error as JSON: %s\n", werr)
 		}
 	}
@@ -317,8 +300,8 @@ func report(stderr, jsonOut io.Writer, err error) int {
 		return code
 	}
 	fmt.Fprintf(stderr, "assemble: error: %s\n", err)
-	if hint != "" {
-		fmt.Fprintf(stderr, "assemble: hint: %s\n", hint)
+	if fix != "" {
+		fmt.Fprintf(stderr, "assemble: hint: %s\n", fix)
 	}
 	return code
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/signing"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 func signCmd() *cli.Command {
@@ -112,7 +113,7 @@ func runSign(c *cli.Context) error {
 		}
 		inputs = append(inputs, sig)
 		if len(c.StringSlice("keyring")) > 0 {
-			kr, files, err := readKeyrings("--keyring", c.StringSlice("keyring"))
+			kr, files, err := trust.ReadKeyrings("--keyring", c.StringSlice("keyring"))
 			if err != nil {
 				return err
 			}

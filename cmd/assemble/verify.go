@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +13,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/signing"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 func verifyCmd() *cli.Command {
@@ -187,15 +187,15 @@ func (res *verifyResult) setSignatures(sigs []signing.Signature, pr signing.Poli
 		return s
 	}
 	res.Policy = &policyResult{MinSigners: pr.MinSigners, Signers: nonNil(pr.Signers), Required: nonNil(pr.Required), Missing: nonNil(pr.Missing),
-		Algorithms: algorithmNames(pol.Algorithms), Met: pr.Met}
+		Algorithms: trust.AlgorithmNames(pol.Algorithms), Met: pr.Met}
 }
 
-// verifyAssembly opens the assembly and runs the checks; the file's
-// SHA-256 is taken meanwhile, from the same open file. The caller calls
-// res.close when done with res.reader and res.verified.
+// verifyAssembly opens the assembly and verifies it (trust.Verify, the
+// one verify-and-open function), reporting what it found. The caller
+// calls res.close when done with res.reader and res.verified.
 func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verifyResult, err error) {
 	res = &verifyResult{File: name, Warnings: []diagnosticJSON{}, close: func() {}}
-	var tr *trust
+	var tr *trust.Trust
 	if trustGiven(c) {
 		// A mistake in the trust flags or the policy file is reported
 		// whatever the assembly holds: a --keyring typo is not ignored
@@ -204,58 +204,33 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 			return res, err
 		}
 	}
-	f, r, size, err := openAssembly(name)
+	f, size, err := openAssemblyFile(name)
 	if err != nil {
 		return res, openError(name, err)
 	}
-	res.reader, res.Size = r, size
-	ctx, cancel := context.WithCancel(c.Context)
-	digest := startDigest(ctx, f, size)
-	res.close = func() {
-		cancel()
-		digest()
-		f.Close()
-	}
-	defer func() {
-		if err == nil {
-			res.SHA256, err = digest()
-			err = onFile("verify", name, err)
-		}
-	}()
-	if !r.Signed() {
-		if !allowUnsigned {
-			return res, withHint(onFile("verify", name, signing.ErrUnsigned),
-				"sign it with 'assemble sign --key FILE', or pass --allow-unsigned to check only its structure and manifest")
-		}
-		rep, err := r.Check(checkOptions(c))
-		showFindings(c, name, rep)
-		if err != nil {
-			return res, checkHint(onFile("verify", name, err), checkFailedHint)
-		}
-		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", name)
-		res.Valid = true
-		res.Droplets = len(rep.Manifest.Droplets)
-		res.Warnings = diagnosticsJSON(rep.Warnings())
-		res.Files = fileCount(r) // unsigned: every file
-		for _, f := range r.Files() {
-			res.Bytes += f.Size()
-		}
-		return res, nil
-	}
-	res.Signed = true
-	if tr == nil {
-		if tr, err = loadTrust(c); err != nil { // needs a --keyring
-			return res, err
-		}
-	}
+	res.close = func() { f.Close() }
+	res.Size = size
 	prog := newProgress(c, "verifying "+name)
-	v, err := signing.VerifyContext(c.Context, r, tr.trusted, &signing.VerifyOptions{Check: checkOptions(c), Progress: prog.Func(), Policy: tr.policy, Known: tr.known})
+	v, err := trust.Verify(c.Context, name, f, size, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func()})
 	prog.Done()
+	res.reader, res.verified, res.Signed = v.Reader, v.Verified, v.Signed
+	if v.Report != nil {
+		showFindings(c, name, v.Report)
+	}
 	if err != nil {
-		var se *signing.SignaturesError
-		if errors.As(err, &se) {
-			res.setSignatures(se.Signatures, se.Policy, tr.policy)
-			if !c.Bool("json") && (len(se.Signatures) > 1 || len(tr.policy.Signers) > 0 || tr.policy.MinSigners > 1) {
+		switch {
+		case v.Reader == nil:
+			return res, openError(name, onFile("", name, err))
+		case !v.Signed && errors.Is(err, signing.ErrUnsigned):
+			return res, onFile("verify", name, err)
+		case !v.Signed:
+			return res, checkHint(onFile("verify", name, err), checkFailedHint)
+		case errors.Is(err, trust.ErrNoKeyring):
+			return res, trustError(c, err)
+		}
+		if len(v.Signatures) > 0 {
+			res.setSignatures(v.Signatures, v.PolicyResult, v.Policy)
+			if !c.Bool("json") && (len(v.Signatures) > 1 || len(v.Policy.Signers) > 0 || v.Policy.MinSigners > 1) {
 				for _, l := range signatureLines(res) {
 					fmt.Fprintf(c.App.ErrWriter, "assemble: %s\n", l)
 				}
@@ -263,38 +238,52 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 		}
 		return res, verifyHint(onFile("verify", name, err))
 	}
-	res.setSignatures(v.Signatures(), v.Policy(), tr.policy)
-	showFindings(c, name, v.Report())
-	res.Warnings = diagnosticsJSON(v.Report().Warnings())
+	res.SHA256 = v.SHA256
 	res.Valid = true
-	res.Authenticated = true
-	res.verified = v
-	res.Signer = &signerResult{Fingerprint: v.Fingerprint(), SigningKey: v.SigningKeyFingerprint(), UserID: v.UserID()}
-	res.Timestamp = v.Time().UTC().Format(time.RFC3339)
-	res.Algorithm = signing.AlgorithmName(v.Attestation().Algorithm)
-	res.Files = len(v.Files())
+	res.Droplets = len(v.Manifest.Droplets)
+	res.Warnings = diagnosticsJSON(v.Report.Warnings())
+	res.Files = v.Files()
 	res.Bytes = v.Bytes()
-	res.Droplets = len(v.Manifest().Droplets)
+	if !v.Signed {
+		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", name)
+		return res, nil
+	}
+	res.setSignatures(v.Signatures, v.PolicyResult, v.Policy)
+	res.Authenticated = true
+	vf := v.Verified
+	res.Signer = &signerResult{Fingerprint: vf.Fingerprint(), SigningKey: vf.SigningKeyFingerprint(), UserID: vf.UserID()}
+	res.Timestamp = vf.Time().UTC().Format(time.RFC3339)
+	res.Algorithm = signing.AlgorithmName(vf.Attestation().Algorithm)
 	return res, nil
 }
 
-// openAssembly opens the assembly file and reads its structure, as
-// assembly.Open does, keeping the file for the digest.
-func openAssembly(name string) (*os.File, *assembly.Reader, int64, error) {
+// openAssemblyFile opens an assembly file for reading and says its size.
+func openAssemblyFile(name string) (*os.File, int64, error) {
 	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// openAssembly opens the assembly file and reads its structure, as
+// assembly.Open does, keeping the file.
+func openAssembly(name string) (*os.File, *assembly.Reader, int64, error) {
+	f, size, err := openAssemblyFile(name)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	st, err := f.Stat()
-	if err == nil {
-		var r *assembly.Reader
-		if r, err = assembly.NewReader(f, st.Size()); err == nil {
-			return f, r, st.Size(), nil
-		}
-		err = onFile("", name, err)
+	r, err := assembly.NewReader(f, size)
+	if err != nil {
+		f.Close()
+		return nil, nil, 0, onFile("", name, err)
 	}
-	f.Close()
-	return nil, nil, 0, err
+	return f, r, size, nil
 }
 
 // verifyHint adds the hint for the failure's cause.

@@ -1,4 +1,4 @@
-package main
+package trust
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 )
 
 // FuzzReadPolicy: whatever a --policy file holds, readPolicy either
-// refuses it with a placed policyError, or reads settings that hold the
+// refuses it with a placed PolicyError, or reads settings that hold the
 // file's rules: min-signers at least 1 (0 when not given), every required
 // signer a fingerprint, every algorithm a strong one, keyring paths made
 // relative to the file's folder.
@@ -31,28 +31,28 @@ func FuzzReadPolicy(f *testing.F) {
 		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := readPolicy(file)
+		p, err := ReadPolicy(file)
 		if err != nil {
-			var pe *policyError
+			var pe *PolicyError
 			if !errors.As(err, &pe) || pe.File != file {
-				t.Fatalf("error %v is not a policyError about the file", err)
+				t.Fatalf("error %v is not a PolicyError about the file", err)
 			}
 			return
 		}
-		if p.minSigners < 0 || (p.has["min-signers"] && p.minSigners < 1) {
-			t.Fatalf("min-signers %d", p.minSigners)
+		if p.MinSigners < 0 || (p.Has["min-signers"] && p.MinSigners < 1) {
+			t.Fatalf("min-signers %d", p.MinSigners)
 		}
-		for _, fp := range p.signers {
+		for _, fp := range p.RequireSigners {
 			if _, err := signing.NormalizeFingerprint(fp); err != nil {
 				t.Fatalf("required signer %q: %v", fp, err)
 			}
 		}
-		for _, a := range p.algorithms {
+		for _, a := range p.Algorithms {
 			if _, err := signing.ParseAlgorithm(a); err != nil {
 				t.Fatalf("algorithm %q: %v", a, err)
 			}
 		}
-		for _, k := range append(p.keyrings, p.untrusted...) {
+		for _, k := range append(p.Keyrings, p.UntrustedKeyrings...) {
 			if !filepath.IsAbs(k) {
 				t.Fatalf("keyring %q is not resolved against the policy's folder", k)
 			}
@@ -80,8 +80,8 @@ func TestReadPolicyRefuses(t *testing.T) {
 		if err := os.WriteFile(file, []byte(tt.body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := readPolicy(file)
-		var pe *policyError
+		_, err := ReadPolicy(file)
+		var pe *PolicyError
 		if !errors.As(err, &pe) || pe.Line != tt.line || pe.Column != tt.col || !strings.Contains(pe.Msg, tt.want) {
 			t.Errorf("%q: got %v, want %q at %d:%d", tt.body, err, tt.want, tt.line, tt.col)
 		}
@@ -96,9 +96,9 @@ func TestReadPolicyRefusesLargeFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := readPolicy(file)
-	var pe *policyError
-	if !errors.As(err, &pe) || !errors.Is(err, errInvalidPolicy) || !strings.Contains(pe.Msg, "larger than") {
-		t.Fatalf("got %v, want a policyError saying the file is too large", err)
+	_, err := ReadPolicy(file)
+	var pe *PolicyError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrInvalidPolicy) || !strings.Contains(pe.Msg, "larger than") {
+		t.Fatalf("got %v, want a PolicyError saying the file is too large", err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package trust
 
 import (
 	"errors"
@@ -18,8 +18,8 @@ func TestReadPolicyRefusesTooManyNodes(t *testing.T) {
 	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := readPolicy(file)
-	var pe *policyError
+	_, err := ReadPolicy(file)
+	var pe *PolicyError
 	if !errors.As(err, &pe) || pe.Line != 2 || pe.Column < 14 || !strings.Contains(pe.Msg, "more than 131072 YAML nodes") {
 		t.Fatalf("got %v", err)
 	}

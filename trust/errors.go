@@ -1,0 +1,74 @@
+package trust
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrOption: the options ask for something that cannot be (a
+	// required signer that is not a trusted key, more signers than
+	// keys, an unknown algorithm): a usage error of whoever set them.
+	ErrOption = errors.New("invalid trust option")
+	// ErrNoKeyring: a signed assembly is verified with no trusted keys.
+	ErrNoKeyring = errors.New("no trusted keyring")
+	// ErrInvalidPolicy: a policy file is not a valid policy (its YAML
+	// or its settings).
+	ErrInvalidPolicy = errors.New("invalid policy")
+	// ErrKeyringFile: a keyring path cannot be used (missing, not a
+	// regular file in a keyring folder, an empty folder, too large).
+	ErrKeyringFile = errors.New("unusable keyring")
+)
+
+// An OptionError is a mistake in the options (as the command line names
+// them: --keyring, --require-signer, ...): the message is said as it is,
+// and errors.Is sees ErrOption (and Err, when set).
+type OptionError struct {
+	Msg string
+	Err error
+}
+
+func (e *OptionError) Error() string { return e.Msg }
+
+// Is makes every OptionError an ErrOption.
+func (e *OptionError) Is(target error) bool { return target == ErrOption }
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+func optionf(format string, args ...any) *OptionError {
+	return &OptionError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// A PolicyError is a mistake in a policy file, at a line and column
+// (0 when it is about the whole file).
+type PolicyError struct {
+	File         string
+	Line, Column int
+	Msg          string
+}
+
+func (e *PolicyError) Unwrap() error { return ErrInvalidPolicy }
+
+func (e *PolicyError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+}
+
+// A FileError is about one file given for an option ("--keyring
+// release.asc: ...").
+type FileError struct {
+	Option, File string
+	Err          error
+}
+
+func (e *FileError) Error() string { return e.Option + " " + e.File + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// keyringError is an ErrKeyringFile said in its own words, with the
+// hint that fixes it.
+type keyringError struct{ msg, hint string }
+
+func (e *keyringError) Error() string        { return e.msg }
+func (e *keyringError) Is(target error) bool { return target == ErrKeyringFile }

@@ -1,0 +1,151 @@
+package trust
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/internal/hint"
+	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/suggest"
+	"github.com/cloud-assembly/assemble/internal/yamlpos"
+	"github.com/cloud-assembly/assemble/signing"
+)
+
+// PolicyKeys are the keys of a policy file, in the order help lists them.
+func PolicyKeys() []string {
+	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms"}
+}
+
+// A PolicyFile is what a policy file says; keyring paths are made
+// relative to its folder. Has tells which keys it sets.
+type PolicyFile struct {
+	Keyrings, UntrustedKeyrings []string
+	RequireSigners, Algorithms  []string
+	MinSigners                  int
+	Has                         map[string]bool
+}
+
+// maxPolicySize bounds a policy file: a policy names a few keyrings and
+// fingerprints, and it is read whole.
+const maxPolicySize = 1 << 20
+
+// ReadPolicy reads a policy file, strictly: a YAML mapping of the
+// PolicyKeys only, each once, in one YAML document; lists of strings;
+// min-signers a whole number of at least 1. Its errors are *PolicyError
+// (ErrInvalidPolicy) with the line and column, or the file's own.
+func ReadPolicy(file string) (*PolicyFile, error) {
+	data, err := limitio.ReadFile(file, maxPolicySize)
+	var tl *limitio.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, hint.With(&PolicyError{File: file, Msg: fmt.Sprintf("the policy is %s", tl)}, "a policy is a short YAML mapping: check that --policy names the policy file")
+	}
+	if err != nil {
+		return nil, fileError("--policy", err)
+	}
+	keys := PolicyKeys()
+	at := func(n *yaml.Node, format string, args ...any) error {
+		e := &PolicyError{File: file, Msg: fmt.Sprintf(format, args...)}
+		if n != nil {
+			e.Line, e.Column = n.Line, n.Column
+		}
+		return hint.With(e, "a policy is a YAML mapping of "+strings.Join(keys, ", ")+" (see 'assemble verify --help')")
+	}
+	if le := yamlpos.CheckNodes(data); le != nil {
+		return nil, hint.With(&PolicyError{File: file, Line: le.Pos.Line, Column: le.Pos.Column, Msg: le.Reason()}, "a policy is a short YAML mapping")
+	}
+	// One document: a second one (after ---) would be read by nobody, yet a
+	// reviewer could take its settings for the policy.
+	var doc, next yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err = dec.Decode(&doc)
+	if err == nil {
+		if err = dec.Decode(&next); err == nil {
+			return nil, at(&next, "a policy is one YAML document: remove this second one (and its ---)")
+		}
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		pos, msg := yamlpos.Locate(data, err)
+		return nil, hint.With(&PolicyError{File: file, Line: pos.Line, Column: pos.Column, Msg: "malformed YAML: " + msg}, "fix the YAML syntax")
+	}
+	if len(doc.Content) == 0 {
+		return nil, at(nil, "empty policy")
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, at(top, "the policy must be a mapping (key: value lines)")
+	}
+	p := &PolicyFile{Has: map[string]bool{}}
+	dir := filepath.Dir(file)
+	strs := func(key, v *yaml.Node) ([]string, error) {
+		if v.Kind != yaml.SequenceNode {
+			return nil, at(v, "%s must be a list", key.Value)
+		}
+		var out []string
+		for _, it := range v.Content {
+			if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || it.Value == "" {
+				return nil, at(it, "%s: every entry must be a non-empty string", key.Value)
+			}
+			out = append(out, it.Value)
+		}
+		return out, nil
+	}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		if p.Has[k.Value] {
+			return nil, at(k, "%s is given twice", k.Value)
+		}
+		p.Has[k.Value] = true
+		var err error
+		switch k.Value {
+		case "keyrings", "untrusted-keyrings":
+			var paths []string
+			if paths, err = strs(k, v); err == nil {
+				for i, path := range paths {
+					if !filepath.IsAbs(path) {
+						paths[i] = filepath.Join(dir, path)
+					}
+				}
+				if k.Value == "keyrings" {
+					p.Keyrings = paths
+				} else {
+					p.UntrustedKeyrings = paths
+				}
+			}
+		case "require-signers":
+			if p.RequireSigners, err = strs(k, v); err == nil {
+				for j, f := range p.RequireSigners {
+					if _, ferr := signing.NormalizeFingerprint(f); ferr != nil {
+						return nil, at(v.Content[j], "require-signers: %v", ferr)
+					}
+				}
+			}
+		case "algorithms":
+			if p.Algorithms, err = strs(k, v); err == nil {
+				for j, a := range p.Algorithms {
+					if _, aerr := signing.ParseAlgorithm(a); aerr != nil {
+						return nil, at(v.Content[j], "algorithms: %q: use SHA256, SHA384 or SHA512", a)
+					}
+				}
+			}
+		case "min-signers":
+			n, cerr := strconv.Atoi(v.Value)
+			if v.Kind != yaml.ScalarNode || cerr != nil || n < 1 {
+				return nil, at(v, "min-signers must be a whole number of at least 1")
+			}
+			p.MinSigners = n
+		default:
+			return nil, at(k, "unknown key %q%s", k.Value, suggest.Hint(k.Value, keys))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}

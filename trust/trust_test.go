@@ -1,0 +1,228 @@
+package trust
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/signing"
+)
+
+var keysDir = filepath.Join("..", "fixtures", "keys")
+
+// unsignedAssembly is a small valid unsigned assembly.
+func unsignedAssembly(t testing.TB) []byte {
+	t.Helper()
+	w := assembly.NewWriter(assembly.WriterOptions{})
+	w.AddBytes("manifest.json", []byte(`{"schema":"cloud-assembly/1.0","droplets":{"Site":{"type":"npm://@aws-cdk/assets.FileDroplet","environment":"aws://123456789012/us-east-1","properties":{"file":"site/index.html","bucketName":"b"}}}}`))
+	w.AddBytes("site/index.html", []byte("<h1>hello</h1>\n"))
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// signedAssembly is it, signed with the ed25519 test key.
+func signedAssembly(t testing.TB) []byte {
+	t.Helper()
+	b := unsignedAssembly(t)
+	r, err := assembly.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(keysDir, "ed25519.sec.asc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	keys, err := signing.ReadKeys(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := signing.SelectSigner(keys, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := signing.Seal(context.Background(), &out, r, []signing.Signer{signing.Keys(e)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func load(t testing.TB, opts Options) *Trust {
+	t.Helper()
+	tr, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestVerifySigned(t *testing.T) {
+	b := signedAssembly(t)
+	tr := load(t, Options{Keyrings: []string{filepath.Join(keysDir, "ed25519.pub.asc")}})
+	res, err := Verify(context.Background(), "app.cloud", bytes.NewReader(b), int64(len(b)), tr, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	if res.SHA256 != hex.EncodeToString(sum[:]) || !res.Signed || !res.Authenticated || res.Verified == nil {
+		t.Fatalf("result %+v", res)
+	}
+	if res.Files() != 2 || len(res.Manifest.Droplets) != 1 || len(res.Signatures) != 1 || !res.PolicyResult.Met {
+		t.Fatalf("files %d droplets %d signatures %d", res.Files(), len(res.Manifest.Droplets), len(res.Signatures))
+	}
+	if got, err := res.Verified.ReadFile("site/index.html"); err != nil || string(got) != "<h1>hello</h1>\n" {
+		t.Fatalf("ReadFile: %q, %v", got, err)
+	}
+	res, err = Verify(context.Background(), "app.cloud", bytes.NewReader(b), int64(len(b)), tr, VerifyOptions{SkipDigest: true})
+	if err != nil || res.SHA256 != "" {
+		t.Fatalf("SkipDigest: %q, %v", res.SHA256, err)
+	}
+}
+
+func TestVerifyRefuses(t *testing.T) {
+	signed, unsigned := signedAssembly(t), unsignedAssembly(t)
+	tr := load(t, Options{Keyrings: []string{filepath.Join(keysDir, "ed25519.pub.asc")}})
+	other := load(t, Options{Keyrings: []string{filepath.Join(keysDir, "rsa3072.pub.asc")}})
+	for _, tt := range []struct {
+		name string
+		b    []byte
+		tr   *Trust
+		opts VerifyOptions
+		want error
+	}{
+		{"unsigned", unsigned, tr, VerifyOptions{}, signing.ErrUnsigned},
+		{"no keyring", signed, nil, VerifyOptions{}, ErrNoKeyring},
+		{"unknown signer", signed, other, VerifyOptions{}, signing.ErrUnknownSigner},
+		{"not a zip", []byte("hello"), tr, VerifyOptions{}, assembly.ErrFormat},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Verify(context.Background(), "x.cloud", bytes.NewReader(tt.b), int64(len(tt.b)), tt.tr, tt.opts)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("got %v, want %v", err, tt.want)
+			}
+			if res == nil || res.Authenticated || res.SHA256 != "" {
+				t.Fatalf("a refused assembly reported %+v", res)
+			}
+		})
+	}
+	res, err := Verify(context.Background(), "x.cloud", bytes.NewReader(unsigned), int64(len(unsigned)), nil, VerifyOptions{AllowUnsigned: true})
+	if err != nil || res.Signed || res.Authenticated || res.Verified != nil || res.Files() != 2 || res.SHA256 == "" {
+		t.Fatalf("AllowUnsigned: %+v, %v", res, err)
+	}
+}
+
+func TestLoadOptions(t *testing.T) {
+	ed := filepath.Join(keysDir, "ed25519.pub.asc")
+	for _, tt := range []struct {
+		name string
+		opts Options
+		want error
+		msg  string
+	}{
+		{"no keyring", Options{}, ErrNoKeyring, "needs at least one --keyring"},
+		{"min signers", Options{Keyrings: []string{ed}, MinSigners: 2}, ErrOption, "the policy can never be met"},
+		{"negative", Options{Keyrings: []string{ed}, MinSigners: -1}, ErrOption, "at least 1"},
+		{"required not trusted", Options{Keyrings: []string{ed}, RequireSigners: []string{"E8F5780F54B841A446EB49E6B3CEA6693DD2270D"}}, ErrOption, "no such key"},
+		{"algorithm", Options{Keyrings: []string{ed}, Algorithms: []string{"MD5"}}, ErrOption, `"MD5"`},
+		{"missing keyring", Options{Keyrings: []string{"nope.asc"}}, os.ErrNotExist, "--keyring nope.asc"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(tt.opts)
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("got %v, want %v saying %q", err, tt.want, tt.msg)
+			}
+		})
+	}
+	// The policy file's settings, and a flag replacing one of them.
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "policy.yaml")
+	abs, _ := filepath.Abs(ed)
+	os.WriteFile(pol, []byte("keyrings: ["+abs+"]\nalgorithms: [SHA512]\n"), 0o644)
+	tr := load(t, Options{PolicyFile: pol})
+	if len(tr.Trusted) != 1 || len(tr.Policy.Algorithms) != 1 || tr.PolicyFile == nil {
+		t.Fatalf("policy not applied: %+v", tr)
+	}
+	tr = load(t, Options{PolicyFile: pol, Algorithms: []string{"SHA256", "SHA384"}})
+	if len(tr.Policy.Algorithms) != 2 {
+		t.Fatalf("the option did not replace the policy's algorithms: %v", tr.Policy.Algorithms)
+	}
+}
+
+// Issue #19 item 11: a FIFO in a --keyring folder made verify hang.
+// Every folder entry must be a regular file (or a link to one); others
+// are refused by name, before anything is read.
+func TestReadKeyringsFolderRegularFilesOnly(t *testing.T) {
+	key, err := os.ReadFile(filepath.Join(keysDir, "ed25519.pub.asc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.asc"), key, 0o644)
+	os.Symlink("a.asc", filepath.Join(dir, "link.asc"))
+	if _, _, err := ReadKeyrings("--keyring", []string{dir}); err != nil {
+		t.Fatalf("a folder of a key and a link to it: %v", err)
+	}
+	fifo := filepath.Join(dir, "b.asc")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := ReadKeyrings("--keyring", []string{dir})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var fe *FileError
+		if !errors.Is(err, ErrKeyringFile) || !errors.As(err, &fe) || fe.File != fifo || !strings.Contains(err.Error(), "named pipe") {
+			t.Fatalf("got %v, want ErrKeyringFile naming %s", err, fifo)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a keyring folder holding a FIFO hangs")
+	}
+	os.Remove(fifo)
+	// A link to a FIFO is refused too.
+	other := filepath.Join(t.TempDir(), "fifo")
+	syscall.Mkfifo(other, 0o644)
+	os.Symlink(other, filepath.Join(dir, "c.asc"))
+	if _, _, err := ReadKeyrings("--keyring", []string{dir}); !errors.Is(err, ErrKeyringFile) {
+		t.Fatalf("a link to a FIFO: got %v", err)
+	}
+}
+
+// The key files an option names add up to a bound: a folder of many
+// large key files is refused once the total passes it.
+func TestReadKeyringsTotalBound(t *testing.T) {
+	key, err := os.ReadFile(filepath.Join(keysDir, "ed25519.pub.asc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int64) { maxKeyringsSize = old }(maxKeyringsSize)
+	maxKeyringsSize = int64(len(key))*3 + 10
+	dir := t.TempDir()
+	for _, n := range []string{"a.asc", "b.asc", "c.asc"} {
+		os.WriteFile(filepath.Join(dir, n), key, 0o644)
+	}
+	if _, _, err := ReadKeyrings("--keyring", []string{dir}); err != nil {
+		t.Fatalf("three keys under the bound: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "d.asc"), key, 0o644)
+	_, _, err = ReadKeyrings("--keyring", []string{dir})
+	var fe *FileError
+	if !errors.Is(err, ErrKeyringFile) || !errors.As(err, &fe) || fe.File != filepath.Join(dir, "d.asc") {
+		t.Fatalf("got %v, want ErrKeyringFile naming d.asc", err)
+	}
+}

@@ -1,0 +1,188 @@
+package trust
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/hint"
+	"github.com/cloud-assembly/assemble/signing"
+)
+
+// VerifyOptions tune Verify. The zero value requires a signature.
+type VerifyOptions struct {
+	// AllowUnsigned accepts an unsigned assembly after checking its
+	// structure and manifest only: Result.Signed is false and nothing is
+	// authenticated.
+	AllowUnsigned bool
+	// Check tunes the one check of the manifest (Strict turns its
+	// warnings into errors).
+	Check assembly.CheckOptions
+	// Progress, if set, is called as the files are hashed, with the bytes
+	// hashed so far and the total.
+	Progress func(done, total int64)
+	// SkipDigest leaves Result.SHA256 empty instead of hashing the whole
+	// file beside the verification (a reader whose every read costs, such
+	// as a remote object whose digest is known otherwise).
+	SkipDigest bool
+}
+
+// A Result is an assembly Verify accepted.
+type Result struct {
+	// Name is the assembly's name as the caller gave it.
+	Name string
+	// Size is its size in bytes, SHA256 its hex SHA-256 (what build, sign
+	// and verify print; empty with SkipDigest).
+	Size   int64
+	SHA256 string
+	// Reader reads its structure. Verified reads its files, checked
+	// against the signed attestation; nil when it is unsigned (read
+	// through Reader then: nothing was authenticated).
+	Reader   *assembly.Reader
+	Verified *signing.Verified
+	// Signed is whether it has a signature.asc; Authenticated whether a
+	// trusted key signed it as the policy asks.
+	Signed, Authenticated bool
+	// Report is the check's report (its warnings); Manifest the manifest.
+	Report   *assembly.Report
+	Manifest *assembly.Manifest
+	// Signatures are every signature of signature.asc, and PolicyResult
+	// how they met Policy (empty when unsigned).
+	Signatures   []signing.Signature
+	PolicyResult signing.PolicyResult
+	Policy       signing.Policy
+}
+
+// Files is the number of the assembly's files but signature.asc: what
+// Verify authenticates, and what every command counts.
+func (r *Result) Files() int {
+	if r.Signed {
+		return len(r.Reader.Files()) - 1
+	}
+	return len(r.Reader.Files())
+}
+
+// Bytes is the size of those files.
+func (r *Result) Bytes() int64 {
+	if r.Verified != nil {
+		return r.Verified.Bytes()
+	}
+	var n int64
+	for _, f := range r.Reader.Files() {
+		if f.Name() != assembly.SignatureName {
+			n += f.Size()
+		}
+	}
+	return n
+}
+
+// Verify opens the assembly read from r (size bytes) and checks it before
+// anything in it is used: the ZIP structure from the raw bytes; that
+// signature.asc is signed by keys of t as t.Policy asks, by keys valid
+// when they signed and not revoked; the signed attestation; every file's
+// size and salted hash; then the one check of the manifest. An unsigned
+// assembly fails with signing.ErrUnsigned unless opts.AllowUnsigned; a
+// signed one needs t (nil fails with ErrNoKeyring).
+//
+// On failure the Result returned beside the error says as much as was
+// learnt (Signed, Signatures, PolicyResult); it is never nil. name is
+// what errors call the assembly.
+func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trust, opts VerifyOptions) (*Result, error) {
+	res := &Result{Name: name, Size: size}
+	if t != nil {
+		res.Policy = t.Policy
+	}
+	rd, err := assembly.NewReader(r, size)
+	if err != nil {
+		return res, err
+	}
+	res.Reader = rd
+	digest := func() (string, error) { return "", nil }
+	if !opts.SkipDigest {
+		dctx, cancel := context.WithCancel(ctx)
+		wait := startDigest(dctx, r, size)
+		digest = wait
+		defer func() {
+			cancel()
+			wait()
+		}()
+	}
+	finish := func() (*Result, error) {
+		sum, err := digest()
+		if err != nil {
+			return res, fmt.Errorf("reading %s: %w", name, err)
+		}
+		res.SHA256 = sum
+		return res, nil
+	}
+	if !rd.Signed() {
+		if !opts.AllowUnsigned {
+			return res, hint.With(signing.ErrUnsigned, "sign it with 'assemble sign --key FILE', or pass --allow-unsigned to check only its structure and manifest")
+		}
+		rep, err := rd.Check(opts.Check)
+		res.Report = rep
+		if err != nil {
+			return res, err
+		}
+		res.Manifest = rep.Manifest
+		return finish()
+	}
+	res.Signed = true
+	if t == nil {
+		return res, &OptionError{Msg: "needs at least one --keyring FILE of trusted public keys (or a --policy FILE naming keyrings)", Err: ErrNoKeyring}
+	}
+	v, err := signing.VerifyContext(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known})
+	if err != nil {
+		var se *signing.SignaturesError
+		if errors.As(err, &se) {
+			res.Signatures, res.PolicyResult = se.Signatures, se.Policy
+		}
+		return res, err
+	}
+	res.Verified, res.Authenticated = v, true
+	res.Signatures, res.PolicyResult = v.Signatures(), v.Policy()
+	res.Report, res.Manifest = v.Report(), v.Manifest()
+	return finish()
+}
+
+// startDigest takes the SHA-256 of the first size bytes of r in the
+// background, while the verification reads the same bytes (a file's pages
+// are then read once from the disk). The function returned waits for it;
+// a cancelled ctx stops it.
+func startDigest(ctx context.Context, r io.ReaderAt, size int64) func() (string, error) {
+	type result struct {
+		sum string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		h := sha256.New()
+		_, err := io.CopyBuffer(h, &ctxReader{ctx, io.NewSectionReader(r, 0, size)}, make([]byte, 1<<20))
+		done <- result{hex.EncodeToString(h.Sum(nil)), err}
+	}()
+	var res *result
+	return func() (string, error) {
+		if res == nil {
+			r := <-done
+			res = &r
+		}
+		return res.sum, res.err
+	}
+}
+
+// A ctxReader stops reading when its context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
