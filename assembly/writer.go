@@ -364,7 +364,7 @@ func end(zw *zip.Writer, cw *countingWriter, s Sealer, n int) error {
 	b := tail.Bytes()
 	records, start, ok := centralRecords(b)
 	if !ok {
-		return errors.New("assembly: the zip writer's central directory cannot be read back")
+		return errors.New("the zip writer's central directory cannot be read back")
 	}
 	mendZip64Offsets(records)
 	if s == nil {
@@ -372,7 +372,7 @@ func end(zw *zip.Writer, cw *countingWriter, s Sealer, n int) error {
 		return err
 	}
 	if len(records) != n {
-		return fmt.Errorf("assembly: sealing: %d central directory records for %d entries", len(records), n)
+		return fmt.Errorf("sealing: %d central directory records for %d entries", len(records), n)
 	}
 	if _, err := cw.Write(b[:start]); err != nil {
 		return err

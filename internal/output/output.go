@@ -43,13 +43,13 @@ import (
 // system's own wraps one of them.
 var (
 	// ErrInput: the output is a file the command read.
-	ErrInput = errors.New("output: would overwrite an input")
+	ErrInput = errors.New("would overwrite an input")
 	// ErrFolder: the output names a folder (or a link to one).
-	ErrFolder = errors.New("output: is a folder")
+	ErrFolder = errors.New("is a folder")
 	// ErrDangling: the output is a symbolic link to a file that does not exist.
-	ErrDangling = errors.New("output: symbolic link to nothing")
+	ErrDangling = errors.New("symbolic link to nothing")
 	// ErrLocked: another writer held the output longer than Options.Wait.
-	ErrLocked = errors.New("output: locked by another writer")
+	ErrLocked = errors.New("locked by another writer")
 )
 
 // An Error is an output refused for one of the reasons above: Err is the
@@ -129,7 +129,7 @@ func Create(ctx context.Context, name string, opts Options) (*File, error) {
 		return &File{name: name, w: w}, nil
 	}
 	if name == "" {
-		return nil, errors.New("output: empty file name")
+		return nil, errors.New("empty file name")
 	}
 	if err := checkInputs(name, opts.Inputs); err != nil {
 		return nil, err
