@@ -527,6 +527,19 @@ func (f *File) createTemp() error {
 	return fmt.Errorf("write %s: cannot create a temporary file beside it", f.name)
 }
 
+// A NoFolderError says that the folder an output goes to does not exist
+// (nothing creates it: a typo should not make folders). It matches
+// fs.ErrNotExist.
+type NoFolderError struct {
+	Name, Dir string
+	Err       error
+}
+
+func (e *NoFolderError) Error() string {
+	return fmt.Sprintf("write %s: the folder %s does not exist: %v", e.Name, e.Dir, e.Err)
+}
+func (e *NoFolderError) Unwrap() error { return e.Err }
+
 // tempError says why no file could be created in dir for the output
 // name, naming the folder rather than the temporary file.
 func tempError(name, dir string, err error) error {
@@ -536,7 +549,7 @@ func tempError(name, dir string, err error) error {
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("write %s: the folder %s does not exist: %w", name, dir, pe.Err)
+		return &NoFolderError{Name: name, Dir: dir, Err: pe.Err}
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("write %s: no file may be created in %s: %w", name, dir, pe.Err)
 	}
