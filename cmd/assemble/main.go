@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -220,6 +221,12 @@ EXIT CODES:
 // command group its help command.
 func setUp(c *cli.Command) {
 	c.OnUsageError = func(c *cli.Context, err error, _ bool) error { return usageErrorHint(c, err) }
+	if len(c.Subcommands) == 0 && !slices.ContainsFunc(c.Flags, func(f cli.Flag) bool { return f == quietFlag }) {
+		// Every command takes --quiet (issue 23): a script may pass it
+		// to any command; what a command prints that is not its product
+		// (a summary, "valid" lines, progress) it then leaves out.
+		c.Flags = append(c.Flags, quietFlag)
+	}
 	for _, f := range c.Flags {
 		markPath(f)
 	}

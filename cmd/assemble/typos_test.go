@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,6 +87,20 @@ func TestMisspeltFlags(t *testing.T) {
 			if code != exitUsage || !strings.Contains(stderr, "-"+typo) || !strings.Contains(stderr, want) {
 				t.Errorf("assemble %s: exit %d, stderr:\n%s\nwant exit 2 and %q", strings.Join(args, " "), code, stderr, want)
 			}
+		}
+	}
+}
+
+// Issue 23, item 6: every command takes -q/--quiet, commands merged
+// later too (setUp adds it): a script may pass it to any of them.
+func TestEveryCommandTakesQuiet(t *testing.T) {
+	for _, l := range runnableCommands() {
+		if !slices.ContainsFunc(l.cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "quiet") && slices.Contains(f.Names(), "q") }) {
+			t.Errorf("assemble %s has no -q/--quiet", l)
+		}
+		args := append(append([]string(nil), l.path...), "-q", "--help")
+		if code, _, stderr := runArgs(args...); code != exitOK {
+			t.Errorf("assemble %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
 		}
 	}
 }
