@@ -29,6 +29,9 @@ type PackageOptions struct {
 	// zips, included blueprints), so the caller can keep its output off
 	// them.
 	Read func(path string)
+	// Artifacts ships the local files and folders that rain's !Rain::S3
+	// and !Rain::S3Http name; nil refuses them (cfn.ErrNoArtifacts).
+	Artifacts cfn.Artifacts
 }
 
 // PackageTemplate reads the CloudFormation template at path, expands its
@@ -41,7 +44,7 @@ func PackageTemplate(path string, opts PackageOptions) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("package %s: unknown format %q (use yaml or json)", path, opts.Format)
 	}
-	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Sources: opts.Sources, NoSourceMap: opts.NoSourceMap, Read: opts.Read})
+	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Sources: opts.Sources, NoSourceMap: opts.NoSourceMap, Read: opts.Read, Artifacts: opts.Artifacts})
 	if err != nil {
 		return nil, err
 	}

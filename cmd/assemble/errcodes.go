@@ -133,6 +133,7 @@ var errorCodes = []errorCode{
 	{cfn.ErrOutsideRoot, "outside_root"},
 	{cfn.ErrTooLarge, "template_too_large"},
 	{cfn.ErrDangling, "dangling_reference"},
+	{cfn.ErrNoArtifacts, "no_asset_bucket"},
 	{cfn.ErrInvalid, "invalid_template"},
 
 	// Blueprints: blueprint.Code's names, with "blueprint_" before the

@@ -21,6 +21,16 @@ type condResult struct {
 
 // condRef evaluates a Condition attribute (a condition name).
 func (sc *scope) condRef(v *yaml.Node) (tri, string, error) {
+	if k, a, ok := single(v); ok && k == "Ref" && isStr(a) && !sc.top {
+		// Condition: !Ref Param in a module (rain's modules): the
+		// parameter's value names a condition of the including file, in
+		// the top template's terms, as every parameter value is.
+		if p, found, err := sc.param(a.Value, a); err != nil {
+			return 0, "", err
+		} else if found && isStr(p) {
+			return condUnknown, p.Value, nil
+		}
+	}
 	if !isStr(v) {
 		return 0, "", sc.errorf(v, ErrInvalid, "Condition must name a condition")
 	}

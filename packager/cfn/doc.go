@@ -102,4 +102,21 @@
 // those of the modules it includes (the same rule at every level).
 // CloudFormation runs macros in list order, so the parent's own macros run
 // before any macro that a module brings in.
+//
+// # rain's directives
+//
+// Each file (the template, every module) is read in rain's order: its Rain
+// section (Constants join the file's Constants, usable as ${Rain::Name} in
+// a Sub and as !Rain::Constant; Packages from a folder rewrite the file's
+// $alias/path module types, zips and HTTPS become Packages entries), then
+// !Rain::Embed and !Rain::Include (through Sources, from the folder of the
+// file that holds them, bounded like modules), then its resources whose
+// Type is !Rain::Module (or $alias/path), which become Modules entries
+// with rain's rules: an override of a property named like a module
+// parameter is refused, an override's DependsOn adds to the resource's,
+// and Metadata.Rain.IfParam / IfNotParam keep a module resource only when
+// the parameter is (not) set. !Rain::S3 and !Rain::S3Http are intrinsics:
+// their file or folder goes to Options.Artifacts (ErrNoArtifacts when nil),
+// which returns the bucket and key to write. !Rain::Env is refused (a build
+// must not depend on the environment), and so is any other Rain:: name.
 package cfn

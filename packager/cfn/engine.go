@@ -44,6 +44,11 @@ type Options struct {
 	// template, modules, inserted files, package zips). Ignored when
 	// Sources is set.
 	Read func(path string)
+	// Artifacts ships the local files and folders that !Rain::S3 and
+	// !Rain::S3Http name; nil refuses them (ErrNoArtifacts).
+	Artifacts Artifacts
+
+	noRefCheck bool // tests of rain's suite, whose templates name what they do not define
 }
 
 // Package reads the template at path and expands its modules, constants and
@@ -75,6 +80,8 @@ func Package(path string, opts Options) (*Template, error) {
 		topDir:    filepath.Dir(path),
 		condSet:   map[string]bool{},
 		mapSet:    map[string]bool{},
+
+		rainEntries: map[*yaml.Node]bool{},
 	}
 	file, data, err := srcs.Load("", path, "")
 	if err != nil {
@@ -85,6 +92,9 @@ func Package(path string, opts Options) (*Template, error) {
 		return nil, err
 	}
 	e.expansion = t.size
+	if err := e.rainFile(t); err != nil {
+		return nil, err
+	}
 	return e.top(t)
 }
 
@@ -129,6 +139,9 @@ type engine struct {
 	places     map[placeKey][]place // references left as written, by name
 	combined   map[string]bool      // conditions addCondition made
 	expansion  int64                // node bytes parsed and copied so far (maxExpansionBytes)
+
+	rainEntries   map[*yaml.Node]bool // Modules entries made from !Rain::Module resources
+	rainArtifacts map[rainArtifactKey]rainArtifact
 }
 
 // emitted is a resource in its final form.
@@ -173,6 +186,8 @@ type scope struct {
 	emitted   []*emitted
 	byLocal   map[string]*emitted
 	defaulted map[string]bool
+	given     map[string]bool // parameters set by the module entry's Properties
+	constBusy map[string]bool // constants being resolved (cycles)
 }
 
 func (e *engine) newScope(t *Template, prefix string, top bool, chain []Frame) *scope {
@@ -308,6 +323,7 @@ func (sc *scope) run() error {
 					}
 				}
 			}
+			sc.rainIfParams(pairs)
 		}
 	}
 	mods, err := sc.section("Modules")
@@ -371,6 +387,9 @@ func (sc *scope) run() error {
 		r, err := sc.resource(pairs[i], pairs[i+1])
 		if err != nil {
 			return err
+		}
+		if !sc.top {
+			dropIfParams(r.node)
 		}
 		sc.add(r)
 	}
@@ -578,7 +597,11 @@ func (sc *scope) override(m *module, k, ov *yaml.Node, file string) error {
 			r.Content = append(r.Content, a, x)
 		}
 	}
-	mergeOverride(target.node, r)
+	if sc.e.rainEntries[m.entry] {
+		rainMerge(target.node, r)
+	} else {
+		mergeOverride(target.node, r)
+	}
 	return nil
 }
 
@@ -730,6 +753,9 @@ func (sc *scope) expand(m *module) error {
 		if ov.Kind != yaml.MappingNode {
 			return sc.errorf(ov, ErrInvalid, "Overrides of module %s must be a mapping of resource names", m.name)
 		}
+		if err := sc.rainOverrides(m, ov, file); err != nil {
+			return err
+		}
 		for i := 0; i+1 < len(ov.Content); i += 2 {
 			if err := sc.override(m, ov.Content[i], ov.Content[i+1], file); err != nil {
 				return err
@@ -796,7 +822,9 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node, invoked bool) (*scope,
 	t := e.cache[file]
 	if t == nil {
 		if t, err = Parse(file, data); err == nil {
-			err = checkOutputs(t)
+			if err = e.rainFile(t); err == nil {
+				err = checkOutputs(t)
+			}
 		}
 		if err != nil {
 			var pe *Error
@@ -879,6 +907,7 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 	for name := range child.params {
 		given[name] = true
 	}
+	child.given = given
 	for _, i := range defaults {
 		d, err := child.resolve(mapGet(decl.Content[i+1], "Default"))
 		if err != nil {

@@ -42,34 +42,9 @@ var shortTag = regexp.MustCompile(`^!([A-Za-z][A-Za-z0-9]*(::[A-Za-z0-9]+)*)$`)
 // forms ({Ref: X}, {Fn::GetAtt: [A, B]}, ...); aliases and merge keys are
 // expanded; duplicate keys are an error.
 func Parse(name string, data []byte) (*Template, error) {
-	if len(data) > MaxFileBytes {
-		return nil, &Error{File: name, Msg: fmt.Sprintf("file is larger than %d bytes", MaxFileBytes), Err: ErrTooLarge}
-	}
-	if pos, what, bin := yamlpos.Binary(data); bin {
-		return nil, &Error{File: name, Line: pos.Line, Col: pos.Column, Msg: "not a YAML or JSON template: " + what, Err: ErrSyntax}
-	}
-	// yaml.v3 keeps a node for every value: bound them before it runs.
-	if le := yamlpos.CheckNodes(data); le != nil {
-		return nil, &Error{File: name, Line: le.Pos.Line, Col: le.Pos.Column, Msg: le.Reason(), Err: ErrTooLarge}
-	}
-	trim := bytes.TrimLeft(data, " \t\r\n\ufeff")
-	isJSON := len(trim) > 0 && trim[0] == '{'
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if err.Error() == "EOF" {
-			return nil, &Error{File: name, Msg: "empty template; write at least a Resources section", Err: ErrSyntax}
-		}
-		return nil, syntaxError(name, data, err)
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, &Error{File: name, Line: extra.Line, Col: extra.Column, Msg: "more than one YAML document; keep one template per file", Err: ErrSyntax}
-	} else if err.Error() != "EOF" {
-		return nil, syntaxError(name, data, err)
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return nil, &Error{File: name, Msg: "empty template; write at least a Resources section", Err: ErrSyntax}
+	doc, err := decodeDoc(name, data, "template")
+	if err != nil {
+		return nil, err
 	}
 	if top := doc.Content[0]; top.Kind != yaml.MappingNode || shortTag.MatchString(top.Tag) {
 		return nil, &Error{File: name, Line: top.Line, Col: top.Column, Msg: "a template must be a mapping of sections (Resources, Parameters, ...)", Err: ErrSyntax}
@@ -82,13 +57,91 @@ func Parse(name string, data []byte) (*Template, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: name, Line: root.Line, Col: root.Column, Msg: "a template must be a mapping of sections (Resources, Parameters, ...)", Err: ErrSyntax}
 	}
+	trim := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	isJSON := len(trim) > 0 && trim[0] == '{'
 	return &Template{Name: name, Root: root, JSON: isJSON, size: n.bytes}, nil
+}
+
+// parseValue reads a YAML or JSON file that holds one value of any kind (a
+// file !Rain::Include inserts), normalized as Parse normalizes templates,
+// and the memory its nodes take.
+func parseValue(name string, data []byte) (*yaml.Node, int64, error) {
+	doc, err := decodeDoc(name, data, "file")
+	if err != nil {
+		return nil, 0, err
+	}
+	n := &normalizer{name: name}
+	v, err := n.norm(doc.Content[0], 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	return v, n.bytes, nil
+}
+
+// decodeDoc decodes the one YAML document of a file, within the size and
+// node bounds; what names the file in messages.
+func decodeDoc(name string, data []byte, what string) (*yaml.Node, error) {
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("file is larger than %d bytes", MaxFileBytes), Err: ErrTooLarge}
+	}
+	if pos, bin, isBin := yamlpos.Binary(data); isBin {
+		return nil, &Error{File: name, Line: pos.Line, Col: pos.Column, Msg: "not a YAML or JSON " + what + ": " + bin, Err: ErrSyntax}
+	}
+	// yaml.v3 keeps a node for every value: bound them before it runs.
+	if le := yamlpos.CheckNodes(data); le != nil {
+		return nil, &Error{File: name, Line: le.Pos.Line, Col: le.Pos.Column, Msg: le.Reason(), Err: ErrTooLarge}
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if err.Error() == "EOF" {
+			return nil, emptyDoc(name, what)
+		}
+		return nil, syntaxError(name, data, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		msg := "more than one YAML document; keep one template per file"
+		if what != "template" {
+			msg = "more than one YAML document; a file holds one value"
+		}
+		return nil, &Error{File: name, Line: extra.Line, Col: extra.Column, Msg: msg, Err: ErrSyntax}
+	} else if err.Error() != "EOF" {
+		return nil, syntaxError(name, data, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, emptyDoc(name, what)
+	}
+	return &doc, nil
+}
+
+func emptyDoc(name, what string) error {
+	msg := "empty template; write at least a Resources section"
+	if what != "template" {
+		msg = "empty " + what + "; write the YAML or JSON value to insert"
+	}
+	return &Error{File: name, Msg: msg, Err: ErrSyntax}
 }
 
 // syntaxError places a YAML syntax error where the parser failed.
 func syntaxError(name string, data []byte, err error) error {
 	pos, msg := yamlpos.Locate(data, err)
 	return &Error{File: name, Line: pos.Line, Col: pos.Column, Msg: msg, Err: ErrSyntax}
+}
+
+// colonTag reads the tag !Name: (a short form followed by a stray colon,
+// as in "!Equals:" on a line of its own) as !Name, for the intrinsic
+// functions only: rain read such templates, and its suite has one.
+func colonTag(tag string) (string, bool) {
+	name, ok := strings.CutSuffix(tag, ":")
+	if !ok || !shortTag.MatchString(name) {
+		return "", false
+	}
+	name = name[1:]
+	if _, known := shortForms["Fn::"+name]; known || name == "Ref" || name == "Condition" {
+		return name, true
+	}
+	return "", false
 }
 
 type normalizer struct {
@@ -140,6 +193,9 @@ func (n *normalizer) norm(x *yaml.Node, depth int) (*yaml.Node, error) {
 	}
 	if m := shortTag.FindStringSubmatch(x.Tag); m != nil {
 		return n.longForm(m[1], out)
+	}
+	if name, ok := colonTag(x.Tag); ok {
+		return n.longForm(name, out)
 	}
 	switch out.Tag {
 	case tagStr, tagInt, tagBool, tagNull, tagFloat, tagMap, tagSeq, "!!timestamp", "!!binary", "":
@@ -239,7 +295,7 @@ func (n *normalizer) mapping(out, x *yaml.Node, depth int) error {
 // longForm turns the short form !name v into {Fn::name: v}.
 func (n *normalizer) longForm(name string, v *yaml.Node) (*yaml.Node, error) {
 	long := name
-	if name != "Ref" && name != "Condition" && !strings.HasPrefix(name, "Fn::") {
+	if name != "Ref" && name != "Condition" && !strings.HasPrefix(name, "Fn::") && !strings.HasPrefix(name, "Rain::") {
 		long = "Fn::" + name
 	}
 	if v.Kind == yaml.ScalarNode {

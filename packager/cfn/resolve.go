@@ -1,6 +1,7 @@
 package cfn
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,7 @@ func init() {
 		"Fn::Invoke":     (*scope).fnInvoke,
 		"Fn::Flatten":    (*scope).fnFlatten,
 	}
+	maps.Copy(intrinsics, rainIntrinsics)
 }
 
 // resolve returns a resolved copy of n in the scope's terms translated to
@@ -106,11 +108,10 @@ func (sc *scope) fnRef(n, arg *yaml.Node) (*yaml.Node, error) {
 // ref resolves Ref name.
 func (sc *scope) ref(name string, at *yaml.Node) (*yaml.Node, error) {
 	if c, ok := strings.CutPrefix(name, "Const::"); ok {
-		v, found := sc.consts[c]
-		if !found {
+		if _, found := sc.consts[c]; !found {
 			return nil, sc.errorf(at, ErrInvalid, "Ref %s: no constant %s in the Constants section", name, c)
 		}
-		return sc.resolve(v)
+		return sc.constant(c, at)
 	}
 	if sc.hasParams() {
 		if v, ok, err := sc.param(name, at); err != nil || ok {

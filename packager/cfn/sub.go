@@ -8,15 +8,18 @@ import (
 	"github.com/cloud-assembly/assemble/internal/plural"
 )
 
-// replaceConsts replaces ${Const::name} in a Sub string with the constant's
-// text.
+// replaceConsts replaces ${Const::name} (and rain's ${Rain::name}) in a Sub
+// string with the constant's text.
 func (sc *scope) replaceConsts(s string, at *yaml.Node) (string, error) {
-	if !strings.Contains(s, "${Const::") {
+	if !strings.Contains(s, "${Const::") && !strings.Contains(s, "${Rain::") {
 		return s, nil
 	}
 	var b strings.Builder
 	for {
-		i := strings.Index(s, "${Const::")
+		i, pre := strings.Index(s, "${Const::"), "${Const::"
+		if r := strings.Index(s, "${Rain::"); r >= 0 && (i < 0 || r < i) {
+			i, pre = r, "${Rain::"
+		}
 		if i < 0 {
 			b.WriteString(s)
 			return b.String(), nil
@@ -26,13 +29,17 @@ func (sc *scope) replaceConsts(s string, at *yaml.Node) (string, error) {
 			b.WriteString(s)
 			return b.String(), nil
 		}
-		name := s[i+len("${Const::") : i+j]
+		name := s[i+len(pre) : i+j]
 		v, ok := sc.consts[name]
 		if !ok {
-			return "", sc.errorf(at, ErrInvalid, "${Const::%s}: no constant %s in the Constants section", name, name)
+			return "", sc.errorf(at, ErrInvalid, "%s%s}: no constant %s in the Constants section", pre, name, name)
 		}
 		if !isScalar(v) {
-			return "", sc.errorf(at, ErrInvalid, "${Const::%s}: the constant is not a string; use !Ref Const::%s", name, name)
+			fix := "!Ref Const::" + name
+			if pre == "${Rain::" {
+				fix = "!Rain::Constant " + name
+			}
+			return "", sc.errorf(at, ErrInvalid, "%s%s}: the constant is not a string; use %s", pre, name, fix)
 		}
 		b.WriteString(s[:i])
 		b.WriteString(v.Value)

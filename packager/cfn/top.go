@@ -118,6 +118,12 @@ func (e *engine) top(t *Template) (*Template, error) {
 		putExtra()
 		put("Resources", resources)
 	}
+	if err := checkDirectives(t.Name, out, 0); err != nil {
+		return nil, err
+	}
+	if e.opts.noRefCheck {
+		return &Template{Name: t.Name, Root: out, JSON: t.JSON}, nil
+	}
 	if err := e.checkRefs(sc, out); err != nil {
 		return nil, err
 	}
