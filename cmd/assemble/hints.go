@@ -134,6 +134,7 @@ var codeHints = map[string]string{
 	"template_too_large":       "the template is larger than assemble reads (see the README's limits); split it into modules or nested stacks",
 	"dangling_reference":       "name something the template defines (the error names the nearest)",
 	"invalid_template":         "fix the template at the place shown",
+	"no_asset_bucket":          "give a bucket for local artifacts: --asset-bucket NAME, or assets: {bucketName: NAME} in assembly.yaml",
 
 	// Blueprints.
 	"blueprint_syntax":         "fix the YAML or JSON at the line and column shown",
