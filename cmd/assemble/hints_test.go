@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,6 +31,26 @@ func TestEveryCodeHasAHint(t *testing.T) {
 	for code := range codeHints {
 		if codeHints[code] != "" && strings.ContainsAny(codeHints[code][len(codeHints[code])-1:], ".") {
 			t.Errorf("code %s: its hint ends with a period (STYLE: no final period)", code)
+		}
+	}
+}
+
+// Issue 23, item 12: the README's first screen expands the bundled
+// example with --root, as readme_first_screen.txtar runs it, and says
+// what .ci/run installs and where the skips are listed.
+func TestReadmeShowsPackageRoot(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\ngo run ./cmd/assemble package --root fixtures/examples/webapp fixtures/examples/webapp/stacks/network.yaml\n",
+		"[`.ci/run`](.ci/run)",
+		"assemble completion powershell",
+		"go install github.com/cloud-assembly/assemble/cmd/assemble@vX.Y.Z",
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("README.md does not show %q", want)
 		}
 	}
 }
