@@ -21,6 +21,7 @@ func TestImportDirection(t *testing.T) {
 		"packager": {"signing", "trust", "deploy", "remote", "cmd"},
 		"internal": {"droplets", "assembly", "packager", "signing", "trust", "deploy", "remote", "cmd"},
 		"trust":    {"packager", "deploy", "remote", "cmd"},
+		"deploy":   {"packager", "remote", "cmd"},
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "./...").Output()
 	if err != nil {

@@ -33,6 +33,7 @@ const (
 	flagDescriptor = 1 << 3
 	flagPatched    = 1 << 5
 	flagStrong     = 1 << 6
+	flagUTF8       = 1 << 11
 	flagMasked     = 1 << 13
 
 	methodStore   = 0
@@ -331,30 +332,119 @@ func checkEntry(e *entry) error {
 	if e.usize > MaxFileSize {
 		return fmt.Errorf("%w: %q is %d bytes, at most %d allowed", ErrTooLarge, e.name, e.usize, uint64(MaxFileSize))
 	}
-	// The Unix mode (creator 3) and the MS-DOS directory attribute must
-	// agree with the name: no symlinks, devices, or folders posing as files.
-	var typ uint32
-	if e.creator>>8 == 3 {
-		typ = e.externalAttrs >> 16 & 0o170000
+	if err := checkAttrs(e); err != nil {
+		return err
 	}
 	if e.dir {
-		if typ != 0 && typ != 0o040000 {
-			return fmt.Errorf("%w: directory entry %q has mode %o", ErrFormat, e.name, e.externalAttrs>>16)
-		}
 		// An empty deflate stream is 2 bytes; the data is read and must
 		// be empty (NewReader).
 		if e.usize != 0 || e.csize > 2 || e.crc != 0 {
 			return fmt.Errorf("%w: directory entry %q holds data (%d bytes); a folder cannot", ErrFormat, e.name, e.usize)
 		}
-		return nil
 	}
-	if typ != 0 && typ != 0o100000 {
-		return fmt.Errorf("%w: %q is not a regular file (mode %o)", ErrFormat, e.name, e.externalAttrs>>16)
-	}
-	if e.externalAttrs&0x10 != 0 {
-		return fmt.Errorf("%w: %q is marked as a directory but its name does not end in \"/\"", ErrFormat, e.name)
+	if !utf8Named(e) {
+		return fmt.Errorf("%w: %q: a non-ASCII name without the UTF-8 flag (bit 11) or an Info-ZIP Unicode Path field: readers that follow the flag (Python's zipfile, Windows) read it as CP437, another name; write the archive with 'assemble build', Python's zipfile or 7-Zip, which set the flag", ErrFormat, e.name)
 	}
 	return nil
+}
+
+// External attributes (APPNOTE 4.4.15). The low 16 bits are MS-DOS
+// attributes; the high 16 bits are a Unix mode, which readers take from
+// more hosts than Unix (3): Info-ZIP unzip from VMS, Atari, AtheOS, BeOS,
+// QDOS, Tandem, THEOS and Acorn too, and from MS-DOS (PKZip for Unix) when
+// the owner bits agree with the DOS ones; Go's archive/zip from OS X (19);
+// 7-Zip from any MS-DOS or NTFS entry with its Unix-extension bit (0x8000).
+const (
+	dosReadOnly  = 0x01
+	dosVolume    = 0x08  // a volume label, not a file
+	dosDirectory = 0x10  // a folder
+	dosDevice    = 0x40  // a device
+	dosReparse   = 0x400 // a Windows reparse point: a link, for 7-Zip
+	modeType     = 0o170000
+	modeRegular  = 0o100000
+	modeDir      = 0o040000
+	modeSpecial  = 0o7000 // setuid, setgid, sticky (unzip -K restores them)
+	modeOtherW   = 0o002  // world-writable
+)
+
+// checkAttrs is the rule on an entry's external attributes, whatever its
+// "made by" host: read the high 16 bits as a Unix mode and the low 16 bits
+// as MS-DOS attributes, as some common reader does for some host, and
+// refuse what any of them would take for anything but a regular file (for
+// a folder entry, a plain folder): a Unix type other than regular (or
+// folder), no type at all being a regular file (Python's zipfile writes
+// 0600); setuid, setgid or sticky bits; a world-writable mode (unzip
+// restores it as it is, umask aside); the MS-DOS folder bit on a file; the
+// volume label, device and reparse point bits. Files and folders are held
+// to the same permission rule.
+func checkAttrs(e *entry) error {
+	mode, dos := e.externalAttrs>>16, e.externalAttrs&0xffff
+	what, kind, want := "file", "regular file", uint32(modeRegular)
+	if e.dir {
+		what, kind, want = "folder", "folder", modeDir
+	}
+	switch typ := mode & modeType; {
+	case typ != 0 && typ != want:
+		return fmt.Errorf("%w: %q: its external attributes hold Unix mode %06o, which is not a %s (readers such as unzip and Go's archive/zip would make %s); only regular files and folders are allowed", ErrFormat, e.name, mode, kind, modeName(typ))
+	case mode&modeSpecial != 0:
+		return fmt.Errorf("%w: %s %q has Unix mode %06o, with setuid, setgid or sticky bits; they are not allowed", ErrFormat, what, e.name, mode)
+	case mode&modeOtherW != 0:
+		return fmt.Errorf("%w: %s %q has Unix mode %06o: world-writable (unzip would make it so); write it without the o+w bit", ErrFormat, what, e.name, mode)
+	case !e.dir && dos&dosDirectory != 0:
+		return fmt.Errorf("%w: %q is marked as a directory but its name does not end in \"/\"", ErrFormat, e.name)
+	case dos&(dosVolume|dosDevice|dosReparse) != 0:
+		return fmt.Errorf("%w: %s %q has MS-DOS attributes %#04x: a volume label, device or reparse point (a link), not a %s", ErrFormat, what, e.name, dos, kind)
+	}
+	return nil
+}
+
+// modeName names a Unix file type.
+func modeName(typ uint32) string {
+	switch typ {
+	case 0o120000:
+		return "a symbolic link"
+	case 0o140000:
+		return "a socket"
+	case 0o060000:
+		return "a block device"
+	case 0o020000:
+		return "a character device"
+	case 0o010000:
+		return "a FIFO"
+	case modeDir:
+		return "a folder"
+	case modeRegular:
+		return "a regular file"
+	}
+	return fmt.Sprintf("file type %06o", typ)
+}
+
+// utf8Named reports whether readers agree on e's name: it is ASCII, or
+// the entry sets the UTF-8 flag (bit 11, APPNOTE appendix D), or its
+// central directory holds an Info-ZIP Unicode Path field (0x7075), which
+// checkExtra has found equal to the name.
+func utf8Named(e *entry) bool {
+	for i := 0; i < len(e.name); i++ {
+		if e.name[i] >= 0x80 {
+			return e.flags&flagUTF8 != 0 || hasExtra(e.centralExtra, 0x7075)
+		}
+	}
+	return true
+}
+
+// hasExtra reports whether an extra field block holds a field of the id.
+func hasExtra(extra []byte, id uint16) bool {
+	for len(extra) >= 4 {
+		n := int(le16(extra[2:]))
+		if le16(extra) == id {
+			return true
+		}
+		if len(extra)-4 < n {
+			return false
+		}
+		extra = extra[4+n:]
+	}
+	return false
 }
 
 // checkExtra checks an extra field block (APPNOTE 4.5): well-formed
@@ -396,19 +486,7 @@ func checkExtra(extra []byte, name string) error {
 }
 
 // hasZip64Extra reports whether an extra field block holds a zip64 field.
-func hasZip64Extra(extra []byte) bool {
-	for len(extra) >= 4 {
-		id, n := le16(extra), int(le16(extra[2:]))
-		if id == 0x0001 {
-			return true
-		}
-		if len(extra)-4 < n {
-			return false
-		}
-		extra = extra[4+n:]
-	}
-	return false
-}
+func hasZip64Extra(extra []byte) bool { return hasExtra(extra, 0x0001) }
 
 // checkLocal reads e's local header and compares it with the central entry,
 // setting e.end just past the entry's data and data descriptor.

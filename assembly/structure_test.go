@@ -29,6 +29,9 @@ func rawZipOf(t testing.TB, emptyDirs bool, names ...string) []byte {
 	for _, n := range names {
 		body := []byte("content of " + n)
 		h := &zip.FileHeader{Name: n, Method: zip.Store}
+		if !isASCII(n) {
+			h.Flags |= flagUTF8 // as CreateHeader sets it; CreateRaw does not
+		}
 		if emptyDirs && strings.HasSuffix(n, "/") {
 			body = nil
 			h.SetMode(fs.ModeDir | 0o755)
@@ -44,6 +47,15 @@ func rawZipOf(t testing.TB, emptyDirs bool, names ...string) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // centralAt returns the offset of the i-th central directory header.

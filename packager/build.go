@@ -19,6 +19,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/cloud-assembly/assemble/packager/cdk"
 	"github.com/cloud-assembly/assemble/packager/schema"
 )
@@ -442,21 +443,20 @@ func (b *builder) openChecked(real string) (*os.File, os.FileInfo, error) {
 	if err != nil || !filepath.IsLocal(rel) {
 		return nil, nil, fmt.Errorf("%w: %s lies outside the project", ErrOutsideProject, real)
 	}
-	f, err := b.plan.root.Open(rel)
-	if err != nil {
-		if strings.Contains(err.Error(), "escapes") {
-			return nil, nil, fmt.Errorf("%w: %s now leads outside the project (a symlink?)", ErrOutsideProject, relWD(real))
-		}
+	// The one rule for a path a project names (internal/projectfs).
+	f, err := projectfs.Open(b.plan.root, rel)
+	switch {
+	case errors.Is(err, projectfs.ErrOutside):
+		return nil, nil, fmt.Errorf("%w: %s now leads outside the project (a symlink?)", ErrOutsideProject, relWD(real))
+	case errors.Is(err, projectfs.ErrNotRegular):
+		return nil, nil, fmt.Errorf("%w: %s is not a regular file", ErrProject, relWD(real))
+	case err != nil:
 		return nil, nil, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s is not a regular file", ErrProject, relWD(real))
 	}
 	return f, st, nil
 }

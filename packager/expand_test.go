@@ -21,6 +21,7 @@ var sentinels = map[string]error{
 	"ErrSyntax":           cfn.ErrSyntax,
 	"ErrInvalid":          cfn.ErrInvalid,
 	"ErrMissingParameter": cfn.ErrMissingParameter,
+	"ErrUnknownParameter": cfn.ErrUnknownParameter,
 	"ErrCycle":            cfn.ErrCycle,
 	"ErrNameClash":        cfn.ErrNameClash,
 	"ErrOutsideRoot":      cfn.ErrOutsideRoot,

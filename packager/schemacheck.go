@@ -48,7 +48,13 @@ func (b *builder) checkSchemas(id, field, file, real string, body []byte) error 
 	if err != nil {
 		return err
 	}
-	for _, f := range b.opts.Schemas.CheckPackaged(file, source, body) {
+	found, err := b.opts.Schemas.CheckPackaged(file, source, body)
+	if err != nil {
+		// The check could not be finished (the schemas' patterns took
+		// their whole time): an error, even with SchemasWarn.
+		return err
+	}
+	for _, f := range found {
 		if b.opts.SchemasWarn {
 			b.schemaWarnings = append(b.schemaWarnings, assembly.Finding{Severity: assembly.Warning, Droplet: id, Field: field, Message: f.String()})
 			continue

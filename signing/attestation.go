@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -32,7 +33,11 @@ const maxAttestationDepth = 16
 // An Attestation summarizes the files of an assembly: for each file its size
 // and its salted hash, H(content || nonce).
 type Attestation struct {
-	Timestamp time.Time       // UTC, whole seconds
+	Timestamp time.Time // UTC, whole seconds
+	// Zoneless: the timestamp had no zone (ISO 8601 local time, as the
+	// spec's example "2018-11-15T11:08:52"), and was read as UTC. Verify
+	// accepts it; a caller should warn (ZonelessWarning).
+	Zoneless  bool
 	Algorithm crypto.Hash     // crypto.SHA256, SHA384 or SHA512
 	Nonce     []byte          // at least MinNonceSize and the digest size
 	Items     map[string]Item // keyed by entry name, every file but signature.asc
@@ -173,9 +178,9 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, err := time.Parse(time.RFC3339, *j.Timestamp)
+	ts, zoneless, err := parseTimestamp(*j.Timestamp)
 	if err != nil {
-		return nil, fmt.Errorf("%w: timestamp %q is not RFC 3339 (like 2026-01-02T15:04:05Z)", ErrAttestation, *j.Timestamp)
+		return nil, err
 	}
 	nonce, err := base64.StdEncoding.Strict().DecodeString(*j.Nonce)
 	if err != nil {
@@ -184,7 +189,7 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 	if min := max(MinNonceSize, alg.Size()); len(nonce) < min {
 		return nil, fmt.Errorf("%w: nonce of %d bytes, at least %d needed with %s", ErrNonce, len(nonce), min, AlgorithmName(alg))
 	}
-	a := &Attestation{Timestamp: ts.UTC(), Algorithm: alg, Nonce: nonce, Items: make(map[string]Item, len(items))}
+	a := &Attestation{Timestamp: ts.UTC().Truncate(time.Second), Zoneless: zoneless, Algorithm: alg, Nonce: nonce, Items: make(map[string]Item, len(items))}
 	for _, name := range slices.Sorted(maps.Keys(items)) {
 		where := fmt.Sprintf("item %q", name)
 		it, err := fields(items[name], where, "hash", "size")
@@ -207,6 +212,33 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 		a.Items[name] = Item{Size: size, Hash: h}
 	}
 	return a, nil
+}
+
+// zonelessForm is an ISO 8601 extended date-time without a zone: the
+// spec's own example, "2018-11-15T11:08:52" (a decimal fraction of the
+// second allowed).
+var zonelessForm = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?$`)
+
+// parseTimestamp reads an attestation's timestamp: RFC 3339 (a zone, as
+// attest writes it: 2026-01-02T15:04:05Z), or an ISO 8601 extended
+// date-time without a zone, read as UTC (zoneless). Any other form is
+// refused.
+func parseTimestamp(s string) (t time.Time, zoneless bool, err error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, false, nil
+	}
+	if zonelessForm.MatchString(s) {
+		if t, err := time.Parse("2006-01-02T15:04:05", s); err == nil {
+			return t, true, nil
+		}
+	}
+	return time.Time{}, false, fmt.Errorf("%w: timestamp %q is neither RFC 3339 (like 2026-01-02T15:04:05Z) nor an ISO 8601 date-time without a zone (like 2026-01-02T15:04:05, read as UTC)", ErrAttestation, s)
+}
+
+// ZonelessWarning is the warning for an attestation whose timestamp had no
+// zone (Attestation.Zoneless).
+func ZonelessWarning(a *Attestation) string {
+	return fmt.Sprintf("the attestation's timestamp has no time zone; it was read as UTC (%s): sign attestations whose timestamp says its zone, as 'assemble attest' writes them", a.Timestamp.UTC().Format(time.RFC3339))
 }
 
 // fields checks that v is a JSON object whose keys are among names, spelled

@@ -444,9 +444,8 @@ func TestAttachExternalSignature(t *testing.T) {
 			o.Signature = buf.Bytes()
 		}, []error{ErrMalformedSignature}},
 		{"text around", b, func(o *SignOptions) { o.Signature = append([]byte("hello\n"), ext...) }, []error{ErrUnsignedContent}},
-		{"signed later than the attestation", b, func(o *SignOptions) {
-			o.Signature = rawClearSign(t, a, rsa.PrivateKey, cosignTime.Add(time.Hour), crypto.SHA256)
-			o.Now = func() time.Time { return cosignTime.Add(time.Hour) }
+		{"signed before the attestation", b, func(o *SignOptions) {
+			o.Signature = rawClearSign(t, a, rsa.PrivateKey, a.Timestamp.Add(-MaxClockSkew-time.Second), crypto.SHA256)
 		}, []error{ErrTimestamp}},
 		{"add on an unsigned assembly", b, func(o *SignOptions) { o.Add = true }, []error{ErrNotSigned}},
 	} {
@@ -463,6 +462,17 @@ func TestAttachExternalSignature(t *testing.T) {
 				}
 			}
 		})
+	}
+
+	// Issue 19 item 4: the first signature may come any time after the
+	// attestation (attested in CI, signed days later, offline).
+	for _, later := range []time.Duration{MaxClockSkew + time.Second, time.Hour, 30 * 24 * time.Hour} {
+		o := at(cosignTime.Add(later))
+		o.Signature = rawClearSign(t, a, rsa.PrivateKey, cosignTime.Add(later), crypto.SHA256)
+		s := sealed(t, b, o)
+		if _, err := verifyAt(t, s, trusted, cosignTime.Add(later), Policy{}); err != nil {
+			t.Errorf("signed %v after the attestation: %v", later, err)
+		}
 	}
 
 	// With Add, an external co-signature over the same attestation joins the

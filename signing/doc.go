@@ -30,9 +30,9 @@
 //     signature by a key outside the list is reported (Verified.Signatures)
 //     and does not count, one by a key in it that fails any of this fails
 //     the verification;
-//   - the attestation was parsed from the signed text only, strictly, its
-//     timestamp is within MaxClockSkew of the first signature, and no
-//     signature predates it (co-signatures may come any time after);
+//   - the attestation was parsed from the signed text only, strictly, and
+//     no signature predates its timestamp (less MaxClockSkew): signatures
+//     may come any time after it;
 //   - the archive holds exactly the attested files (plus signature.asc),
 //     and each one's size and salted hash matched when it was read;
 //   - assembly.Check then found the verified manifest.json and the attested

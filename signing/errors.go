@@ -26,14 +26,22 @@ func verificationError(msg string) error { return &sentinel{msg, ErrVerification
 var (
 	// ErrUnsigned: the assembly has no signature.asc.
 	ErrUnsigned = verificationError("assembly is not signed")
-	// ErrUnsignedContent: signature.asc holds text outside the one
-	// cleartext-signed message, or more than one message.
+	// ErrUnsignedContent: signature.asc holds text outside the one signed
+	// message, or more than one message.
 	ErrUnsignedContent = verificationError("text outside the signed message")
-	// ErrMalformedSignature: signature.asc is not a cleartext-signed
-	// message (a detached or binary signature, bad armor, no signature packet).
+	// ErrMalformedSignature: signature.asc is not a signed message, either
+	// cleartext (RFC 4880 §7, as sign writes it) or inline and armored (gpg
+	// --sign --armor): a detached signature, bad armor, no signature packet.
 	ErrMalformedSignature = verificationError("malformed signature")
 	// ErrBadSignature: the OpenPGP signature does not match the signed text.
 	ErrBadSignature = verificationError("bad signature")
+	// ErrUnknownCritical: a signature, or the self-signature of the key
+	// that made it, carries a critical subpacket or notation this package
+	// does not know, which makes it invalid (RFC 4880 §5.2.3.1 and
+	// §5.2.3.16, RFC 9580 §5.2.3.7). A signature's error also matches
+	// ErrBadSignature (gpg --verify says BADSIG); a key's also matches
+	// ErrUnknownSigner (gpg will not import such a key).
+	ErrUnknownCritical = verificationError("unknown critical subpacket")
 	// ErrUnknownSigner: no trusted key made the signature.
 	ErrUnknownSigner = verificationError("unknown signer")
 	// ErrKeyExpired: the signer's key had expired when the signature was made.
@@ -109,6 +117,10 @@ var (
 	// The error also wraps the cause (ErrDigestMismatch, ErrSizeMismatch,
 	// ErrUnlisted or ErrMissing).
 	ErrAttestationMismatch = errors.New("the attestation does not match the assembly")
+	// ErrWouldDropSignatures: signing an assembly already signed, neither
+	// co-signing (SignOptions.Add) nor replacing (SignOptions.Replace),
+	// would drop signatures by keys that do not sign again.
+	ErrWouldDropSignatures = errors.New("signing would drop the assembly's signatures")
 	// ErrNotSigned: sign --add on an assembly that has no signature yet.
 	ErrNotSigned = errors.New("no signature to add to")
 	// ErrAlreadySigned: a new signature (sign --add, several keys, an
@@ -125,6 +137,16 @@ var (
 	// version; nothing was written.
 	ErrInputChanged = errors.New("assembly changed while it was signed")
 )
+
+// twoCauses is an error matching two sentinels (errors.Is), with its own
+// message.
+type twoCauses struct {
+	msg  string
+	errs [2]error
+}
+
+func (e *twoCauses) Error() string   { return e.msg }
+func (e *twoCauses) Unwrap() []error { return e.errs[:] }
 
 // A DigestError reports a file whose salted hash differs from the attested
 // one. It wraps ErrDigestMismatch.

@@ -3,11 +3,17 @@ package signing
 import (
 	"bytes"
 	"crypto"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/cloud-assembly/assemble/internal/strictjson"
 )
@@ -27,6 +33,11 @@ func FuzzParseAttestation(f *testing.F) {
 	f.Add([]byte(`{"algorithm":"SHA256","items":{},"nonce":"","timestamp":"2026-01-01T00:00:00Z","algorithm":"SHA256"}`))
 	f.Add(bytes.Replace(seed, []byte(`"items"`), []byte(`"ITEMS"`), 1))
 	f.Add(bytes.Replace(seed, []byte(`"hash"`), []byte(`"Hash"`), 1))
+	// Issue 19: a timestamp without a zone (read as UTC), and forms refused.
+	ts := a.Timestamp.UTC().Format(time.RFC3339)
+	f.Add(bytes.Replace(seed, []byte(ts), []byte(strings.TrimSuffix(ts, "Z")), 1))
+	f.Add(bytes.Replace(seed, []byte(ts), []byte(strings.TrimSuffix(ts, "Z")+".25"), 1))
+	f.Add(bytes.Replace(seed, []byte(ts), []byte(strings.Replace(strings.TrimSuffix(ts, "Z"), "T", " ", 1)), 1))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a, err := ParseAttestation(b)
 		if err == nil {
@@ -57,6 +68,15 @@ func FuzzParseAttestation(f *testing.F) {
 				t.Fatalf("error not under ErrVerification: %v", err)
 			}
 			return
+		}
+		if a.Zoneless {
+			// Only an ISO 8601 date-time without a zone, read as UTC.
+			var j struct{ Timestamp string }
+			json.Unmarshal(b, &j)
+			if !zonelessForm.MatchString(j.Timestamp) || a.Timestamp.Location() != time.UTC {
+				t.Fatalf("timestamp %q read as zoneless (%v)", j.Timestamp, a.Timestamp)
+			}
+			a.Zoneless = false // Marshal writes it with its zone, Z
 		}
 		out, err := a.Marshal()
 		if err != nil {
@@ -92,6 +112,25 @@ func FuzzVerifyCleartext(f *testing.F) {
 	co := signatureOf(f, cosigned(f, "ed25519.sec.asc", "rsa3072.sec.asc", "untrusted.sec.asc"))
 	f.Add(co, uint8(2))
 	f.Add(co, uint8(3))
+	// Issue 19: an inline signed message (as gpg --sign --armor writes it).
+	a, err := ParseAttestation(func() []byte { m, _ := parseMessage(sig); return m.plaintext }())
+	if err != nil {
+		f.Fatal(err)
+	}
+	body, _ := a.Marshal()
+	var inline bytes.Buffer
+	aw, _ := armor.Encode(&inline, "PGP MESSAGE", nil)
+	sw, err := openpgp.Sign(aw, e, nil, &packet.Config{DefaultHash: crypto.SHA256, Time: func() time.Time { return now }})
+	if err != nil {
+		f.Fatal(err)
+	}
+	sw.Write(body)
+	sw.Close()
+	aw.Close()
+	if _, _, _, err := VerifyCleartext(inline.Bytes(), readKeys(f, "trusted.asc"), &VerifyOptions{Now: func() time.Time { return now }}); err != nil {
+		f.Fatalf("the inline seed: %v", err)
+	}
+	f.Add(inline.Bytes(), uint8(1))
 	seeded := map[uint64]bool{e.PrimaryKey.KeyId: true, readKeys(f, "rsa3072.pub.asc")[0].PrimaryKey.KeyId: true}
 	trusted := readKeys(f, "trusted.asc")
 	f.Fuzz(func(t *testing.T, b []byte, min uint8) {

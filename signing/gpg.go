@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,11 @@ type gpgStatus struct {
 	failure  int      // the error code of FAILURE, 0 if none
 	pinentry bool     // PINENTRY_LAUNCHED
 	messages []string // gpg's own "gpg: ..." lines
+	// lapsed lists the keys gpg considered whose subkeys are all expired
+	// or revoked (KEY_CONSIDERED, flag 2).
+	lapsed  []string
+	expired bool // KEYEXPIRED or EXPKEYSIG
+	revoked bool // KEYREVOKED or REVKEYSIG
 }
 
 func parseGPGStatus(stderr []byte) gpgStatus {
@@ -84,6 +90,16 @@ func parseGPGStatus(stderr []byte) gpgStatus {
 			}
 		case "PINENTRY_LAUNCHED":
 			st.pinentry = true
+		case "KEY_CONSIDERED":
+			if len(f) >= 3 {
+				if flags, err := strconv.Atoi(f[2]); err == nil && flags&2 != 0 {
+					st.lapsed = append(st.lapsed, f[1])
+				}
+			}
+		case "KEYEXPIRED", "EXPKEYSIG":
+			st.expired = true
+		case "KEYREVOKED", "REVKEYSIG":
+			st.revoked = true
 		}
 	}
 	return st
@@ -168,6 +184,9 @@ func (g *GPG) ClearSign(ctx context.Context, text []byte, opts *SignOptions) ([]
 	runErr := cmd.Run()
 	st := parseGPGStatus(stderr.Bytes())
 	if runErr != nil || len(st.created) == 0 {
+		if len(st.invalid) > 0 && (len(st.lapsed) > 0 || st.expired || st.revoked) {
+			g.lapse(ctx, path, &st)
+		}
 		return nil, nil, g.failure(st, runErr)
 	}
 	// The public keys that signed, to check the signatures and name them.
@@ -185,6 +204,53 @@ func (g *GPG) ClearSign(ctx context.Context, text []byte, opts *SignOptions) ([]
 	return stdout.Bytes(), el, nil
 }
 
+// lapse finds whether the keys gpg found lapsed (every signing key
+// expired or revoked: KEY_CONSIDERED flag 2) are expired or revoked, from
+// their validity in gpg --list-keys --with-colons (doc/DETAILS: field 2,
+// "e" expired, "r" revoked), since gpg 2.2 reports only INV_SGNR 9, "no
+// secret key", for them.
+func (g *GPG) lapse(ctx context.Context, path string, st *gpgStatus) {
+	for _, fpr := range st.lapsed {
+		cmd := g.command(ctx, path, "--with-colons", "--fixed-list-mode", "--list-keys", fpr)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if cmd.Run() != nil {
+			continue
+		}
+		primary := ""
+		var subs []string // validity of the subkeys that may sign
+		for _, line := range strings.Split(out.String(), "\n") {
+			f := strings.Split(line, ":")
+			if len(f) < 12 {
+				continue
+			}
+			switch f[0] {
+			case "pub":
+				primary = f[1]
+				if strings.Contains(f[11], "s") {
+					subs = append(subs, f[1])
+				}
+			case "sub":
+				if strings.Contains(f[11], "s") {
+					subs = append(subs, f[1])
+				}
+			}
+		}
+		switch {
+		case primary == "r":
+			st.revoked = true
+		case primary == "e":
+			st.expired = true
+		case len(subs) > 0 && !slices.ContainsFunc(subs, func(v string) bool { return v != "e" && v != "r" }):
+			if slices.Contains(subs, "r") {
+				st.revoked = true
+			} else {
+				st.expired = true
+			}
+		}
+	}
+}
+
 // failure explains why gpg did not sign.
 func (g *GPG) failure(st gpgStatus, runErr error) error {
 	said := strings.Join(st.messages, "; ")
@@ -199,6 +265,12 @@ func (g *GPG) failure(st gpgStatus, runErr error) error {
 		var why []string
 		for _, inv := range st.invalid {
 			code, name, _ := strings.Cut(inv, " ")
+			switch {
+			case code == "4" || code != "5" && st.revoked:
+				return &twoCauses{fmt.Sprintf("%v: gpg's key for %q is revoked (gpg: %s)", ErrSignerRevoked, name, said), [2]error{ErrSignerRevoked, ErrGPG}}
+			case code == "5" || st.expired:
+				return &twoCauses{fmt.Sprintf("%v: gpg's key for %q has expired (gpg: %s)", ErrSignerExpired, name, said), [2]error{ErrSignerExpired, ErrGPG}}
+			}
 			reason := invalidSignerReasons[code]
 			if reason == "" {
 				reason = "unusable (code " + code + ")"

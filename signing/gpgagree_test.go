@@ -53,6 +53,13 @@ import (
 //	key is newer than the signature)
 //	ERRSIG rc 125 (wrong key usage: a  ErrUnknownSigner (the key may not
 //	subkey not allowed to sign)        make signatures)
+//	BADSIG ("unknown critical bit": a  ErrBadSignature, and ErrUnknownCritical
+//	critical notation, gpg
+//	--sig-notation '!name=value')
+//	NO_PUBKEY (gpg skips, on import,   ErrUnknownSigner, and ErrUnknownCritical
+//	a key whose self-signature holds
+//	a critical notation: no valid
+//	user ID)
 //
 // A user ID revoked while another remains revokes nothing, for either. (A
 // signature over SHA-1, MD5 or RIPEMD-160 is ErrWeakSignatureHash where gpg
@@ -214,6 +221,10 @@ type agreeCase struct {
 	at      time.Time     // signing time
 	tamper  bool          // change the signed text after signing
 	sigLife time.Duration // the signature expires (gpg --default-sig-expire)
+	// notation is a critical notation (name=value) both signatures carry
+	// (gpg --sig-notation '!name=value'; go-crypto makes ours).
+	notation string
+	also     error // a second sentinel our verdict matches
 
 	signs   bool  // both tools sign at `at`; else both refuse ...
 	signErr error // ... we with this
@@ -366,6 +377,17 @@ func TestGPGTrustAgreement(t *testing.T) {
 		p, s = k.genKey("future", algo, day(100), false, 0, 0)
 		add(agreeCase{name: c("created-after-signature"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signErr: ErrNoSigningKey, gpg: "ERRSIG/39", want: ErrKeyNotYetValid})
 
+		// A critical notation we do not know, in the signature (issue 19
+		// item 2): gpg says BADSIG ("unknown critical bit").
+		p, s = k.genKey("critical-notation", algo, day(0), false, 0, 0)
+		add(agreeCase{name: c("critical-notation"), signer: s, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), notation: "critical@agree.test=1", signs: true, gpg: "BADSIG", want: ErrBadSignature, also: ErrUnknownCritical})
+		// ... and in the key's self-signature (gpg --cert-notation): gpg
+		// will neither sign with the key ("unusable secret key") nor
+		// import it (no valid user ID), so it verifies nothing.
+		out := k.gpg(day(0), nil, "--status-fd", "1", "--cert-notation", "!critical@agree.test=1", "--quick-gen-key", "Critical cert <critical-cert-"+algo+"@agree.test>", algo, "cert,sign", "never")
+		p = statusField(t, out, "KEY_CREATED", 2)
+		add(agreeCase{name: c("critical-cert-notation"), signer: p, secret: k.secret(p), keyring: [][]byte{k.public(p)}, at: day(10), signErr: ErrNoSigningKey, gpg: "NO_PUBKEY", want: ErrUnknownSigner, also: ErrUnknownCritical})
+
 		// A key outside the keyring.
 		p, s = k.genKey("untrusted", algo, day(0), false, 0, 0)
 		other, _ := k.genKey("other", algo, day(0), false, 0, 0)
@@ -448,8 +470,8 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 	var ours bytes.Buffer
 	_, err = Sign(&ours, reader(t, b), secret[0], &SignOptions{Now: now})
 	switch {
-	case c.sigLife != 0:
-		signed["go-crypto"] = agreeRawSign(t, a, secret[0], c.signer, c.at, c.sigLife)
+	case c.sigLife != 0 || c.notation != "":
+		signed["go-crypto"] = agreeRawSign(t, a, secret[0], c.signer, c.at, c.sigLife, "!"+c.notation)
 	case c.signs && err != nil:
 		t.Fatalf("we refuse to sign: %v", err)
 	case !c.signs && !errors.Is(err, c.signErr):
@@ -473,6 +495,9 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 	if c.sigLife != 0 {
 		args = append(args, "--default-sig-expire", expiry(c.sigLife))
 	}
+	if c.notation != "" {
+		args = append(args, "--sig-notation", "!"+c.notation)
+	}
 	sig, err := gpgHome.Run(body, args...)
 	switch {
 	case c.signs && err != nil:
@@ -484,7 +509,7 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 	}
 	if !c.signs {
 		// Both refuse: the signature is made directly, to be judged.
-		signed["go-crypto"] = agreeRawSign(t, a, secret[0], c.signer, c.at, 0)
+		signed["go-crypto"] = agreeRawSign(t, a, secret[0], c.signer, c.at, 0, "!"+c.notation)
 	}
 
 	verifyHome := t.TempDir()
@@ -511,6 +536,9 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 		// now.
 		var sealed bytes.Buffer
 		if _, err := Seal(t.Context(), &sealed, reader(t, b), nil, &SignOptions{Signature: sig, Now: now}); err != nil {
+			if c.also != nil && errors.Is(err, c.want) && errors.Is(err, c.also) {
+				continue // refused already when attached
+			}
 			t.Fatalf("%s signature: attaching: %v", who, err)
 		}
 		err := keyringErr
@@ -520,7 +548,23 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
 			t.Errorf("%s signature: Verify: got %v, want %v (gpg: %s)", who, err, c.want, status)
 		}
+		if c.also != nil && !errors.Is(err, c.also) {
+			t.Errorf("%s signature: Verify: got %v, want it to match %v too", who, err, c.also)
+		}
 	}
+}
+
+// statusField is field i (1: the keyword) of gpg's first status line with
+// the keyword.
+func statusField(t *testing.T, out []byte, keyword string, i int) string {
+	t.Helper()
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > i+1 && f[0] == "[GNUPG:]" && f[1] == keyword {
+			return f[i+1]
+		}
+	}
+	t.Fatalf("no %s status line in %s", keyword, out)
+	return ""
 }
 
 // agreeStatus is the verdict of gpg --verify's status lines: the first of
@@ -554,7 +598,7 @@ func agreeRun(home string, stdin []byte, args ...string) ([]byte, error) {
 
 // agreeRawSign clear-signs the attestation with the key of e whose
 // fingerprint is fpr, at the time at, with no trust check at all.
-func agreeRawSign(t *testing.T, a *Attestation, e *openpgp.Entity, fpr string, at time.Time, life time.Duration) []byte {
+func agreeRawSign(t *testing.T, a *Attestation, e *openpgp.Entity, fpr string, at time.Time, life time.Duration, notation string) []byte {
 	t.Helper()
 	k := e.PrivateKey
 	for _, sk := range e.Subkeys {
@@ -564,7 +608,14 @@ func agreeRawSign(t *testing.T, a *Attestation, e *openpgp.Entity, fpr string, a
 	}
 	body, _ := a.Marshal()
 	var buf bytes.Buffer
-	w, err := clearsign.Encode(&buf, k, &packet.Config{DefaultHash: crypto.SHA256, Time: func() time.Time { return at }, SigLifetimeSecs: uint32(life / time.Second)})
+	config := &packet.Config{DefaultHash: crypto.SHA256, Time: func() time.Time { return at }, SigLifetimeSecs: uint32(life / time.Second)}
+	// A notation "name=value", critical when it starts with "!" (as gpg
+	// --sig-notation has it).
+	critical := strings.HasPrefix(notation, "!")
+	if name, value, ok := strings.Cut(strings.TrimPrefix(notation, "!"), "="); ok {
+		config.SignatureNotations = []*packet.Notation{{Name: name, Value: []byte(value), IsCritical: critical, IsHumanReadable: true}}
+	}
+	w, err := clearsign.Encode(&buf, k, config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,7 +643,7 @@ func TestSignatureExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig := agreeRawSign(t, a, e, fingerprint(e), at, agreeDay)
+	sig := agreeRawSign(t, a, e, fingerprint(e), at, agreeDay, "")
 	var sealed bytes.Buffer
 	if _, err := Seal(t.Context(), &sealed, reader(t, b), nil, &SignOptions{Signature: sig, Now: func() time.Time { return at }}); err != nil {
 		t.Fatal(err)

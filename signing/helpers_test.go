@@ -89,7 +89,7 @@ func reader(t testing.TB, b []byte) *assembly.Reader {
 func signZip(t testing.TB, b []byte, e *openpgp.Entity, now time.Time, alg crypto.Hash) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	opts := &SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Rand: rand.New(rand.NewSource(now.Unix()))}
+	opts := &SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Rand: rand.New(rand.NewSource(now.Unix())), Replace: true}
 	if _, err := Sign(&out, reader(t, b), e, opts); err != nil {
 		t.Fatalf("Sign: %v", err)
 	}

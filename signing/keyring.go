@@ -25,20 +25,27 @@ type Keyring struct {
 
 // NewKeyring merges the keys of every list (copies of one key are matched
 // by primary key fingerprint). The entities it holds are new values; the
-// lists' entities are not modified, but packets are shared with them.
+// lists' entities are not modified, but packets are shared with them. It
+// takes time linear in the number of copies: each key is merged once, from
+// all its copies.
 func NewKeyring(lists ...openpgp.EntityList) *Keyring {
-	k := &Keyring{}
 	index := map[string]int{}
+	var copies [][]*openpgp.Entity
 	for _, l := range lists {
 		for _, e := range l {
 			fp := string(e.PrimaryKey.Fingerprint)
-			if i, ok := index[fp]; ok {
-				k.entities[i] = mergeEntity(k.entities[i], e)
-				continue
+			i, ok := index[fp]
+			if !ok {
+				i = len(copies)
+				index[fp] = i
+				copies = append(copies, nil)
 			}
-			index[fp] = len(k.entities)
-			k.entities = append(k.entities, mergeEntity(nil, e))
+			copies[i] = append(copies[i], e)
 		}
+	}
+	k := &Keyring{entities: make(openpgp.EntityList, 0, len(copies))}
+	for _, c := range copies {
+		k.entities = append(k.entities, mergeEntity(c))
 	}
 	return k
 }
@@ -49,16 +56,10 @@ func (k *Keyring) Entities() openpgp.EntityList { return k.entities }
 // Len is the number of distinct keys.
 func (k *Keyring) Len() int { return len(k.entities) }
 
-// mergeEntity returns a new entity holding everything of a (nil: nothing)
-// and b, which must share a primary key.
-func mergeEntity(a, b *openpgp.Entity) *openpgp.Entity {
-	m := &openpgp.Entity{PrimaryKey: b.PrimaryKey, PrivateKey: b.PrivateKey, Identities: map[string]*openpgp.Identity{}}
-	var copies []*openpgp.Entity
-	if a != nil {
-		copies = append(copies, a)
-		m.PrimaryKey, m.PrivateKey = a.PrimaryKey, a.PrivateKey
-	}
-	copies = append(copies, b)
+// mergeEntity returns a new entity holding everything of the copies (at
+// least one), which must share a primary key.
+func mergeEntity(copies []*openpgp.Entity) *openpgp.Entity {
+	m := &openpgp.Entity{PrimaryKey: copies[0].PrimaryKey, PrivateKey: copies[0].PrivateKey, Identities: map[string]*openpgp.Identity{}}
 	subkeys := map[string]int{}
 	for _, c := range copies {
 		// Secret material from any copy that has it.
@@ -148,6 +149,7 @@ const (
 	faultRevoked faultKind = iota + 1
 	faultNotYetValid
 	faultExpired
+	faultCritical
 	faultCannotSign
 )
 
@@ -159,6 +161,8 @@ func (f *fault) verifyError() error {
 		return fmt.Errorf("%w: %s", ErrKeyNotYetValid, f.msg)
 	case faultExpired:
 		return fmt.Errorf("%w: %s", ErrKeyExpired, f.msg)
+	case faultCritical:
+		return &twoCauses{fmt.Sprintf("%v: %s", ErrUnknownCritical, f.msg), [2]error{ErrUnknownCritical, ErrUnknownSigner}}
 	}
 	return fmt.Errorf("%w: %s", ErrUnknownSigner, f.msg)
 }
@@ -184,6 +188,8 @@ func (f *fault) signError() error {
 //   - expired: at is after the expiry stated by the newest self-signature
 //     (the primary's, and the subkey's binding for a subkey), or after that
 //     self-signature's own expiry;
+//   - critical: the self-signature or binding (or a subkey's cross
+//     signature) carries a critical notation, which we do not know;
 //   - cannot sign: no self-signature, or one whose key flags lack "sign".
 func keyFault(k signingKey, at time.Time) *fault {
 	e := k.entity
@@ -207,6 +213,13 @@ func keyFault(k signingKey, at time.Time) *fault {
 		return &fault{faultCannotSign, fmt.Sprintf("%s has no valid self-signature", what)}
 	case k.binding == nil:
 		return &fault{faultCannotSign, fmt.Sprintf("%s has no valid binding signature", what)}
+	}
+	var cross *packet.Signature
+	if k.isSubkey() {
+		cross = k.binding.EmbeddedSignature
+	}
+	if name, ok := criticalNotation(self, k.binding, cross); ok {
+		return &fault{faultCritical, fmt.Sprintf("a self-signature of %s carries the critical notation %q, which we do not know: it is invalid, and so is the key (RFC 4880 §5.2.3.16; gpg will not import it)", what, name)}
 	}
 	for _, c := range []struct {
 		pk  *packet.PublicKey
@@ -333,15 +346,21 @@ func issuer(sig *packet.Signature) string {
 
 // checkSignature checks sig over the canonical text with pk.
 func checkSignature(pk *packet.PublicKey, sig *packet.Signature, text []byte) error {
-	if sig.SigType != packet.SigTypeText {
-		return fmt.Errorf("signature type %#x, want a text signature", sig.SigType)
-	}
 	h, err := sig.PrepareVerify()
 	if err != nil {
 		return err
 	}
-	// Text signatures hash the text with CRLF line endings (RFC 4880 5.2.1).
-	if _, err := openpgp.NewCanonicalTextHash(h).Write(text); err != nil {
+	switch sig.SigType {
+	case packet.SigTypeText:
+		// Text signatures hash the text with CRLF line endings (RFC 4880 5.2.1).
+		_, err = openpgp.NewCanonicalTextHash(h).Write(text)
+	case packet.SigTypeBinary:
+		// Only an inline message's (parseSignatureOf): its literal data as it is.
+		_, err = h.Write(text)
+	default:
+		return fmt.Errorf("signature type %#x, want a text or binary signature", sig.SigType)
+	}
+	if err != nil {
 		return err
 	}
 	if err := pk.VerifySignature(h, sig); err != nil {

@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"time"
@@ -93,7 +94,64 @@ func ReadKeys(r io.Reader) (openpgp.EntityList, error) {
 // refused, naming the key. A key whose primary key cannot be read (an
 // algorithm go-crypto does not support) or cannot sign is skipped, as
 // before: no copy of it could verify a signature.
+//
+// Byte-identical copies of a key (a keyring file holding one key 69,000
+// times) are read once: the packets are framed here, cut into keys (each
+// starting at a primary key packet), and a key block seen before is
+// skipped, so that such a file costs a hash per copy, not a parse and a
+// signature check. Framing this code does not follow (partial lengths,
+// which key packets never use) leaves the whole to go-crypto.
 func readEntities(r io.Reader) (openpgp.EntityList, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxKeyFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrKeyFormat, err)
+	}
+	blocks, ok := keyBlocks(data)
+	if !ok {
+		return readEntityPackets(bytes.NewReader(data))
+	}
+	seen := make(map[[sha256.Size]byte]bool)
+	var el openpgp.EntityList
+	for _, b := range blocks {
+		sum := sha256.Sum256(b)
+		if seen[sum] {
+			continue
+		}
+		seen[sum] = true
+		l, err := readEntityPackets(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		el = append(el, l...)
+	}
+	return el, nil
+}
+
+// keyBlocks cuts a binary keyring into its keys: the packets from one
+// primary key packet (public or secret) to the next; packets before the
+// first make a block of their own. ok is false when a packet's framing
+// cannot be read (see packetLength).
+func keyBlocks(data []byte) (blocks [][]byte, ok bool) {
+	start := 0
+	for p := 0; p < len(data); {
+		n, tag, err := packetLength(data[p:])
+		if err != nil {
+			return nil, false
+		}
+		if (tag == 5 || tag == 6) && p > start {
+			blocks = append(blocks, data[start:p])
+			start = p
+		}
+		p += n
+	}
+	if start < len(data) {
+		blocks = append(blocks, data[start:])
+	}
+	return blocks, true
+}
+
+// readEntityPackets reads every key of a binary keyring (see readEntities).
+func readEntityPackets(r io.Reader) (openpgp.EntityList, error) {
 	pr := packet.NewReader(r)
 	var el openpgp.EntityList
 	for {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/cloud-assembly/assemble/assembly"
 )
@@ -30,6 +31,11 @@ type message struct {
 	text      []byte              // the signed text: canonical, CRLF line ends
 	sigs      []*packet.Signature // in the order of the block
 	raw       [][]byte            // each packet's bytes, as found
+	// inline: an armored OpenPGP message (gpg --sign --armor) whose
+	// literal data is the text, not a cleartext-signed one; text is then
+	// the literal data as signed, and its signatures may be binary (0x00)
+	// or text (0x01) signatures.
+	inline bool
 }
 
 // parseMessage reads a cleartext-signed message, strictly: nothing but
@@ -43,12 +49,15 @@ func parseMessage(data []byte) (*message, error) { return parseMessageOf(assembl
 func parseMessageOf(what string, data []byte) (*message, error) {
 	const begin = "-----BEGIN PGP SIGNED MESSAGE-----"
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if bytes.HasPrefix(trimmed, []byte(inlineBegin)) {
+		return parseInline(what, trimmed)
+	}
 	if !bytes.HasPrefix(trimmed, []byte(begin)) {
-		if bytes.Contains(data, []byte(begin)) {
+		if bytes.Contains(data, []byte(begin)) || bytes.Contains(data, []byte(inlineBegin)) {
 			return nil, fmt.Errorf("%w: text before the signed message", ErrUnsignedContent)
 		}
-		if bytes.Contains(data, []byte("-----BEGIN PGP SIGNATURE-----")) || bytes.Contains(data, []byte("-----BEGIN PGP MESSAGE-----")) {
-			return nil, fmt.Errorf("%w: %s must be a cleartext-signed message, not a detached or inline signature", ErrMalformedSignature, what)
+		if bytes.Contains(data, []byte("-----BEGIN PGP SIGNATURE-----")) {
+			return nil, fmt.Errorf("%w: %s must be a signed message (cleartext, as gpg --clearsign writes, or inline, gpg --sign --armor), not a detached signature: the spec does not allow one", ErrMalformedSignature, what)
 		}
 		return nil, fmt.Errorf("%w: %s is not a cleartext-signed message", ErrMalformedSignature, what)
 	}
@@ -63,7 +72,7 @@ func parseMessageOf(what string, data []byte) (*message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: signature armor: %v", ErrMalformedSignature, err)
 	}
-	if err := checkArmorChecksum(trimmed[:len(trimmed)-len(rest)], body); err != nil {
+	if err := checkArmorChecksum(trimmed[:len(trimmed)-len(rest)], "PGP SIGNATURE", body); err != nil {
 		return nil, err
 	}
 	m := &message{plaintext: b.Plaintext, text: b.Bytes}
@@ -99,8 +108,8 @@ func parseMessageOf(what string, data []byte) (*message, error) {
 // match ("CRC error"), and a damaged block must not be armored again with
 // a checksum that matches. The checksum wanted is the one go-crypto's armor
 // encoder writes for body.
-func checkArmorChecksum(msg, body []byte) error {
-	i := bytes.LastIndex(msg, []byte("-----BEGIN PGP SIGNATURE-----"))
+func checkArmorChecksum(msg []byte, blockType string, body []byte) error {
+	i := bytes.LastIndex(msg, []byte("-----BEGIN "+blockType+"-----"))
 	if i < 0 {
 		return nil
 	}
@@ -112,7 +121,7 @@ func checkArmorChecksum(msg, body []byte) error {
 		return fmt.Errorf("%w: unreadable armor checksum line %q", ErrMalformedSignature, line)
 	}
 	var want bytes.Buffer
-	w, err := armor.Encode(&want, "PGP SIGNATURE", nil)
+	w, err := armor.Encode(&want, blockType, nil)
 	if err != nil {
 		return err
 	}
@@ -241,11 +250,20 @@ func packetLength(b []byte) (n int, tag byte, err error) {
 
 // parseSignature parses one signature packet: a text signature (0x01)
 // that names its issuer, over SHA-256 or stronger.
-func parseSignature(raw []byte) (*packet.Signature, error) {
+func parseSignature(raw []byte) (*packet.Signature, error) { return parseSignatureOf(raw, false) }
+
+// parseSignatureOf is parseSignature; with binary, a binary signature
+// (0x00) is allowed too (an inline message's).
+func parseSignatureOf(raw []byte, binary bool) (*packet.Signature, error) {
 	if name, ok := weakSignatureHash(raw); ok {
 		return nil, fmt.Errorf("%w: the signature uses %s, a weak hash, rejected; sign with SHA256 or stronger", ErrWeakSignatureHash, name)
 	}
 	p, err := packet.Read(bytes.NewReader(raw))
+	var unsupported pgperrors.UnsupportedError
+	if errors.As(err, &unsupported) && strings.Contains(string(unsupported), "critical") {
+		// go-crypto refuses a critical subpacket of a type it does not know.
+		return nil, &twoCauses{fmt.Sprintf("%v: %v: the signature is invalid (gpg says BADSIG)", ErrUnknownCritical, err), [2]error{ErrUnknownCritical, ErrBadSignature}}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformedSignature, err)
 	}
@@ -257,36 +275,53 @@ func parseSignature(raw []byte) (*packet.Signature, error) {
 	case crypto.MD5, crypto.SHA1, crypto.RIPEMD160:
 		return nil, fmt.Errorf("%w: the signature uses %v, a weak hash, rejected; sign with SHA256 or stronger", ErrWeakSignatureHash, sig.Hash)
 	}
-	if sig.SigType != packet.SigTypeText {
+	if sig.SigType != packet.SigTypeText && !(binary && sig.SigType == packet.SigTypeBinary) {
 		return nil, fmt.Errorf("%w: signature type %#x, want a text signature (0x01)", ErrMalformedSignature, sig.SigType)
 	}
 	if sig.IssuerKeyId == nil {
 		return nil, fmt.Errorf("%w: signature names no issuer", ErrMalformedSignature)
 	}
+	if name, ok := criticalNotation(sig); ok {
+		return nil, &twoCauses{fmt.Sprintf("%v: the signature carries the critical notation %q, which we do not know: the signature is invalid (RFC 4880 §5.2.3.16; gpg says BADSIG)", ErrUnknownCritical, name), [2]error{ErrUnknownCritical, ErrBadSignature}}
+	}
 	return sig, nil
+}
+
+// criticalNotation returns the name of the first critical notation of the
+// signatures (nil ones skipped): this package knows none, so each makes its
+// signature invalid. (go-crypto refuses a critical subpacket of a type it
+// does not know when it parses one, and skips such a self-signature when
+// it reads a key; it checks notations only in its own verification
+// functions, which this package does not call.)
+func criticalNotation(sigs ...*packet.Signature) (string, bool) {
+	for _, s := range sigs {
+		if s == nil {
+			continue
+		}
+		for _, n := range s.Notations {
+			if n.IsCritical {
+				return n.Name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // checkTimes applies the timestamp rule to a message's signatures and the
 // attestation they sign, at time now:
 //
 //   - no signature is from the future (after now plus MaxClockSkew);
-//   - the first signature (the earliest) was made within MaxClockSkew of
-//     the attestation's timestamp: the attestation is signed when it is made;
 //   - no signature was made before the attestation (less MaxClockSkew).
 //
-// So a co-signature added hours or days later passes; each signer's key is
-// judged both at its own signature's time and at the attestation's
-// timestamp (see judge), so it must have been valid when the attestation
-// was made.
+// So a signature may come any time after the attestation: real release
+// processes attest in CI and sign hours or days later, offline or on a
+// smartcard, and co-signers later still. Each signer's key is judged both
+// at its own signature's time and at the attestation's timestamp (see
+// judge), so it must have been valid when the attestation was made.
 func checkTimes(sigs []*packet.Signature, att *Attestation, now time.Time) error {
-	first := sigs[0].CreationTime
 	for _, s := range sigs {
-		t := s.CreationTime
-		if t.After(now.Add(MaxClockSkew)) {
+		if t := s.CreationTime; t.After(now.Add(MaxClockSkew)) {
 			return fmt.Errorf("%w: signature made in the future (%s)", ErrTimestamp, day(t))
-		}
-		if t.Before(first) {
-			first = t
 		}
 	}
 	if att == nil {
@@ -296,9 +331,6 @@ func checkTimes(sigs []*packet.Signature, att *Attestation, now time.Time) error
 		if d := att.Timestamp.Sub(s.CreationTime); d > MaxClockSkew {
 			return fmt.Errorf("%w: a signature was made %s, before the attestation (%s)", ErrTimestamp, day(s.CreationTime), day(att.Timestamp))
 		}
-	}
-	if d := first.Sub(att.Timestamp); d > MaxClockSkew || d < -MaxClockSkew {
-		return fmt.Errorf("%w: attestation says %s, signature was made %s", ErrTimestamp, day(att.Timestamp), day(first))
 	}
 	return nil
 }
@@ -346,4 +378,113 @@ func writeMessage(plaintext []byte, hashes string, packets [][]byte) ([]byte, er
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+const inlineBegin = "-----BEGIN PGP MESSAGE-----"
+
+// parseInline reads an armored signed message (gpg --sign --armor: the
+// spec allows a signature that is not cleartext, as long as it is not
+// detached), strictly: one armor block with nothing but white space after
+// it, its checksum right when it has one; inside (compressed or not), one
+// or more one-pass signature packets, one literal data packet, the text,
+// at most the attestation bound, and as many signature packets as one-pass
+// ones (go-crypto's reader skips a signature it cannot parse: none may go
+// missing); each signature a binary or text one, as parseSignature has it.
+func parseInline(what string, data []byte) (*message, error) {
+	const endMark = "-----END PGP MESSAGE-----"
+	i := bytes.Index(data, []byte(endMark))
+	if i < 0 {
+		return nil, fmt.Errorf("%w: %s: armored message without an END line", ErrMalformedSignature, what)
+	}
+	block, rest := data[:i+len(endMark)], data[i+len(endMark):]
+	if len(bytes.TrimSpace(rest)) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the signed message", ErrUnsignedContent, len(rest))
+	}
+	ab, err := armor.Decode(bytes.NewReader(block))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrMalformedSignature, what, err)
+	}
+	body, err := io.ReadAll(io.LimitReader(ab.Body, assembly.MaxSignatureSize+1))
+	if err != nil || len(body) > assembly.MaxSignatureSize {
+		return nil, fmt.Errorf("%w: %s: armor: %v (at most %d bytes)", ErrMalformedSignature, what, err, assembly.MaxSignatureSize)
+	}
+	if err := checkArmorChecksum(block, "PGP MESSAGE", body); err != nil {
+		return nil, err
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrMalformedSignature, what, fmt.Sprintf(format, args...))
+	}
+	m := &message{inline: true}
+	onePass, literal, compressed := 0, false, false
+	pr := packet.NewReader(bytes.NewReader(body))
+	for {
+		p, err := pr.Next()
+		if err == io.EOF {
+			break
+		}
+		var unsupported pgperrors.UnsupportedError
+		if errors.As(err, &unsupported) && strings.Contains(string(unsupported), "critical") {
+			return nil, &twoCauses{fmt.Sprintf("%v: %v: the signature is invalid (gpg says BADSIG)", ErrUnknownCritical, err), [2]error{ErrUnknownCritical, ErrBadSignature}}
+		}
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		switch p := p.(type) {
+		case *packet.Compressed:
+			if compressed || onePass > 0 || literal || len(m.sigs) > 0 {
+				return nil, bad("a compressed packet where the signed message has none")
+			}
+			compressed = true
+			// Bounded: the text, and room for the signatures; what the
+			// reader skips (unknown packets) counts too.
+			if err := pr.Push(io.LimitReader(p.Body, maxAttestationSize+assembly.MaxSignatureSize)); err != nil {
+				return nil, bad("%v", err)
+			}
+		case *packet.OnePassSignature:
+			if literal {
+				return nil, bad("a one-pass signature packet after the literal data")
+			}
+			onePass++
+		case *packet.LiteralData:
+			if literal || onePass == 0 {
+				return nil, bad("want one-pass signature packets, then one literal data packet")
+			}
+			literal = true
+			if m.text, err = io.ReadAll(io.LimitReader(p.Body, maxAttestationSize+1)); err != nil {
+				return nil, bad("literal data: %v", err)
+			}
+			if len(m.text) > maxAttestationSize {
+				return nil, fmt.Errorf("%w: the signed text is more than %d bytes", ErrAttestation, maxAttestationSize)
+			}
+		case *packet.Signature:
+			if !literal {
+				return nil, bad("a signature packet before the literal data")
+			}
+			if len(m.sigs) == MaxSignatures {
+				return nil, bad("more than %d signatures", MaxSignatures)
+			}
+			var raw bytes.Buffer
+			if err := p.Serialize(&raw); err != nil {
+				return nil, bad("%v", err)
+			}
+			sig, err := parseSignatureOf(raw.Bytes(), true)
+			if err != nil {
+				return nil, err
+			}
+			m.sigs = append(m.sigs, sig)
+			m.raw = append(m.raw, raw.Bytes())
+		default:
+			return nil, bad("unexpected %T packet in a signed message", p)
+		}
+	}
+	switch {
+	case !literal:
+		return nil, bad("no literal data: want a signed message (gpg --sign)")
+	case len(m.sigs) == 0:
+		return nil, fmt.Errorf("%w: %s: no signature packet", ErrMalformedSignature, what)
+	case len(m.sigs) != onePass:
+		return nil, bad("%d one-pass signature packets but %d signatures that can be read (one uses a weak hash or an unknown algorithm?)", onePass, len(m.sigs))
+	}
+	m.plaintext = m.text
+	return m, nil
 }

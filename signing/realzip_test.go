@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"maps"
 	"os"
@@ -33,10 +34,10 @@ var realProject = map[string]string{
 	"assets/blob.bin":       string(bytes.Repeat([]byte{0, 1, 2, 254, 255, 7}, 2000)),
 }
 
-func writeProject(t *testing.T) string {
+func writeProject(t *testing.T, project map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, body := range realProject {
+	for name, body := range project {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -49,15 +50,16 @@ func writeProject(t *testing.T) string {
 }
 
 // pythonZip writes the project with Python's zipfile: writestr, which
-// gives files mode 0600 with no file-type bits, and mkdir for folders.
+// gives files mode 0600 with no file-type bits, and mkdir for folders,
+// with the mode given (its default, 0777, makes a world-writable folder).
 const pythonZip = `
 import os, sys, zipfile
-src, out = sys.argv[1], sys.argv[2]
+src, out, mode = sys.argv[1], sys.argv[2], int(sys.argv[3], 8)
 with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
     for root, dirs, files in sorted(os.walk(src)):
         rel = os.path.relpath(root, src)
         if rel != "." and hasattr(z, "mkdir"):
-            z.mkdir(rel.replace(os.sep, "/"))
+            z.mkdir(rel.replace(os.sep, "/"), mode)
         for f in sorted(files):
             name = os.path.relpath(os.path.join(root, f), src).replace(os.sep, "/")
             with open(os.path.join(root, f), "rb") as fh:
@@ -88,46 +90,58 @@ with open(out, "wb") as raw:
 // Real ZIP writers (issue #11): an archive made by each stock tool is a valid
 // assembly; we sign it, we verify it, gpg verifies its signature, and
 // `unzip -t` accepts the signed archive. A test skips, saying why, when its
-// tool is absent (.ci/run installs zip, unzip and 7zip).
+// tool is absent (.ci/run installs zip, unzip and 7zip). Issue 19: what a
+// tool writes that readers disagree on is refused, saying so: Info-ZIP zip
+// (3.0, Debian) writes a non-ASCII name with neither the UTF-8 flag nor a
+// Unicode Path field, and Python's ZipFile.mkdir makes a world-writable
+// folder by default (mode 0777); those tools' archives verify without them.
 func TestRealZipWriters(t *testing.T) {
 	tools := []struct {
-		name  string
-		tools []string // any of these executables
-		make  func(t *testing.T, tool, src, out string) error
-		extra []string // files the tool adds
-		dirs  bool     // writes directory entries
+		name   string
+		tools  []string // any of these executables
+		make   func(t *testing.T, tool, src, out string) error
+		extra  []string // files the tool adds
+		dirs   bool     // writes directory entries
+		refuse string   // the archive of the whole project is refused, naming this
+		ascii  bool     // then the project without its non-ASCII name is written
 	}{
 		{"info-zip", []string{"zip"}, func(t *testing.T, tool, src, out string) error {
 			return run(src, tool, "-q", "-r", out, ".")
-		}, nil, true},
+		}, nil, true, "without the UTF-8 flag", true},
+		{"python-zipfile-mkdir-default", []string{"python3"}, func(t *testing.T, tool, src, out string) error {
+			if err := run(src, tool, "-c", "import zipfile, sys; sys.exit(not hasattr(zipfile.ZipFile, 'mkdir'))"); err != nil {
+				t.Skip("this Python's zipfile has no mkdir (3.11 added it)")
+			}
+			return run(src, tool, "-c", pythonZip, src, out, "777")
+		}, nil, true, "world-writable", false},
 		{"python-zipfile", []string{"python3"}, func(t *testing.T, tool, src, out string) error {
-			return run(src, tool, "-c", pythonZip, src, out)
-		}, nil, false},
+			return run(src, tool, "-c", pythonZip, src, out, "755")
+		}, nil, false, "", false},
 		// zip -fz and Python's force_zip64 write zip64 records and fields
 		// for small files too (APPNOTE 4.3.9.1: "ZIP64 format MAY be used
 		// regardless of the size of a file"); zip to standard output
 		// through a pipe writes data descriptors.
 		{"info-zip-zip64", []string{"zip"}, func(t *testing.T, tool, src, out string) error {
 			return run(src, tool, "-q", "-r", "-fz", out, ".")
-		}, nil, true},
+		}, nil, true, "without the UTF-8 flag", true},
 		{"info-zip-stdout", []string{"zip"}, func(t *testing.T, tool, src, out string) error {
 			return run(src, "sh", "-c", `"$0" -q -r - . | cat > "$1"`, tool, out)
-		}, nil, true},
+		}, nil, true, "without the UTF-8 flag", true},
 		{"python-zipfile-zip64", []string{"python3"}, func(t *testing.T, tool, src, out string) error {
 			return run(src, tool, "-c", pythonZip64, src, out, "seek")
-		}, nil, false},
+		}, nil, false, "", false},
 		{"python-zipfile-zip64-stream", []string{"python3"}, func(t *testing.T, tool, src, out string) error {
 			return run(src, tool, "-c", pythonZip64, src, out, "stream")
-		}, nil, false},
+		}, nil, false, "", false},
 		{"go-archive-zip", nil, func(t *testing.T, _, src, out string) error {
 			return goArchiveZip(src, out)
-		}, nil, true},
+		}, nil, true, "", false},
 		{"7-zip", []string{"7zz", "7z", "7za"}, func(t *testing.T, tool, src, out string) error {
 			return run(src, tool, "a", "-tzip", "-bd", "-bso0", out, ".")
-		}, nil, true},
+		}, nil, true, "", false},
 		{"jar", []string{"jar"}, func(t *testing.T, tool, src, out string) error {
 			return run(src, tool, "cf", out, "-C", src, ".")
-		}, []string{"META-INF/MANIFEST.MF"}, true},
+		}, []string{"META-INF/MANIFEST.MF"}, true, "", false},
 	}
 	home := gpgHome(t)
 	e := signer(t, "ed25519.sec.asc")
@@ -144,16 +158,37 @@ func TestRealZipWriters(t *testing.T) {
 			if len(tt.tools) > 0 && tool == "" {
 				t.Skipf("%s not installed (.ci/run installs it)", strings.Join(tt.tools, " or "))
 			}
-			src := writeProject(t)
+			project := realProject
+			src := writeProject(t, project)
 			out := filepath.Join(t.TempDir(), "app.cloud")
 			if err := tt.make(t, tool, src, out); err != nil {
 				t.Fatalf("%s: %v", tt.name, err)
+			}
+			if tt.refuse != "" {
+				_, err := assembly.Open(out)
+				if !errors.Is(err, assembly.ErrFormat) || !strings.Contains(err.Error(), tt.refuse) {
+					t.Fatalf("a %s archive: got %v, want assembly.ErrFormat saying %q", tt.name, err, tt.refuse)
+				}
+				if !tt.ascii {
+					return
+				}
+				project = maps.Clone(realProject)
+				for name := range project {
+					if strings.ContainsFunc(name, func(r rune) bool { return r >= 0x80 }) {
+						delete(project, name)
+					}
+				}
+				src = writeProject(t, project)
+				out = filepath.Join(t.TempDir(), "app.cloud")
+				if err := tt.make(t, tool, src, out); err != nil {
+					t.Fatalf("%s: %v", tt.name, err)
+				}
 			}
 			rc, err := assembly.Open(out)
 			if err != nil {
 				t.Fatalf("a %s archive is refused: %v", tt.name, err)
 			}
-			want := slices.Sorted(maps.Keys(realProject))
+			want := slices.Sorted(maps.Keys(project))
 			want = slices.Sorted(slices.Values(append(want, tt.extra...)))
 			var got []string
 			for _, f := range rc.Files() {
@@ -180,7 +215,7 @@ func TestRealZipWriters(t *testing.T) {
 			if err != nil {
 				t.Fatalf("verify: %v", err)
 			}
-			for name, body := range realProject {
+			for name, body := range project {
 				b, err := v.ReadFile(name)
 				if err != nil || string(b) != body {
 					t.Errorf("%s: %d bytes, %v", name, len(b), err)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
@@ -199,6 +201,10 @@ type sealPlan struct {
 	text  []byte   // the plaintext signed (LF line ends)
 	kept  [][]byte // signature packets kept (sign --add)
 	ext   *message // an external message to attach
+	// The assembly's signature.asc, which a new one replaces (without
+	// Add): its message, or why it cannot be read.
+	old    *message
+	oldErr error
 }
 
 // plan reads what opts ask to seal, without hashing anything yet.
@@ -216,12 +222,26 @@ func planSeal(r *assembly.Reader, signers []Signer, opts *SignOptions) (*sealPla
 		if base, err = parseMessage(data); err != nil {
 			return nil, fmt.Errorf("the assembly's %s: %w", assembly.SignatureName, err)
 		}
+		if base.inline {
+			return nil, fmt.Errorf("%w: the assembly's %s is an inline signed message (gpg --sign), which verifies but cannot be co-signed: signatures are added to a cleartext-signed one (gpg --clearsign); re-sign it (--replace), then co-sign", ErrMalformedSignature, assembly.SignatureName)
+		}
 		p.kept = base.raw
+	} else if data, err := readSignature(r); err != nil {
+		p.oldErr = err
+	} else if data != nil {
+		p.old, p.oldErr = parseMessage(data)
+		if p.oldErr != nil && !bytes.Contains(data, []byte("-----BEGIN PGP ")) {
+			// No OpenPGP block at all: no signature to drop.
+			p.old, p.oldErr = nil, nil
+		}
 	}
 	if sig := opts.signature(); sig != nil {
 		m, err := parseMessageOf("the file", sig)
 		if err != nil {
 			return nil, fmt.Errorf("the signature to attach: %w", err)
+		}
+		if m.inline {
+			return nil, fmt.Errorf("%w: the signature to attach is an inline signed message (gpg --sign): assemble writes cleartext-signed ones; sign the attestation with gpg --clearsign", ErrMalformedSignature)
 		}
 		if base != nil && !bytes.Equal(m.text, base.text) {
 			return nil, fmt.Errorf("%w: the signature to add does not sign the text of the assembly's %s byte for byte (sign the attestation it holds, as 'assemble attest' or the signed text shows it)", ErrAttestationMismatch, assembly.SignatureName)
@@ -370,6 +390,11 @@ func (p *sealPlan) sign(ctx context.Context, signers []Signer, opts *SignOptions
 	if err := checkNewSigners(s.Signatures, len(p.kept)); err != nil {
 		return nil, err
 	}
+	if !opts.replace() {
+		if err := p.checkDropped(s.Signatures, ring, opts.now()); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkTimes(m.sigs, p.att, opts.now()); err != nil {
 		return nil, err
 	}
@@ -379,6 +404,37 @@ func (p *sealPlan) sign(ctx context.Context, signers []Signer, opts *SignOptions
 		}
 	}
 	return s, nil
+}
+
+// checkDropped refuses a new signature.asc (whose signatures are sigs)
+// that replaces one holding signatures by keys that do not sign again,
+// naming them (through ring when it holds their keys).
+func (p *sealPlan) checkDropped(sigs []Signature, ring *Keyring, now time.Time) error {
+	const fix = "co-sign with --add (SignOptions.Add) to keep them, or re-sign with --replace (SignOptions.Replace) to drop them"
+	if p.oldErr != nil {
+		return fmt.Errorf("%w: the assembly's %s cannot be read (%v); %s", ErrWouldDropSignatures, assembly.SignatureName, p.oldErr, fix)
+	}
+	if p.old == nil {
+		return nil
+	}
+	var dropped []string
+	for _, sig := range p.old.sigs {
+		o := judgeSignature(ring, nil, sig, p.old.text, now, sig.CreationTime)
+		if slices.ContainsFunc(sigs, func(n Signature) bool { return sameSigner(n, o) }) {
+			continue // signs again
+		}
+		who := issuer(sig)
+		if o.Fingerprint != "" {
+			who = fmt.Sprintf("%q (%s)", o.UserID, o.Fingerprint)
+		}
+		if !slices.Contains(dropped, who) {
+			dropped = append(dropped, who)
+		}
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: it is signed by %s, whose signature would be dropped; %s", ErrWouldDropSignatures, strings.Join(dropped, ", "), fix)
 }
 
 // checkNewSigners refuses a new signature (sigs[kept:]) by a key that made

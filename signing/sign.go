@@ -39,6 +39,11 @@ type SignOptions struct {
 	// adds new ones over its attestation, checked first against the
 	// archive: co-signing.
 	Add bool
+	// Replace (Seal, without Add) lets the new signature.asc drop the
+	// signatures of the assembly's signature.asc by keys that do not sign
+	// again. Without it, Seal refuses to drop any (ErrWouldDropSignatures),
+	// naming their signers: co-sign with Add, or re-sign with Replace.
+	Replace bool
 	// Signature (Seal) is a cleartext-signed attestation made elsewhere, to
 	// attach (or, with Add, whose signatures to add) instead of signing.
 	Signature []byte
@@ -48,6 +53,8 @@ type SignOptions struct {
 }
 
 func (o *SignOptions) add() bool { return o != nil && o.Add }
+
+func (o *SignOptions) replace() bool { return o != nil && o.Replace }
 
 func (o *SignOptions) signature() []byte {
 	if o == nil {

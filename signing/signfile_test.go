@@ -157,7 +157,7 @@ func TestSignFileConcurrent(t *testing.T) {
 	optsA := &SignOptions{Progress: func(done, total int64) {
 		aOnce.Do(func() { close(aStarted); <-aGo })
 	}}
-	optsB := &SignOptions{Progress: func(done, total int64) {
+	optsB := &SignOptions{Replace: true, Progress: func(done, total int64) {
 		bOnce.Do(func() {
 			mu.Lock()
 			defer mu.Unlock()

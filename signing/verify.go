@@ -14,8 +14,8 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 )
 
-// MaxClockSkew is how far the attestation's timestamp may be from the
-// signature's creation time, and how far in the future a signature may be.
+// MaxClockSkew is how far before the attestation's timestamp a signature
+// may be made, and how far in the future.
 const MaxClockSkew = 5 * time.Minute
 
 // VerifyOptions tune Verify. The zero value (or nil) is the safe default.
@@ -208,8 +208,8 @@ func (c *checkedReader) Close() error { return c.rc.Close() }
 //     in any copy, of the key, the signing subkey or the primary user ID),
 //     and its signature must check, or the whole verification fails;
 //  3. parses the attestation from the verified text only, strictly, and
-//     checks the timestamp rule (see checkTimes: the first signature within
-//     MaxClockSkew of the attestation, co-signatures any time after it) and
+//     checks the timestamp rule (see checkTimes: every signature any time
+//     after the attestation, less MaxClockSkew, none from the future) and
 //     the policy (VerifyOptions.Policy: how many distinct trusted keys, which
 //     ones, which algorithms), then that the attestation lists exactly the
 //     archive's files other than signature.asc;

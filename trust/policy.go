@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 
 // PolicyKeys are the keys of a policy file, in the order help lists them.
 func PolicyKeys() []string {
-	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms"}
+	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities"}
 }
 
 // A PolicyFile is what a policy file says; keyring paths are made
@@ -29,8 +30,16 @@ type PolicyFile struct {
 	Keyrings, UntrustedKeyrings []string
 	RequireSigners, Algorithms  []string
 	MinSigners                  int
-	Has                         map[string]bool
+	// StagingBucket and Capabilities are deploy's: the S3 bucket that
+	// receives templates too large to send inline, and the stack
+	// capabilities deploy may grant (IAM, NAMED_IAM, AUTO_EXPAND).
+	StagingBucket string
+	Capabilities  []string
+	Has           map[string]bool
 }
+
+// bucketRE is an S3 bucket name.
+var bucketRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 
 // maxPolicySize bounds a policy file: a policy names a few keyrings and
 // fingerprints, and it is read whole.
@@ -131,6 +140,21 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 				for j, a := range p.Algorithms {
 					if _, aerr := signing.ParseAlgorithm(a); aerr != nil {
 						return nil, at(v.Content[j], "algorithms: %q: use SHA256, SHA384 or SHA512", a)
+					}
+				}
+			}
+		case "staging-bucket":
+			if v.Kind != yaml.ScalarNode || !bucketRE.MatchString(v.Value) {
+				return nil, at(v, "staging-bucket must be an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens)")
+			}
+			p.StagingBucket = v.Value
+		case "capabilities":
+			if p.Capabilities, err = strs(k, v); err == nil {
+				for j, c := range p.Capabilities {
+					switch strings.TrimPrefix(c, "CAPABILITY_") {
+					case "IAM", "NAMED_IAM", "AUTO_EXPAND":
+					default:
+						return nil, at(v.Content[j], "capabilities: %q: use IAM, NAMED_IAM or AUTO_EXPAND", c)
 					}
 				}
 			}

@@ -21,7 +21,7 @@ func FuzzReadPolicy(f *testing.F) {
 		"untrusted-keyrings: [a.asc, /abs/b.asc]\n",
 		"min-signer: 2\n", "min-signers: 0\n", "keyrings: keys\n", "- a\n", "", "keyrings: [keys\n",
 		"algorithms: [MD5]\n", "keyrings: [a]\nkeyrings: [b]\n", "require-signers: [~]\n",
-		"min-signers: 1\n---\nmin-signers: 3\n", "keyrings: [a]\n---\n", "keyrings: [a]\n---\n[\n",
+		"min-signers: 1\n---\nmin-signers: 3\n", "staging-bucket: assets-1\ncapabilities: [IAM, CAPABILITY_AUTO_EXPAND]\n", "capabilities: IAM\n", "keyrings: [a]\n---\n", "keyrings: [a]\n---\n[\n",
 	} {
 		f.Add(seed)
 	}
@@ -52,6 +52,14 @@ func FuzzReadPolicy(f *testing.F) {
 				t.Fatalf("algorithm %q: %v", a, err)
 			}
 		}
+		if p.Has["staging-bucket"] && !bucketRE.MatchString(p.StagingBucket) {
+			t.Fatalf("staging bucket %q", p.StagingBucket)
+		}
+		for _, c := range p.Capabilities {
+			if s := strings.TrimPrefix(c, "CAPABILITY_"); s != "IAM" && s != "NAMED_IAM" && s != "AUTO_EXPAND" {
+				t.Fatalf("capability %q", c)
+			}
+		}
 		for _, k := range append(p.Keyrings, p.UntrustedKeyrings...) {
 			if !filepath.IsAbs(k) {
 				t.Fatalf("keyring %q is not resolved against the policy's folder", k)
@@ -75,6 +83,9 @@ func TestReadPolicyRefuses(t *testing.T) {
 		{"algorithms: [SHA256, MD5]\n", `algorithms: "MD5"`, 1, 22},
 		{"keyrings: [k]\nmin-signers: 1\n---\nmin-signers: 3\n", "one YAML document", 3, 1},
 		{"keyrings: [k]\n---\n", "one YAML document", 2, 1},
+		{"staging-bucket: My_Bucket\n", "staging-bucket must be an S3 bucket name", 1, 17},
+		{"staging-bucket: [a]\n", "staging-bucket must be an S3 bucket name", 1, 17},
+		{"capabilities: [IAM, ROOT]\n", `capabilities: "ROOT": use IAM, NAMED_IAM or AUTO_EXPAND`, 1, 21},
 	} {
 		file := filepath.Join(dir, "policy.yaml")
 		if err := os.WriteFile(file, []byte(tt.body), 0o644); err != nil {
@@ -100,5 +111,20 @@ func TestReadPolicyRefusesLargeFile(t *testing.T) {
 	var pe *PolicyError
 	if !errors.As(err, &pe) || !errors.Is(err, ErrInvalidPolicy) || !strings.Contains(pe.Msg, "larger than") {
 		t.Fatalf("got %v, want a PolicyError saying the file is too large", err)
+	}
+}
+
+// Deploy's keys: the staging bucket and the capabilities it may grant.
+func TestReadPolicyDeployKeys(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(file, []byte("keyrings: [k]\nstaging-bucket: assets.example-1\ncapabilities: [IAM, CAPABILITY_AUTO_EXPAND]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadPolicy(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.StagingBucket != "assets.example-1" || strings.Join(p.Capabilities, ",") != "IAM,CAPABILITY_AUTO_EXPAND" {
+		t.Errorf("read %+v", p)
 	}
 }

@@ -18,27 +18,48 @@
 //	                  project/assembly.yaml (packager.MaxProjectFileSize),
 //	                  blueprint.yaml (blueprint.MaxFileSize); and limit.yaml,
 //	                  a template of the longest list yamlpos.MaxNodes accepts
+//	insertfile/       issue 19 item 8: big.txt (1 MB, the most Fn::InsertFile
+//	                  inserts) and templates holding a YAML anchor on an
+//	                  Fn::InsertFile of it and 79 (t79.yaml, 1.2 KB) or
+//	                  4,000 (t4000.yaml) aliases of it
+//	schemas/          issue 19 item 9: loop.json, the 400-byte schema whose
+//	                  definition D is oneOf [$ref D, $ref D], with a pointer
+//	                  that does not resolve; chain.json, 40 definitions each
+//	                  naming the next twice
+//	regex/            issue 19 item 10: schemas/slow.json, a type whose
+//	                  patternProperties pattern is ^(a+)+$, and template.yaml
+//	                  setting 10 keys of 40 a's and a "!" against it
+//	keycopies.gpg     the fixture Ed25519 public key (a binary keyring), copied
+//	                  up to the 16 MiB key file bound: 69,000 copies (issue 19
+//	                  item 11); and signed.cloud, a small assembly it signed
 //
-// Usage: mkhostile -o DIR [-only names,directory,fanout,bomb,dense]
+// Usage: mkhostile -o DIR [-only names,directory,fanout,bomb,dense,insertfile,schemas,regex,keycopies]
+// (run from the repository's root: keycopies reads fixtures/keys)
 package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/binary"
 	"flag"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/cloud-assembly/assemble/packager/cfn"
+	"github.com/cloud-assembly/assemble/signing"
 )
 
 func main() {
@@ -62,6 +83,10 @@ func main() {
 		{"fanout", func() error { return fanOut(filepath.Join(*out, "fanout"), *fanout, *levels) }},
 		{"bomb", func() error { return bomb(filepath.Join(*out, "bomb")) }},
 		{"dense", func() error { return dense(filepath.Join(*out, "dense")) }},
+		{"insertfile", func() error { return insertFile(filepath.Join(*out, "insertfile")) }},
+		{"schemas", func() error { return schemaLoops(filepath.Join(*out, "schemas")) }},
+		{"regex", func() error { return slowRegex(filepath.Join(*out, "regex")) }},
+		{"keycopies", func() error { return keyCopies(*out) }},
 	}
 	for _, step := range steps {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), step.name) {
@@ -349,4 +374,108 @@ func dense(dir string) error {
 		}
 	}
 	return nil
+}
+
+// insertFile writes the inputs of issue 19 item 8: a YAML anchor on an
+// Fn::InsertFile of a 1 MB file, and n aliases of it.
+func insertFile(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat("0123456789abcde\n", 1<<20/16)), 0o644); err != nil {
+		return err
+	}
+	for _, n := range []int{79, 4000} {
+		var b strings.Builder
+		b.WriteString("Resources:\n  Topic:\n    Type: AWS::SNS::Topic\n    Metadata:\n      First: &f {Fn::InsertFile: big.txt}\n")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "      A%d: *f\n", i)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("t%d.yaml", n)), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// schemaLoops writes the schemas of issue 19 item 9.
+func schemaLoops(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	const head = `{"typeName": "Bench::Loop::Thing", "description": "hostile", "additionalProperties": false, "primaryIdentifier": ["/properties/Name"], "createOnlyProperties": ["/properties/Name"], `
+	loop := head + `"definitions": {"D": {"oneOf": [{"$ref": "#/definitions/D"}, {"$ref": "#/definitions/D"}]}}, "properties": {"Name": {"type": "string"}, "A": {"$ref": "#/definitions/D"}}, "readOnlyProperties": ["/properties/A/x/y/z"]}`
+	var defs []string
+	for i := 0; i < 40; i++ {
+		next := fmt.Sprintf(`{"$ref": "#/definitions/D%d"}`, i+1)
+		defs = append(defs, fmt.Sprintf(`"D%d": {"oneOf": [%s, %s]}`, i, next, next))
+	}
+	defs = append(defs, `"D40": {"type": "object", "properties": {"Leaf": {"type": "string"}}}`)
+	chain := head + `"definitions": {` + strings.Join(defs, ", ") + `}, "properties": {"Name": {"type": "string"}, "A": {"$ref": "#/definitions/D0"}}, "readOnlyProperties": ["/properties/A/Missing"]}`
+	if err := os.WriteFile(filepath.Join(dir, "loop.json"), []byte(loop), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "chain.json"), []byte(chain), 0o644)
+}
+
+// slowRegex writes the inputs of issue 19 item 10.
+func slowRegex(dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "schemas"), 0o755); err != nil {
+		return err
+	}
+	const slow = `{"typeName": "Bench::Slow::Thing", "description": "hostile", "properties": {"Name": {"type": "string"}, "Labels": {"type": "object", "additionalProperties": false, "patternProperties": {"^(a+)+$": {"type": "string"}}}}, "primaryIdentifier": ["/properties/Name"], "additionalProperties": false}`
+	if err := os.WriteFile(filepath.Join(dir, "schemas", "slow.json"), []byte(slow), 0o644); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("Resources:\n  Thing:\n    Type: Bench::Slow::Thing\n    Properties:\n      Name: t\n      Labels:\n")
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "        %s%d: x\n", strings.Repeat("a", 40)+"!", i)
+	}
+	return os.WriteFile(filepath.Join(dir, "template.yaml"), []byte(b.String()), 0o644)
+}
+
+// keyCopies writes keycopies.gpg, the fixture Ed25519 public key copied up
+// to the 16 MiB bound of a key file, and signed.cloud, signed by that key.
+func keyCopies(dir string) error {
+	f, err := os.Open(filepath.Join("fixtures", "keys", "ed25519.pub.asc"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ab, err := armor.Decode(f)
+	if err != nil {
+		return err
+	}
+	key, err := io.ReadAll(ab.Body)
+	if err != nil {
+		return err
+	}
+	const bound = 16 << 20
+	if err := os.WriteFile(filepath.Join(dir, "keycopies.gpg"), bytes.Repeat(key, bound/len(key)), 0o644); err != nil {
+		return err
+	}
+	sec, err := os.Open(filepath.Join("fixtures", "keys", "ed25519.sec.asc"))
+	if err != nil {
+		return err
+	}
+	defer sec.Close()
+	keys, err := signing.ReadKeys(sec)
+	if err != nil {
+		return err
+	}
+	e, err := signing.SelectSigner(keys, nil, time.Now())
+	if err != nil {
+		return err
+	}
+	w := assembly.NewWriter(assembly.WriterOptions{})
+	if err := w.AddBytes(assembly.ManifestName, []byte(manifest)); err != nil {
+		return err
+	}
+	out := filepath.Join(dir, "signed.cloud")
+	if err := w.WriteFile(context.Background(), out); err != nil {
+		return err
+	}
+	_, err = signing.SignFile(context.Background(), out, out, e, &signing.SignOptions{Replace: true})
+	return err
 }

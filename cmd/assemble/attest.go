@@ -17,9 +17,9 @@ func attestCmd() *cli.Command {
 		Description: `Hashes every file of the assembly (salted with a fresh nonce) and writes the
 attestation, JSON with the timestamp now, to standard output or -o FILE;
 nothing else. Sign it with any OpenPGP tool that writes a cleartext
-signature (gpg --clearsign, a smartcard), within 5 minutes (the first
-signature must be that close to the attestation's timestamp), then attach
-it with 'assemble sign --signature FILE'. An assembly that the check every
+signature (gpg --clearsign, a smartcard), then or any time later (hours,
+days: the signer's key must be valid at the attestation's timestamp and at
+the signature's), then attach it with 'assemble sign --signature FILE'. An assembly that the check every
 command runs finds invalid is refused, as sign refuses it.
 
 --signed writes instead the attestation already signed in the assembly's

@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/deploy"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
@@ -62,6 +64,7 @@ var errorCodes = []errorCode{
 	{signing.ErrUnsigned, "unsigned"},
 	{signing.ErrUnsignedContent, "unsigned_content"},
 	{signing.ErrMalformedSignature, "malformed_signature"},
+	{signing.ErrUnknownCritical, "unknown_critical"}, // before the two it also matches
 	{signing.ErrBadSignature, "bad_signature"},
 	{signing.ErrUnknownSigner, "unknown_signer"},
 	{signing.ErrKeyExpired, "key_expired"},
@@ -89,6 +92,7 @@ var errorCodes = []errorCode{
 	{signing.ErrInputChanged, "input_changed"},
 	{signing.ErrNotSigned, "not_signed"},
 	{signing.ErrAlreadySigned, "already_signed"},
+	{signing.ErrWouldDropSignatures, "would_drop_signatures"},
 	{signing.ErrNoMatchingKey, "no_matching_key"},
 	{signing.ErrAmbiguousKey, "ambiguous_key"},
 	{signing.ErrGPGNotFound, "gpg_not_found"},
@@ -128,6 +132,7 @@ var errorCodes = []errorCode{
 	{paramschema.ErrTooLarge, "parameter_too_large"},
 	{cfn.ErrSyntax, "template_syntax"},
 	{cfn.ErrMissingParameter, "missing_module_parameter"},
+	{cfn.ErrUnknownParameter, "unknown_module_parameter"},
 	{cfn.ErrCycle, "module_cycle"},
 	{cfn.ErrNameClash, "name_clash"},
 	{cfn.ErrOutsideRoot, "outside_root"},
@@ -169,6 +174,7 @@ var errorCodes = []errorCode{
 	{schema.ErrCatalog, "schema_catalog"},
 	{schema.ErrInvalid, "invalid_schema"},
 	{schema.ErrTooLarge, "schema_too_large"},
+	{schema.ErrRegexBudget, "schema_regex_time"},
 	{registry.ErrInvalidFragment, "invalid_fragment"},
 	{registry.ErrProject, "invalid_module_project"},
 	{registry.ErrTypeName, "invalid_type_name"},
@@ -179,6 +185,10 @@ var errorCodes = []errorCode{
 	{packager.ErrMissing, "missing"},
 	{packager.ErrChanged, "project_changed"},
 	{packager.ErrSchemaCheck, "schema_check"},
+	// The project-path rule (internal/projectfs), where its error is not
+	// already one of the classes above.
+	{projectfs.ErrOutside, "outside_folder"},
+	{projectfs.ErrNotRegular, "not_regular_file"},
 
 	// The assembly check: assembly.Rules' codes. A *CheckError takes the
 	// rule of its first finding instead.
@@ -203,6 +213,25 @@ var errorCodes = []errorCode{
 	{assembly.ErrDuplicate, "duplicate_name"},
 	{assembly.ErrTooLarge, "too_large"},
 	{packager.ErrProject, "invalid_project"},
+
+	// Deploy (a droplet's failure before the dependents it stops).
+	{deploy.ErrInterrupted, "interrupted"},
+	{deploy.ErrAccount, "wrong_account"},
+	{deploy.ErrMissing, "missing_information"},
+	{deploy.ErrParameter, "bad_parameter"},
+	{deploy.ErrUndeployable, "undeployable"},
+	{deploy.ErrEnvironment, "unsupported_environment"},
+	{deploy.ErrMetadataError, "error_metadata"},
+	{deploy.ErrNoDocker, "no_docker"},
+	{deploy.ErrStagingBucket, "no_staging_bucket"},
+	{deploy.ErrOnly, "no_such_droplet"},
+	{deploy.ErrUnresolved, "unresolved"},
+	{deploy.ErrStackFailed, "stack_failed"},
+	{deploy.ErrUpload, "upload_failed"},
+	{deploy.ErrPush, "push_failed"},
+	{deploy.ErrDependency, "dependency_failed"},
+	{deploy.ErrAWS, "aws_failed"},
+	{deploy.ErrDiffers, "differs"},
 
 	// The command's own.
 	{errIsFolder, "is_folder"},

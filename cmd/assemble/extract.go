@@ -28,7 +28,8 @@ trusted keys as the signature policy asks (--keyring, --min-signers,
 temporary folder beside DIR (inside DIR when it is an existing empty folder,
 such as a mounted volume), each checked again against its signed hash as it
 is written, and moved into place at the end: on any failure nothing is
-written. DIR must not exist or be empty; every folder written gets the
+written. A run killed while it moves them into an existing folder is undone
+by the next one (its journal names what it moved). DIR must not exist or be empty; every folder written gets the
 same mode (0755 less the umask), every file 0644 less the umask.
 signature.asc is written too.
 

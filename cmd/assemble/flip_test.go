@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"math/rand"
@@ -21,7 +22,9 @@ import (
 // byte outside signature.asc, flipped in turn (all bits, then single bits),
 // either makes verification fail or changes nothing that `inspect --json`
 // reports or `extract` writes (names, content, modes); and what verifies,
-// `unzip -t` accepts.
+// `unzip -t` accepts. Issue 19: every value of the host, flag and external
+// attribute bytes too, and what verifies unzip extracts as regular files
+// and plain folders only.
 func TestByteFlipsFailOrChangeNothing(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.cloud")
@@ -84,6 +87,53 @@ func TestByteFlipsFailOrChangeNothing(t *testing.T) {
 	_, unzipErr := exec.LookPath("unzip")
 
 	flips, accepted := 0, 0
+	// try checks one changed copy c of the assembly (what says how it was
+	// changed): refused, or nothing observable changed; with extract, what
+	// unzip makes of it holds only regular files and plain folders.
+	try := func(c []byte, what string, extract bool) {
+		flips++
+		r, err := assembly.NewReader(bytes.NewReader(c), int64(len(c)))
+		if err != nil {
+			return
+		}
+		if _, err := signing.Verify(r, trusted, nil); err != nil {
+			return
+		}
+		accepted++
+		gotInspect, gotTree := observe(c)
+		if gotInspect != wantInspect {
+			t.Errorf("%s verifies but changes inspect --json:\n%s\nwant\n%s", what, gotInspect, wantInspect)
+		}
+		if fmt.Sprint(gotTree) != fmt.Sprint(wantTree) {
+			t.Errorf("%s verifies but changes what extract writes: %v, want %v", what, gotTree, wantTree)
+		}
+		if unzipErr != nil {
+			return
+		}
+		if !extract {
+			if out, err := exec.Command("unzip", "-tq", flipped).CombinedOutput(); err != nil {
+				t.Errorf("%s verifies but unzip -t fails: %v\n%s", what, err, out)
+			}
+			return
+		}
+		dst := t.TempDir()
+		if out, err := exec.Command("sh", "-c", `umask 022 && exec unzip -qqoK "$0" -d "$1"`, flipped, dst).CombinedOutput(); err != nil {
+			t.Errorf("%s verifies but unzip fails: %v\n%s", what, err, out)
+		}
+		filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			info, err := os.Lstat(p)
+			if err != nil {
+				return err
+			}
+			if m := info.Mode(); !(m.IsRegular() || m.IsDir()) || m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 || m.Perm()&0o002 != 0 {
+				t.Errorf("%s verifies but unzip makes %s %v", what, p, m)
+			}
+			return nil
+		})
+	}
 	for _, mask := range []byte{0xff, 0x01, 0x80, 0x10} {
 		for i := range b {
 			if sigStart <= i && i < sigEnd {
@@ -91,28 +141,41 @@ func TestByteFlipsFailOrChangeNothing(t *testing.T) {
 			}
 			c := append([]byte{}, b...)
 			c[i] ^= mask
-			flips++
-			r, err := assembly.NewReader(bytes.NewReader(c), int64(len(c)))
-			if err != nil {
-				continue
-			}
-			if _, err := signing.Verify(r, trusted, nil); err != nil {
-				continue
-			}
-			accepted++
-			gotInspect, gotTree := observe(c)
-			if gotInspect != wantInspect {
-				t.Errorf("byte %d ^ %#02x verifies but changes inspect --json:\n%s\nwant\n%s", i, mask, gotInspect, wantInspect)
-			}
-			if fmt.Sprint(gotTree) != fmt.Sprint(wantTree) {
-				t.Errorf("byte %d ^ %#02x verifies but changes what extract writes: %v, want %v", i, mask, gotTree, wantTree)
-			}
-			if unzipErr == nil {
-				if out, err := exec.Command("unzip", "-tq", flipped).CombinedOutput(); err != nil {
-					t.Errorf("byte %d ^ %#02x verifies but unzip -t fails: %v\n%s", i, mask, err, out)
+			try(c, fmt.Sprintf("byte %d ^ %#02x", i, mask), false)
+		}
+	}
+	// Issue 19: every value of the bytes that say what an entry is and how
+	// its name is read, and unzip (run with -K) extracts only regular files
+	// and plain folders from what verifies: in the first central header,
+	// the "made by" host, the flags and the four bytes of external
+	// attributes, and its local header's flags; in the others (the rule
+	// does not depend on the entry), the flags, the attributes' type byte
+	// and the local flags.
+	cdStart := int(binary.LittleEndian.Uint32(b[len(b)-6:]))
+	first := true
+	for p := cdStart; p+46 <= len(b) && binary.LittleEndian.Uint32(b[p:]) == 0x02014b50; {
+		n := 46 + int(binary.LittleEndian.Uint16(b[p+28:])) + int(binary.LittleEndian.Uint16(b[p+30:])) + int(binary.LittleEndian.Uint16(b[p+32:]))
+		local := int(binary.LittleEndian.Uint32(b[p+42:]))
+		if local == sigStart {
+			p += n
+			continue
+		}
+		at := []int{p + 8, p + 9, p + 41, local + 6, local + 7}
+		if first {
+			at = append(at, p+5, p+38, p+39, p+40)
+			first = false
+		}
+		for _, at := range at {
+			for v := 0; v < 256; v++ {
+				if byte(v) == b[at] {
+					continue
 				}
+				c := append([]byte{}, b...)
+				c[at] = byte(v)
+				try(c, fmt.Sprintf("byte %d = %#02x", at, v), true)
 			}
 		}
+		p += n
 	}
 	t.Logf("%d flips, %d verified and changed nothing", flips, accepted)
 	if flips < 2000 {

@@ -206,6 +206,32 @@ var codeHints = map[string]string{
 	"duplicate_name":      "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'",
 	"too_large":           "the assembly exceeds a limit (see the README); split it",
 
+	// Merged later: signing, modules, schemas, project files.
+	"unknown_critical":         "the signer's key or signature carries a critical OpenPGP subpacket this tool does not know: sign again with a key without it",
+	"would_drop_signatures":    "co-sign with --add, or pass --replace to drop the existing signatures",
+	"unknown_module_parameter": "set only the parameters the module declares (the error names the nearest), or declare the parameter in the module",
+	"schema_regex_time":        "a pattern in the schema takes too long to match: simplify it",
+	"outside_folder":           "keep the file inside the project folder (a link may not lead out of it)",
+	"not_regular_file":         "name a regular file (not a FIFO, socket or device)",
+
+	// Deploy.
+	"wrong_account":           "use credentials for the droplet's account (AWS_PROFILE), or build for the account you deploy to",
+	"missing_information":     "supply the value the assembly lists under missing (deploy --parameter DROPLET.NAME=VALUE)",
+	"bad_parameter":           "write --parameter as DROPLET.NAME=VALUE, naming a value the assembly lists under missing",
+	"undeployable":            "this tool has no deployer for the droplet's type: deploy it another way, or leave it out with --only",
+	"unsupported_environment": "deploy droplets whose environment is aws://ACCOUNT/REGION",
+	"error_metadata":          "the droplet carries an error from its build: fix the source and build again",
+	"no_docker":               "start a Docker engine (or set DOCKER_HOST) to build and push images",
+	"no_staging_bucket":       "give --staging-bucket NAME (or staging-bucket in the policy file) for templates over 51,200 bytes",
+	"no_such_droplet":         "name droplets the assembly holds ('assemble inspect' lists them)",
+	"unresolved":              "the reference names an attribute no deployed droplet gave: deploy the droplet it names first",
+	"stack_failed":            "see the stack's events in CloudFormation for the cause, fix it, and deploy again",
+	"upload_failed":           "check the bucket, the credentials and the network, then deploy again",
+	"push_failed":             "check the repository, the credentials and the network, then deploy again",
+	"dependency_failed":       "deploy again once the droplet it depends on deploys",
+	"aws_failed":              "check the credentials, the region and the network (AWS_PROFILE, AWS_REGION), then try again",
+	"differs":                 "what runs is not what was signed: deploy the assembly again, or find who changed it",
+
 	// The command's own, and trust.
 	"is_folder":      "name a file, not a folder",
 	"no_match":       "check the --query path (gjson syntax) against 'assemble inspect --json'",

@@ -162,6 +162,8 @@ func commands() []*cli.Command {
 		signCmd(),
 		verifyCmd(),
 		extractCmd(),
+		deployCmd(),
+		statusCmd(),
 		schemaCmd(),
 		moduleCmd(),
 		blueprintCmd(),

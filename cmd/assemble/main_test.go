@@ -7,13 +7,15 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cloud-assembly/assemble/internal/testenv/moto"
 )
 
 // TestMain registers the assemble command so that the test binary doubles as
 // the tool inside testscript scripts, with no build step. It checks every
 // --json output against its schema in docs/json (runChecked).
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(stopMoto{m}, map[string]func(){
 		"assemble": func() { os.Exit(runChecked(os.Args)) },
 	})
 }
@@ -51,4 +53,13 @@ func TestScript(t *testing.T) {
 			return err == nil, nil
 		},
 	})
+}
+
+// stopMoto runs the tests, then stops the moto_server they started.
+type stopMoto struct{ m *testing.M }
+
+func (s stopMoto) Run() int {
+	code := s.m.Run()
+	moto.Stop()
+	return code
 }

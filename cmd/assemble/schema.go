@@ -31,7 +31,7 @@ Exits 1 if any schema is invalid.
 				Flags: []cli.Flag{
 					jsonFlag,
 					&cli.BoolFlag{Name: "warnings", Aliases: []string{"w"}, Usage: "also print each warning"},
-					&cli.BoolFlag{Name: "strict", Usage: "report identifier and property-list pointers that name no property as errors, not warnings"},
+					&cli.BoolFlag{Name: "strict", Usage: "report as errors, not warnings, identifier and property-list pointers that name no property, and the checks cloudformation-resource-schema makes beyond the spec (tagUpdatable without an update handler, taggable beside tagging)"},
 				},
 				Action: schemaValidate,
 			},
@@ -56,6 +56,8 @@ func schemaValidate(c *cli.Context) error {
 	if c.Bool("strict") {
 		v = v.Strict()
 	}
+	// One time for regular expressions for the whole command.
+	v = v.WithRegexBudget(schema.NewRegexBudget(schema.DefaultRegexBudget))
 	results := v.ValidateFiles(files, 0)
 	invalid := 0
 	for _, r := range results {

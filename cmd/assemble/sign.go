@@ -54,6 +54,9 @@ Three ways to sign:
 the same attestation (checked first against the archive), by any of the
 three ways: a co-signature, as 'gpg --clearsign -u A -u B' writes them.
 --local-user may be repeated to sign with several keys at once.
+Without --add, signing an assembly already signed by other keys is refused,
+naming the signers whose signatures would be dropped: co-sign with --add,
+or re-sign with --replace, which drops them.
 
 A passphrase comes from --passphrase-file or $ASSEMBLE_PASSPHRASE, never
 from the command line. When neither gives one and the key needs it,
@@ -71,6 +74,7 @@ Examples:
 		Flags: append(signFlags.flags(),
 			&cli.StringFlag{Name: "signature", Usage: "attach the clear-signed attestation in `FILE`, made by gpg --clearsign or another OpenPGP tool"},
 			&cli.BoolFlag{Name: "add", Usage: "keep the existing signatures and add new ones over the same attestation (co-sign)"},
+			&cli.BoolFlag{Name: "replace", Usage: "re-sign an assembly signed by other keys, dropping their signatures"},
 			&cli.StringSliceFlag{Name: "keyring", Usage: "with --signature: a signature must verify under the public keys in `FILE` or folder (repeatable)"},
 			&cli.StringFlag{Name: "algorithm", Value: "SHA256", Usage: "hash `ALGORITHM`: SHA256, SHA384 or SHA512"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the signed assembly to `FILE` instead of in place (- for standard output)"},
@@ -100,8 +104,11 @@ func runSign(c *cli.Context) error {
 	if c.IsSet("algorithm") && (c.Bool("add") || c.String("signature") != "") {
 		return usagef("--algorithm chooses how a new attestation is hashed: --add and --signature sign an existing one, with its algorithm")
 	}
+	if c.Bool("add") && c.Bool("replace") {
+		return usagef("--add keeps the existing signatures and --replace drops them: choose one")
+	}
 	now := time.Now()
-	opts := &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Add: c.Bool("add")}
+	opts := &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Add: c.Bool("add"), Replace: c.Bool("replace")}
 	var inputs []string
 	var signers []signing.Signer
 	if sig := c.String("signature"); sig != "" {
@@ -237,12 +244,14 @@ func sealError(verb, in string, err error) error {
 		return withHint(err, "the attestation was made for another assembly, or this one changed since: run 'assemble attest' on it again and sign that")
 	case errors.Is(err, signing.ErrNotSigned) && verb == "attest":
 		return withHint(err, "--signed writes the attestation the assembly's signature.asc holds: sign it first, or run attest without --signed")
+	case errors.Is(err, signing.ErrWouldDropSignatures):
+		return withHint(err, "add your signature beside theirs with --add (co-sign), or re-sign with --replace to drop theirs; 'assemble verify' lists who signed")
 	case errors.Is(err, signing.ErrNotSigned):
 		return withHint(err, "--add adds a co-signature: sign the assembly first, without --add")
 	case errors.Is(err, signing.ErrAlreadySigned):
 		return withHint(err, "each co-signer signs with a key of their own (gpg's default key may be the one that signed: choose with --local-user); 'assemble verify' lists who signed")
 	case errors.Is(err, signing.ErrTimestamp):
-		return withHint(err, "the first signature must be made within 5 minutes of the attestation: run 'assemble attest' again right before signing")
+		return withHint(err, "a signature cannot predate the attestation it signs (more than 5 minutes of clock skew), nor come from the future: check the signing machine's clock")
 	case errors.Is(err, signing.ErrUnknownSigner):
 		return withHint(err, "the signature is by a key outside --keyring: check who signed it (gpg --verify FILE), or give that key's public key")
 	case errors.Is(err, signing.ErrMalformedSignature), errors.Is(err, signing.ErrUnsignedContent):

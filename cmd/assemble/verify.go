@@ -35,9 +35,9 @@ SIGNATURES: signature.asc may hold several signatures over one attestation
 and whether it is valid and trusted. A signature by a key outside --keyring
 is reported and does not count (--untrusted-keyring names its signer); one
 by a trusted key must be valid, by a key that was unexpired at its own time
-and at the attestation's timestamp, and is not revoked, or verify fails. The
-first signature is made within 5 minutes of the attestation; co-signatures
-may come any time after. --min-signers N needs valid signatures by N
+and at the attestation's timestamp, and is not revoked, or verify fails. A
+signature may come any time after the attestation (never before it, less 5
+minutes of clock skew). --min-signers N needs valid signatures by N
 distinct trusted keys (default 1); --require-signer FPR needs one by that
 key. --keyring takes a folder too: every file in it is read as keys.
 
@@ -114,6 +114,8 @@ type verifyResult struct {
 
 	reader   *assembly.Reader  // the assembly, open until close
 	verified *signing.Verified // reads through reader; nil when unsigned
+	trusted  *trust.Result     // what trust.Verify gave, when it succeeded
+	trust    *trust.Trust      // the keys and policy it verified with (nil: none given)
 	close    func()            // stops the digest and closes the file
 }
 
@@ -212,6 +214,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 	}
 	res.close = func() { f.Close() }
 	res.Size = size
+	res.trust = tr
 	prog := newProgress(c, "verifying "+name)
 	v, err := trust.Verify(c.Context, name, f, size, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func()})
 	prog.Done()
@@ -242,6 +245,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 	}
 	res.SHA256 = v.SHA256
 	res.Valid = true
+	res.trusted = v
 	res.Droplets = len(v.Manifest.Droplets)
 	res.Warnings = diagnosticsJSON(v.Report.Warnings())
 	res.Files = v.Files()
@@ -255,6 +259,11 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 	vf := v.Verified
 	res.Signer = &signerResult{Fingerprint: vf.Fingerprint(), SigningKey: vf.SigningKeyFingerprint(), UserID: vf.UserID()}
 	res.Timestamp = vf.Time().UTC().Format(time.RFC3339)
+	if a := vf.Attestation(); a.Zoneless {
+		msg := signing.ZonelessWarning(a)
+		warnf(c, "%s: %s", name, msg)
+		res.Warnings = append(res.Warnings, diagnosticJSON{Level: "warning", Rule: "timestamp-without-zone", Message: msg})
+	}
 	res.Algorithm = signing.AlgorithmName(vf.Attestation().Algorithm)
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Sentinels of folder outputs.
@@ -165,16 +166,40 @@ func (d *Dir) Commit() (err error) {
 	return os.Rename(d.tmp, d.target)
 }
 
+// journalName is the file, in a temporary folder inside its target, that
+// lists the entries moveUp is moving into the target. No entry can have
+// that name: ':' is a character entry names may not hold (Windows
+// reserves it; assembly.CheckName refuses it).
+const journalName = ":moving"
+
+// testHookMoved, when set (by tests), is called after each entry moveUp
+// moves, with the count so far.
+var testHookMoved func(moved int)
+
 // moveUp commits a Dir whose temporary folder lies inside the target: each
 // of its entries is renamed into the target (on failure, those moved go
 // back), then the target gets the mode the temporary folder was made with,
 // as a folder Commit creates would, and the temporary folder is removed.
+// The renames are many, so a writer killed among them (kill -9) would leave
+// part of the tree in the target: first the names to move are written to a
+// journal in the temporary folder, and the next writer of the target, which
+// collects the dead writer's temporary folder (RemoveStale), removes from
+// the target every journalled name that left it (rollBack). So the target
+// holds the whole tree, or after any rerun nothing of a killed one.
 func (d *Dir) moveUp() error {
 	if err := checkEmpty(d.name, d.target, filepath.Base(d.tmp)); err != nil {
 		return refuse(d.name, ErrNotEmpty, "%s was filled by another program meanwhile", d.name)
 	}
 	ents, err := os.ReadDir(d.tmp)
 	if err != nil {
+		return err
+	}
+	journal := filepath.Join(d.tmp, journalName)
+	var list strings.Builder
+	for _, e := range ents {
+		list.WriteString(e.Name() + "\n")
+	}
+	if err := writeSynced(journal, []byte(list.String())); err != nil {
 		return err
 	}
 	for i, e := range ents {
@@ -184,12 +209,55 @@ func (d *Dir) moveUp() error {
 			}
 			return err
 		}
+		if testHookMoved != nil {
+			testHookMoved(i + 1)
+		}
 	}
 	if st, err := os.Stat(d.tmp); err == nil {
 		// Best effort: a mount point may belong to someone else.
 		os.Chmod(d.target, st.Mode().Perm())
 	}
+	if err := os.Remove(journal); err != nil {
+		return err
+	}
 	return os.Remove(d.tmp)
+}
+
+// writeSynced writes a new file and syncs it.
+func writeSynced(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// rollBack undoes the moves of a dead writer's commit into the folder
+// that holds its temporary folder tmp (locked by the caller): each name
+// its journal lists that is no longer in tmp was moved into that folder,
+// and is removed from it.
+func rollBack(tmp string) {
+	data, err := os.ReadFile(filepath.Join(tmp, journalName))
+	if err != nil {
+		return
+	}
+	parent := filepath.Dir(tmp)
+	for _, name := range strings.Split(string(data), "\n") {
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\") {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(tmp, name)); err == nil {
+			continue // not moved
+		}
+		os.RemoveAll(filepath.Join(parent, name))
+	}
 }
 
 // Close removes the temporary folder unless it was committed.

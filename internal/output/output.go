@@ -615,6 +615,7 @@ func removeIfUnlocked(name string) bool {
 		return false
 	}
 	if st.IsDir() {
+		rollBack(name) // a commit into its parent that died midway
 		return os.RemoveAll(name) == nil
 	}
 	return os.Remove(name) == nil

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
 	"go.yaml.in/yaml/v3"
 )
@@ -148,7 +149,7 @@ func (l *loader) readInRoot(path string) ([]byte, error) {
 	if err != nil || !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("%s lies outside the project folder %s", path, l.root)
 	}
-	f, err := l.fsroot.Open(rel)
+	f, err := projectfs.Open(l.fsroot, rel) // the one project-path rule: regular files, no link out, no FIFO waited on
 	if err != nil {
 		return nil, err
 	}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
 )
 
@@ -49,7 +49,7 @@ func countNodes(n *yaml.Node, limit int) int {
 
 // readFile reads a file of at most MaxFileSize bytes.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := projectfs.OpenFile(path) // a regular file; a FIFO is not waited on
 	if err != nil {
 		return nil, err
 	}

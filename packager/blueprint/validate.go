@@ -1,6 +1,7 @@
 package blueprint
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -128,6 +129,7 @@ type checker struct {
 	ev           *evaluator
 	siteOf       map[*yaml.Node]*site
 	workReported bool // the evaluation work limit was reported
+	json         int8 // isJSON: 0 not yet known, 1 YAML, 2 JSON
 }
 
 type edge struct {
@@ -748,6 +750,18 @@ func (c *checker) scalarMap(n *yaml.Node, what string) {
 	}
 }
 
+// isJSON reports whether the blueprint's source is a JSON document, whose
+// unquoted scalars are numbers, booleans or null, never strings.
+func (c *checker) isJSON() bool {
+	if c.json == 0 {
+		c.json = 1
+		if json.Valid(c.src) {
+			c.json = 2
+		}
+	}
+	return c.json == 2
+}
+
 func (c *checker) stringMap(n *yaml.Node, what string) map[string]string {
 	out := map[string]string{}
 	if n.Kind != yaml.MappingNode {
@@ -757,6 +771,12 @@ func (c *checker) stringMap(n *yaml.Node, what string) map[string]string {
 	for _, kv := range pairs(n) {
 		if !isScalar(kv.val) || kv.val.Tag == "!!null" {
 			c.errAt(kv.val, ErrSchema, "%s.%s must be a string, found %s", what, kv.key.Value, kindName(kv.val))
+			continue
+		}
+		if c.isJSON() && kv.val.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
+			// In JSON an unquoted value is a number, a boolean or null,
+			// never a string (a YAML plain scalar is read as a string).
+			c.errAt(kv.val, ErrSchema, "%s.%s must be a string, found %s; quote it (\"%s\")", what, kv.key.Value, kindName(kv.val), kv.val.Value)
 			continue
 		}
 		out[kv.key.Value] = kv.val.Value

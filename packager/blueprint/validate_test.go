@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // res is a minimal valid resources section, appended by cases that do not
@@ -114,6 +117,15 @@ func TestRules(t *testing.T) {
 		{"resource self", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${resources.r.spec.b}'}}", ErrReferenceCycle, "resources.r -> resources.r", ""},
 		{"dependsOn unknown", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, dependsOn: [ghost], spec: {}}", ErrReference, `depends on "ghost", which is not defined`, ""},
 		{"link cycle", "version: 2023-04-20\nresources:\n  f: {type: aws/lambda/function, metadata: {labels: {app: a}}, linkSelector: {byLabel: {app: b}}, spec: {}}\n  t: {type: aws/dynamodb/table, metadata: {labels: {app: b}}, linkSelector: {byLabel: {app: a}}, spec: {}}", ErrReferenceCycle, "resources.f -> resources.t -> resources.f", ""},
+		// issue 19 item 14: labels and byLabel are mapping[string, string]:
+		// a JSON number, boolean or float is not a string; YAML plain
+		// scalars are read as strings.
+		{"labels json number", `{"version": "2023-04-20", "resources": {"r": {"type": "aws/sns/topic", "metadata": {"labels": {"app": 1}}, "spec": {}}}}`, ErrSchema, "labels.app must be a string, found an integer", ":1:103:"},
+		{"labels json bool", `{"version": "2023-04-20", "resources": {"r": {"type": "aws/sns/topic", "metadata": {"labels": {"app": true}}, "spec": {}}}}`, ErrSchema, "labels.app must be a string, found a boolean", ""},
+		{"labels json float", `{"version": "2023-04-20", "resources": {"r": {"type": "aws/sns/topic", "metadata": {"labels": {"v": 1.5}}, "spec": {}}}}`, ErrSchema, "labels.v must be a string, found a float", ""},
+		{"byLabel json number", `{"version": "2023-04-20", "resources": {"r": {"type": "aws/sns/topic", "linkSelector": {"byLabel": {"app": 2}}, "spec": {}}}}`, ErrSchema, "byLabel.app must be a string, found an integer", ""},
+		{"labels json strings", `{"version": "2023-04-20", "resources": {"r": {"type": "aws/sns/topic", "metadata": {"labels": {"app": "1"}}, "linkSelector": {"byLabel": {"app": "true"}}, "spec": {}}}}`, nil, "", ""},
+		{"labels yaml plain", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, metadata: {labels: {app: 1, on: true}}, linkSelector: {byLabel: {v: 1.5}}, spec: {}}", nil, "", ""},
 		{"soft link same service", "version: 2023-04-20\nresources:\n  s: {type: aws/dynamodb/stream, metadata: {labels: {app: a}}, linkSelector: {byLabel: {app: a}}, spec: {}}\n  t: {type: aws/dynamodb/table, metadata: {labels: {app: a}}, linkSelector: {byLabel: {app: a}}, spec: {}}", nil, "", ""},
 		// references
 		{"undefined variable", "version: 2023-04-20\nresources:\n  r: {type: aws/sns/topic, spec: {a: '${variables.nope}'}}", ErrReference, "variables.nope is not defined", ""},
@@ -293,5 +305,34 @@ func TestMaxErrors(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "too many errors; only the first 499 are shown") {
 		t.Fatal("no note about the errors left out")
+	}
+}
+
+// Issue 19 item 12: an include naming a FIFO is refused at once, with or
+// without a project folder (the rule every project path follows,
+// internal/projectfs); it waited for a writer.
+func TestIncludeFIFO(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	for _, inRoot := range []bool{false, true} {
+		dir := writeFiles(t, map[string]string{"main.yaml": "version: 2023-04-20" + res + "include:\n  c: {path: fifo.yaml}\n"})
+		if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Cwd: dir}
+		if inRoot {
+			opts.Root = dir
+		}
+		done := make(chan error, 1)
+		go func() { _, err := Load(filepath.Join(dir, "main.yaml"), opts); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrInclude) || !strings.Contains(err.Error(), "not a regular file (a FIFO)") {
+				t.Fatalf("root %v: want ErrInclude (not a regular file), got %v", inRoot, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("root %v: an include of a FIFO still waits for a writer", inRoot)
+		}
 	}
 }

@@ -24,10 +24,14 @@ const (
 	maxDepth     = 100     // levels of module nesting
 )
 
-// maxExpansionBytes bounds the memory one expansion may take, counted in
-// node bytes (as Parse measures a file): the template and every module file
-// parsed, plus, for each module instance, its module's size again (an
-// instance copies its module). A fan-out of small modules thus stops at a
+// maxExpansionBytes bounds the memory one expansion may take, and so the
+// packaged output, counted in node bytes (as Parse measures a file): the
+// template and every module file parsed, plus, for each module instance,
+// its module's size again (an instance copies its module), plus every node
+// and byte a function call or a ForEach produces (Fn::InsertFile's file,
+// Fn::Flatten's and Fn::Merge's results, the strings Fn::Join and Fn::Sub
+// build, parameter and constant values copied by Ref, ForEach copies). A
+// fan-out of small modules, or aliases of one Fn::InsertFile, thus stop at a
 // memory bound, not only at a count. A var so that tests can lower it.
 var maxExpansionBytes int64 = 48 << 20
 
@@ -138,7 +142,10 @@ type engine struct {
 	instances  int
 	places     map[placeKey][]place // references left as written, by name
 	combined   map[string]bool      // conditions addCondition made
-	expansion  int64                // node bytes parsed and copied so far (maxExpansionBytes)
+	expansion  int64                // node bytes parsed, copied and produced so far (maxExpansionBytes)
+	// counted holds the results of function calls already counted in
+	// expansion and not yet part of a larger result (see produced).
+	counted map[*yaml.Node]struct{}
 
 	rainEntries   map[*yaml.Node]bool // Modules entries made from !Rain::Module resources
 	rainArtifacts map[rainArtifactKey]rainArtifact
@@ -857,7 +864,11 @@ func (sc *scope) instantiate(m *module, extra *yaml.Node, invoked bool) (*scope,
 			props = mapNode()
 		}
 		for i := 0; i+1 < len(extra.Content); i += 2 {
-			mapSet(props, extra.Content[i].Value, extra.Content[i+1])
+			if mapKey(props, extra.Content[i].Value) != nil {
+				mapSet(props, extra.Content[i].Value, extra.Content[i+1])
+			} else { // keep the key where it is written, for messages
+				props.Content = append(props.Content, extra.Content[i], extra.Content[i+1])
+			}
 		}
 	}
 	if err := child.setParams(props, sc, m); err != nil {
@@ -884,6 +895,9 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 	}
 	schema, err := child.e.paramSchema(child)
 	if err != nil {
+		return err
+	}
+	if err := child.checkProperties(props, decl, schema, parent, m); err != nil {
 		return err
 	}
 	var defaults []int
@@ -946,6 +960,30 @@ func (child *scope) setParams(props *yaml.Node, parent *scope, m *module) error 
 		if v != nil {
 			child.params[name] = v
 		}
+	}
+	return nil
+}
+
+// checkProperties refuses a module property the module does not declare
+// under Parameters, as CloudFormation refuses a stack parameter its
+// template does not declare: a misspelt property would otherwise leave the
+// parameter at its Default. (A name only ParameterSchema describes is not a
+// parameter: its value would never be used.) The error is placed at the
+// property in the including file and names the nearest parameter.
+func (child *scope) checkProperties(props, decl *yaml.Node, schema *paramschema.Section, parent *scope, m *module) error {
+	names := keys(decl)
+	for k := range entries(props) {
+		if slices.Contains(names, k.Value) {
+			continue
+		}
+		hint := "; it declares no parameters, remove the property"
+		switch near := suggest.Nearest(k.Value, names); {
+		case schema != nil && schema.Schema(k.Value) != nil:
+			hint = fmt.Sprintf("; ParameterSchema describes %s but Parameters does not declare it: add it under Parameters", k.Value)
+		case near != "":
+			hint = fmt.Sprintf("; did you mean %s? (its parameters: %s)", near, strings.Join(names, ", "))
+		}
+		return parent.errorf(k, ErrUnknownParameter, "module %s: property %s is not a parameter of %s%s", m.name, k.Value, child.file, hint)
 	}
 	return nil
 }

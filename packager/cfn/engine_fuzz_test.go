@@ -57,7 +57,7 @@ func FuzzPackage(f *testing.F) {
 	if seeds == 0 {
 		f.Fatal("no seeds: packager/testdata/expand is empty")
 	}
-	sentinels := []error{ErrSyntax, ErrInvalid, ErrMissingParameter, ErrCycle, ErrNameClash, ErrOutsideRoot, ErrTooLarge, ErrDangling, ErrNoArtifacts}
+	sentinels := []error{ErrSyntax, ErrInvalid, ErrMissingParameter, ErrUnknownParameter, ErrCycle, ErrNameClash, ErrOutsideRoot, ErrTooLarge, ErrDangling, ErrNoArtifacts}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		srcs := memSources{"template.yaml": data}
 		for k, v := range mods {

@@ -14,6 +14,9 @@ var (
 	ErrInvalid = errors.New("invalid template")
 	// ErrMissingParameter: a module parameter has neither a value nor a Default.
 	ErrMissingParameter = errors.New("missing module parameter")
+	// ErrUnknownParameter: a module's Properties (or an Fn::Invoke's)
+	// set a property the module declares no parameter for.
+	ErrUnknownParameter = errors.New("module property is not a parameter")
 	// ErrCycle: a module includes itself, directly or through others.
 	ErrCycle = errors.New("module cycle")
 	// ErrNameClash: a name emitted into the parent is already taken.

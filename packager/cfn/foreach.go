@@ -136,6 +136,9 @@ func (s *substituter) text(in string, at *yaml.Node) (string, error) {
 		}
 		b.WriteString(with)
 		i += n
+		if !s.sc.e.fits(int64(b.Len())) {
+			return "", s.sc.tooLarge(at, "ForEach")
+		}
 	}
 	return b.String(), nil
 }
@@ -362,6 +365,9 @@ func (sc *scope) expandForEach(pairs []*yaml.Node, section string) ([]*yaml.Node
 					if err != nil {
 						return nil, err
 					}
+					if err := sc.produced(nil, tk, k.Value, body); err != nil {
+						return nil, err
+					}
 					out = append(out, nk, body)
 					g.ids = append(g.ids, it.id)
 					g.names = append(g.names, name)
@@ -400,6 +406,9 @@ func (sc *scope) expandForEach(pairs []*yaml.Node, section string) ([]*yaml.Node
 			nk.Line, nk.Column = k.Line, k.Column
 			b, err := s.node(body)
 			if err != nil {
+				return nil, err
+			}
+			if err := sc.produced(nil, k, "ForEach", b); err != nil {
 				return nil, err
 			}
 			out = append(out, nk, b)

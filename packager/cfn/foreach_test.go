@@ -25,13 +25,13 @@ func TestSubstituterText(t *testing.T) {
 		{"Value", "$Value-${Value}", "a-b-a-b"},
 		{"Identifier", "no variables", "no variables"},
 	} {
-		s := &substituter{sc: &scope{}, ident: tc.ident, id: "a-b", index: "2", value: value}
+		s := &substituter{sc: &scope{e: &engine{}}, ident: tc.ident, id: "a-b", index: "2", value: value}
 		got, err := s.text(tc.in, value)
 		if err != nil || got != tc.want {
 			t.Errorf("text(%q) with identifier %s = %q, %v; want %q", tc.in, tc.ident, got, err, tc.want)
 		}
 	}
-	s := &substituter{sc: &scope{}, ident: "Identifier", id: "a", index: "0", value: value}
+	s := &substituter{sc: &scope{e: &engine{}}, ident: "Identifier", id: "a", index: "0", value: value}
 	for _, in := range []string{"x-${Value}", "x-$Value.Obj", "$Value.Missing"} {
 		if _, err := s.text(in, value); !errors.Is(err, ErrInvalid) {
 			t.Errorf("text(%q): err = %v, want ErrInvalid", in, err)

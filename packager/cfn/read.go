@@ -167,7 +167,13 @@ func (n *normalizer) norm(x *yaml.Node, depth int) (*yaml.Node, error) {
 		if x.Alias == nil {
 			return nil, n.errAt(x, "unknown alias")
 		}
-		return n.norm(x.Alias, depth+1)
+		c, err := n.norm(x.Alias, depth+1)
+		if err == nil {
+			// The copy stands where the alias is written: what is said about
+			// it (a function call it makes, say) names that place.
+			c.Line, c.Column = x.Line, x.Column
+		}
+		return c, err
 	case yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode:
 	default:
 		return nil, n.errAt(x, "unexpected YAML node")

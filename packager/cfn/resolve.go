@@ -1,6 +1,7 @@
 package cfn
 
 import (
+	"errors"
 	"maps"
 	"strconv"
 	"strings"
@@ -60,7 +61,11 @@ func (sc *scope) resolve(n *yaml.Node) (*yaml.Node, error) {
 	case yaml.MappingNode:
 		if k, v, ok := single(n); ok {
 			if f := intrinsics[k]; f != nil {
-				return f(sc, n, v)
+				r, err := f(sc, n, v)
+				if err != nil || r == nil {
+					return r, err
+				}
+				return r, sc.produced(n, n, k, r)
 			}
 		}
 		out := &yaml.Node{Kind: n.Kind, Tag: n.Tag, Style: n.Style, Line: n.Line, Column: n.Column, Content: make([]*yaml.Node, 0, len(n.Content))}
@@ -274,11 +279,18 @@ func (sc *scope) fnJoin(n, arg *yaml.Node) (*yaml.Node, error) {
 	}
 	if len(r.Content) == 2 && isScalar(r.Content[0]) && r.Content[1].Kind == yaml.SequenceNode {
 		parts := make([]string, 0, len(r.Content[1].Content))
-		for _, x := range r.Content[1].Content {
+		size := int64(0)
+		for i, x := range r.Content[1].Content {
 			if !isScalar(x) || x.Tag == tagNull {
 				return fn("Fn::Join", r, n), nil
 			}
 			parts = append(parts, x.Value)
+			if size += int64(len(x.Value)); i > 0 {
+				size += int64(len(r.Content[0].Value))
+			}
+		}
+		if !sc.e.fits(size) {
+			return nil, sc.tooLarge(n, "Fn::Join")
 		}
 		s := strNode(strings.Join(parts, r.Content[0].Value))
 		s.Line, s.Column = n.Line, n.Column
@@ -298,6 +310,9 @@ func (sc *scope) fnSplit(n, arg *yaml.Node) (*yaml.Node, error) {
 	}
 	if len(r.Content) != 2 || !isStr(r.Content[0]) || r.Content[0].Value == "" || !isScalar(r.Content[1]) || r.Content[1].Tag == tagNull {
 		return fn("Fn::Split", r, n), nil
+	}
+	if items := int64(strings.Count(r.Content[1].Value, r.Content[0].Value)) + 1; !sc.e.fits(items*nodeCost + int64(len(r.Content[1].Value))) {
+		return nil, sc.tooLarge(n, "Fn::Split")
 	}
 	out := seqNode()
 	out.Line, out.Column = n.Line, n.Column
@@ -533,7 +548,12 @@ func (sc *scope) fnFlatten(n, arg *yaml.Node) (*yaml.Node, error) {
 			mapSet(r, "Source", sc.e.topDefault(src))
 		}
 	}
-	out, err := flatten.Flatten(r)
+	// What Flatten may build is bounded by the room left, so that it
+	// stops there rather than at its own node limit.
+	out, err := flatten.Limited(r, int(sc.e.room()/nodeCost))
+	if errors.Is(err, flatten.ErrTooLarge) {
+		return nil, sc.tooLarge(n, "Fn::Flatten")
+	}
 	if err != nil {
 		return nil, sc.errorf(n, ErrInvalid, "%v", err)
 	}

@@ -44,6 +44,9 @@ func (sc *scope) replaceConsts(s string, at *yaml.Node) (string, error) {
 		b.WriteString(s[:i])
 		b.WriteString(v.Value)
 		s = s[i+j+1:]
+		if !sc.e.fits(int64(b.Len())) {
+			return "", sc.tooLarge(at, "Fn::Sub")
+		}
 	}
 }
 
@@ -81,7 +84,11 @@ func (sc *scope) fnSub(n, arg *yaml.Node) (*yaml.Node, error) {
 				return nil, sc.errorf(vars.Content[i], ErrInvalid, "Fn::Sub variable %s is %s", vars.Content[i].Value, why)
 			}
 			if v := vars.Content[i+1]; isScalar(v) && v.Tag != tagNull {
-				s = replaceVar(s, vars.Content[i].Value, escapeSub(v.Value))
+				text := escapeSub(v.Value)
+				if uses := strings.Count(s, "${"+vars.Content[i].Value+"}"); !sc.e.fits(int64(len(s)) + int64(uses)*int64(len(text))) {
+					return nil, sc.tooLarge(n, "Fn::Sub")
+				}
+				s = replaceVar(s, vars.Content[i].Value, text)
 			} else {
 				kept.Content = append(kept.Content, vars.Content[i], v)
 			}
@@ -114,6 +121,9 @@ func (sc *scope) fnSub(n, arg *yaml.Node) (*yaml.Node, error) {
 			return nil, err
 		}
 		b.WriteString(text)
+		if !sc.e.fits(int64(b.Len())) {
+			return nil, sc.tooLarge(n, "Fn::Sub")
+		}
 	}
 	out := b.String()
 	if len(extra.Content) == 0 {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dlclark/regexp2"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
@@ -33,6 +34,7 @@ var ErrCatalog = errors.New("cannot load resource type schemas")
 type Catalog struct {
 	dir   string
 	types map[string]map[string]any
+	regex *RegexBudget // shared by every check of the catalog
 }
 
 // LoadCatalog reads every *.json resource type schema in dir (not its
@@ -52,7 +54,7 @@ func LoadCatalog(dir string) (*Catalog, error) {
 	if len(files) > maxCatalogFiles {
 		return nil, fmt.Errorf("%w: more than %d schema files in %s", ErrCatalog, maxCatalogFiles, dir)
 	}
-	c := &Catalog{dir: dir, types: map[string]map[string]any{}}
+	c := &Catalog{dir: dir, types: map[string]map[string]any{}, regex: NewRegexBudget(DefaultRegexBudget)}
 	from := map[string]string{}
 	for _, f := range files {
 		data, err := readBounded(f)
@@ -79,6 +81,11 @@ func LoadCatalog(dir string) (*Catalog, error) {
 	}
 	return c, nil
 }
+
+// SetRegexBudget makes every later check of the catalog take its pattern
+// matches out of b. LoadCatalog gives a catalog a budget of
+// DefaultRegexBudget of its own: one per command that loads it.
+func (c *Catalog) SetRegexBudget(b *RegexBudget) { c.regex = b }
 
 // Types returns the type names in the catalog, sorted.
 func (c *Catalog) Types() []string {
@@ -110,28 +117,35 @@ func (f Finding) String() string {
 // missing required properties and values of the wrong type. Values built
 // by intrinsic functions are not checked. Custom resources, and the
 // resource types a template Transform expands, are not checked either. A
-// template that does not parse yields one finding.
-func (c *Catalog) CheckTemplate(file string, tmpl []byte) []Finding {
+// template that does not parse yields one finding. The error, wrapping
+// ErrRegexBudget, says the check could not be finished: the schemas'
+// patternProperties took more than the catalog's time for regular
+// expressions (see SetRegexBudget).
+func (c *Catalog) CheckTemplate(file string, tmpl []byte) ([]Finding, error) {
 	if len(tmpl) > maxTemplateSize {
-		return []Finding{{File: file, Line: 1, Col: 1, Message: fmt.Sprintf("template above %d bytes; not checked", maxTemplateSize)}}
+		return []Finding{{File: file, Line: 1, Col: 1, Message: fmt.Sprintf("template above %d bytes; not checked", maxTemplateSize)}}, nil
 	}
 	if le := yamlpos.CheckNodes(tmpl); le != nil {
-		return []Finding{{File: file, Line: le.Pos.Line, Col: le.Pos.Column, Message: le.Reason() + "; not checked"}}
+		return []Finding{{File: file, Line: le.Pos.Line, Col: le.Pos.Column, Message: le.Reason() + "; not checked"}}, nil
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(tmpl, &doc); err != nil {
-		return []Finding{{File: file, Line: 1, Col: 1, Message: "template does not parse: " + err.Error()}}
+		return []Finding{{File: file, Line: 1, Col: 1, Message: "template does not parse: " + err.Error()}}, nil
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil
+		return nil, nil
 	}
 	root := doc.Content[0]
 	_, transform := mapGet(root, "Transform")
 	_, res := mapGet(root, "Resources")
 	if res == nil || res.Kind != yaml.MappingNode {
-		return nil
+		return nil, nil
 	}
-	tc := &templateCheck{file: file, budget: maxCheckNodes}
+	regex := c.regex
+	if regex == nil {
+		regex = NewRegexBudget(DefaultRegexBudget)
+	}
+	tc := &templateCheck{file: file, budget: maxCheckNodes, regex: regex, compiled: map[string]*regexp2.Regexp{}}
 	for i := 0; i+1 < len(res.Content); i += 2 {
 		name, r := res.Content[i], res.Content[i+1]
 		tc.resource = name.Value
@@ -153,6 +167,7 @@ func (c *Catalog) CheckTemplate(file string, tmpl []byte) []Finding {
 		}
 		tc.schema = s
 		tc.typeName = tn
+		tc.readOnly = readOnlySet(s)
 		_, props := mapGet(r, "Properties")
 		switch {
 		case props == nil:
@@ -163,10 +178,13 @@ func (c *Catalog) CheckTemplate(file string, tmpl []byte) []Finding {
 		case props.Kind != yaml.MappingNode:
 			tc.add(props, "Properties must be a mapping")
 		default:
-			tc.object(props, s, "", 0)
+			tc.object(props, s, "", "/properties", 0)
+		}
+		if tc.err != nil {
+			return tc.findings, tc.err
 		}
 	}
-	return tc.findings
+	return tc.findings, nil
 }
 
 type templateCheck struct {
@@ -177,6 +195,10 @@ type templateCheck struct {
 	resource string
 	typeName string
 	schema   map[string]any
+	readOnly map[string]bool // the schema's readOnlyProperties, items as "*"
+	regex    *RegexBudget
+	compiled map[string]*regexp2.Regexp // patterns, compiled once per check
+	err      error                      // the regex budget ran out
 	findings []Finding
 }
 
@@ -208,7 +230,7 @@ func (tc *templateCheck) resolve(s map[string]any) map[string]any {
 
 // object checks a mapping against an object schema: unknown keys, missing
 // required keys, and each value.
-func (tc *templateCheck) object(n *yaml.Node, s map[string]any, path string, depth int) {
+func (tc *templateCheck) object(n *yaml.Node, s map[string]any, path, ptr string, depth int) {
 	props, _ := s["properties"].(map[string]any)
 	pattern, _ := s["patternProperties"].(map[string]any)
 	closed := props != nil || pattern != nil
@@ -223,8 +245,16 @@ func (tc *templateCheck) object(n *yaml.Node, s map[string]any, path string, dep
 		seen[k.Value] = true
 		sub, known := props[k.Value].(map[string]any)
 		if !known {
-			sub = matchPattern(pattern, k.Value)
+			sub = tc.matchPattern(pattern, k, path)
 			known = sub != nil
+		}
+		if tc.err != nil {
+			return
+		}
+		kptr := ptr + "/" + escape(k.Value)
+		if tc.readOnly[kptr] {
+			tc.add(k, "%s is a read-only property of %s (readOnlyProperties): it cannot be specified by the customer; remove it", join(path, k.Value), tc.typeName)
+			continue
 		}
 		if !known {
 			if closed {
@@ -232,7 +262,7 @@ func (tc *templateCheck) object(n *yaml.Node, s map[string]any, path string, dep
 			}
 			continue
 		}
-		tc.value(v, sub, join(path, k.Value), depth+1)
+		tc.value(v, sub, join(path, k.Value), kptr, depth+1)
 	}
 	var missing []string
 	for _, r := range strings1(s["required"]) {
@@ -250,7 +280,7 @@ func (tc *templateCheck) object(n *yaml.Node, s map[string]any, path string, dep
 }
 
 // value checks one value against its property schema.
-func (tc *templateCheck) value(n *yaml.Node, s map[string]any, path string, depth int) {
+func (tc *templateCheck) value(n *yaml.Node, s map[string]any, path, ptr string, depth int) {
 	if depth > maxDepth || isIntrinsic(n) {
 		return
 	}
@@ -278,22 +308,38 @@ func (tc *templateCheck) value(n *yaml.Node, s map[string]any, path string, dept
 		// No single declared type (oneOf, anyOf, ...): check a mapping's
 		// keys only when the schema lists them.
 		if n.Kind == yaml.MappingNode && s["properties"] != nil {
-			tc.object(n, s, path, depth)
+			tc.object(n, s, path, ptr, depth)
 		}
 		return
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		if hasType(s, "object") {
-			tc.object(n, s, path, depth)
+			tc.object(n, s, path, ptr, depth)
 		}
 	case yaml.SequenceNode:
 		if items, ok := s["items"].(map[string]any); ok {
 			for i, e := range n.Content {
-				tc.value(e, items, path+"["+strconv.Itoa(i)+"]", depth+1)
+				tc.value(e, items, path+"["+strconv.Itoa(i)+"]", ptr+"/*", depth+1)
 			}
 		}
 	}
+}
+
+// readOnlySet returns a schema's readOnlyProperties pointers, with array
+// indexes written as "*" (the template check visits items as "*").
+func readOnlySet(s map[string]any) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range strings1(s["readOnlyProperties"]) {
+		segs := strings.Split(p, "/")
+		for i, seg := range segs {
+			if i > 1 && isIndex(seg) {
+				segs[i] = "*"
+			}
+		}
+		out[strings.Join(segs, "/")] = true
+	}
+	return out
 }
 
 func schemaTypes(s map[string]any) []string {
@@ -384,13 +430,26 @@ func isIntrinsic(n *yaml.Node) bool {
 	return k == "Ref" || k == "Condition" || strings.HasPrefix(k, "Fn::")
 }
 
-func matchPattern(pattern map[string]any, key string) map[string]any {
+// matchPattern returns the schema of the first patternProperties entry
+// whose pattern matches the key k, or nil. Past the regex budget it sets
+// tc.err (and the check stops).
+func (tc *templateCheck) matchPattern(pattern map[string]any, k *yaml.Node, path string) map[string]any {
 	for _, p := range sortedKeys(pattern) {
-		re, err := compileECMA(p)
-		if err != nil {
+		re, ok := tc.compiled[p]
+		if !ok {
+			re, _ = compileECMA(p)
+			tc.compiled[p] = re
+		}
+		if re == nil {
 			continue
 		}
-		if matchECMA(re, key) {
+		m, err := tc.regex.match(re, k.Value)
+		if err != nil {
+			tc.err = fmt.Errorf("%s:%d:%d: resource %s: %s: matching the pattern %q of %s against it: %w; the schema's pattern is too slow (nested repetition such as (a+)+?)", tc.file, k.Line, k.Column, tc.resource, join(path, k.Value), p, tc.typeName, err)
+			tc.budget = 0 // check nothing more
+			return nil
+		}
+		if m {
 			s, _ := pattern[p].(map[string]any)
 			return s
 		}
@@ -432,10 +491,10 @@ func quoteList(ss []string) string {
 // and column; those for resources emitted by a local module carry the
 // module file and line named by their Metadata.SourceMap. Anything else
 // keeps its line in the packaged template, and says so.
-func (c *Catalog) CheckPackaged(file string, source, packaged []byte) []Finding {
-	pf := c.CheckTemplate(file, packaged)
-	if len(pf) == 0 || string(source) == string(packaged) {
-		return pf
+func (c *Catalog) CheckPackaged(file string, source, packaged []byte) ([]Finding, error) {
+	pf, err := c.CheckTemplate(file, packaged)
+	if err != nil || len(pf) == 0 || string(source) == string(packaged) {
+		return pf, err
 	}
 	src := templateResources(source)
 	pkg := templateResources(packaged)
@@ -453,7 +512,11 @@ func (c *Catalog) CheckPackaged(file string, source, packaged []byte) []Finding 
 			done[r] = true
 			if sf == nil {
 				sf = map[string][]Finding{}
-				for _, g := range c.CheckTemplate(file, source) {
+				found, err := c.CheckTemplate(file, source)
+				if err != nil {
+					return nil, err
+				}
+				for _, g := range found {
 					sf[g.Resource] = append(sf[g.Resource], g)
 				}
 			}
@@ -485,7 +548,7 @@ func (c *Catalog) CheckPackaged(file string, source, packaged []byte) []Finding 
 			out = append(out, f)
 		}
 	}
-	return out
+	return out, nil
 }
 
 type resourceInfo struct {

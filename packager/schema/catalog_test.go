@@ -31,7 +31,11 @@ func checkFile(t *testing.T, c *Catalog, name string) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, f := range c.CheckTemplate(name, b) {
+	found, err := c.CheckTemplate(name, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
 		out = append(out, f.String())
 	}
 	return out
@@ -73,8 +77,8 @@ func join2(ss []string) string {
 }
 
 func TestCheckTemplateUnparsable(t *testing.T) {
-	f := loadTestCatalog(t).CheckTemplate("x.yaml", []byte("Resources: [\n"))
-	if len(f) != 1 || f[0].Line != 1 {
+	f, err := loadTestCatalog(t).CheckTemplate("x.yaml", []byte("Resources: [\n"))
+	if err != nil || len(f) != 1 || f[0].Line != 1 {
 		t.Fatalf("%v", f)
 	}
 }
@@ -122,8 +126,8 @@ func TestCheckTemplateAliasBomb(t *testing.T) {
 	}
 	src += "Resources:\n  T:\n    Type: Demo::Tree::Node\n    Properties:\n      Root: *a7\n"
 	start := time.Now()
-	got := c.CheckTemplate("bomb.yaml", []byte(src))
-	if len(got) != 1 || !strings.Contains(got[0].Message, "expand beyond 1000000 nodes") {
+	got, err := c.CheckTemplate("bomb.yaml", []byte(src))
+	if err != nil || len(got) != 1 || !strings.Contains(got[0].Message, "expand beyond 1000000 nodes") {
 		t.Fatalf("findings %v", got)
 	}
 	if d := time.Since(start); d > 20*time.Second {
@@ -137,7 +141,11 @@ func TestCheckPackaged(t *testing.T) {
 	source := []byte("Resources:\n  # note\n  A:\n    Type: Demo::Shop::Widget\n    Properties: {Name: a, Count: x}\n  B:\n    Type: Demo::Shop::Widget\n    Properties:\n      Fn::Merge: [{Name: b}, {Count: y}]\n")
 	packaged := []byte("Resources:\n  A:\n    Type: Demo::Shop::Widget\n    Properties:\n      Name: a\n      Count: x\n  B:\n    Type: Demo::Shop::Widget\n    Properties:\n      Name: b\n      Count: y\n  ModPart:\n    Type: Demo::Shop::Widget\n    Metadata:\n      SourceMap: ./modules/m.yaml:Part:7\n    Properties:\n      Size: 3\n      Name: p\n  Other:\n    Type: Demo::Shop::Gadget\n")
 	var got []string
-	for _, f := range c.CheckPackaged("t.yaml", source, packaged) {
+	found, err := c.CheckPackaged("t.yaml", source, packaged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
 		got = append(got, f.String())
 	}
 	want := []string{
@@ -150,7 +158,21 @@ func TestCheckPackaged(t *testing.T) {
 		t.Errorf("got:\n%s", join2(got))
 	}
 	// Unchanged bytes: the template's own findings.
-	if f := c.CheckPackaged("t.yaml", packaged, packaged); len(f) != 4 || f[0].Line != 6 {
+	if f, err := c.CheckPackaged("t.yaml", packaged, packaged); err != nil || len(f) != 4 || f[0].Line != 6 {
 		t.Errorf("unchanged: %v", f)
+	}
+}
+
+// Issue 19 item 15: a template setting a property the schema lists in
+// readOnlyProperties is refused, at the top and nested ("cannot be
+// specified by the customer").
+func TestCheckTemplateReadOnly(t *testing.T) {
+	got := checkFile(t, loadTestCatalog(t), "readonly.yaml")
+	want := []string{
+		"readonly.yaml:6:7: resource Widget: Arn is a read-only property of Demo::Shop::Widget (readOnlyProperties): it cannot be specified by the customer; remove it",
+		"readonly.yaml:8:9: resource Widget: Info.Id is a read-only property of Demo::Shop::Widget (readOnlyProperties): it cannot be specified by the customer; remove it",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n%s", join2(got))
 	}
 }

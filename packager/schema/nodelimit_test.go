@@ -11,8 +11,8 @@ import (
 // decoded: one finding says why and where.
 func TestCheckTemplateRefusesTooManyNodes(t *testing.T) {
 	src := "Resources:\n  A:\n    Type: AWS::S3::Bucket\n    Metadata: [" + strings.Repeat("x,", yamlpos.MaxNodes) + "x]\n"
-	got := (&Catalog{}).CheckTemplate("t.yaml", []byte(src))
-	if len(got) != 1 || got[0].Line != 4 || !strings.Contains(got[0].Message, "more than 131072 YAML nodes") {
+	got, err := (&Catalog{}).CheckTemplate("t.yaml", []byte(src))
+	if err != nil || len(got) != 1 || got[0].Line != 4 || !strings.Contains(got[0].Message, "more than 131072 YAML nodes") {
 		t.Fatalf("got %v", got)
 	}
 	if res := templateResources([]byte(src)); len(res) != 0 {

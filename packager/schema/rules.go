@@ -3,17 +3,31 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"unicode"
+	"unsafe"
+
+	"github.com/dlclark/regexp2"
+
+	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 )
 
 // maxRefDepth bounds chains of $ref followed while resolving one pointer.
 const maxRefDepth = 32
+
+// maxWalkDepth bounds the nesting resolveProperty follows (schemas inside
+// schemas, through $refs), so that a chain of definitions cannot exhaust
+// the stack.
+const maxWalkDepth = 1000
 
 // checker applies the rules beyond the meta-schema to one parsed schema.
 type checker struct {
@@ -23,6 +37,18 @@ type checker struct {
 	res    *Result
 	// external holds parsed documents for relative $refs, by path.
 	external map[string]any
+	// regex is the time left for patternProperties matches; regexErr is
+	// set when it ran out (reported once, at the pointer being resolved).
+	regex    *RegexBudget
+	compiled map[string]*regexp2.Regexp
+	regexErr error
+	// regexReported: regexErr was reported.
+	regexReported bool
+	// folder is the schema's folder, opened for its relative $refs.
+	folder *os.Root
+	// memo holds descend's answers for the pointer being resolved.
+	memo   map[walkKey]bool
+	visits int // schemas descend has walked (tests)
 }
 
 func (c *checker) errorf(path, format string, args ...any) {
@@ -136,8 +162,15 @@ func (c *checker) checkTagging() {
 	if !ok {
 		return
 	}
+	// Two checks of cloudformation-resource-schema (the Java library) that
+	// neither the specification nor cloudformation-cli makes: warnings,
+	// errors in strict mode.
+	beyondSpec := c.warnf
+	if c.strict {
+		beyondSpec = c.errorf
+	}
 	if _, dup := c.root["taggable"]; dup {
-		c.errorf("/taggable", "both the deprecated taggable and tagging are present; remove taggable")
+		beyondSpec("/taggable", "both the deprecated taggable and tagging are present; remove taggable")
 	}
 	taggable, given := tagging["taggable"].(bool)
 	taggable = taggable || !given // taggable defaults to true
@@ -153,7 +186,7 @@ func (c *checker) checkTagging() {
 	if up, ok := tagging["tagUpdatable"].(bool); ok && up {
 		handlers, _ := c.root["handlers"].(map[string]any)
 		if _, has := handlers["update"]; !has {
-			c.errorf("/tagging/tagUpdatable", "tagUpdatable is true but the schema has no update handler; add handlers.update or set tagUpdatable to false")
+			beyondSpec("/tagging/tagUpdatable", "tagUpdatable is true but the schema has no update handler; add handlers.update or set tagUpdatable to false")
 		}
 	}
 }
@@ -231,14 +264,26 @@ func (c *checker) checkPointer(path, list, p string) {
 		report(path, "%s entry %q must be a JSON pointer starting with \"/properties/\"", list, p)
 		return
 	}
-	if !c.resolveProperty(p) {
+	resolved := c.resolveProperty(p)
+	if err := c.regexErr; err != nil {
+		if !c.regexReported {
+			c.regexReported = true
+			c.errorf(path, "%s entry %q: %v", list, p, err)
+		}
+		return
+	}
+	if !resolved {
 		report(path, "%s entry %q does not resolve to a property defined in the schema", list, p)
 	}
 }
 
 // resolveProperty follows a /properties/... pointer through nested
 // properties, array items ("*" or an index, or implicitly), $refs and
-// combinators.
+// combinators. Each (schema, rest of the pointer) pair is walked once: a
+// definition reached again, through a cycle or another branch of a
+// combinator, gives the answer it gave (or, while it is still being walked,
+// no match), so the work is linear in the schema and the pointer (issue 19:
+// two $refs to itself under oneOf doubled the paths at each level).
 func (c *checker) resolveProperty(p string) bool {
 	segs := strings.Split(strings.TrimPrefix(p, "/properties/"), "/")
 	for i := range segs {
@@ -249,16 +294,37 @@ func (c *checker) resolveProperty(p string) bool {
 	if !ok {
 		return false
 	}
+	c.memo = map[walkKey]bool{}
 	return c.descend(cur, segs[1:], 0)
+}
+
+// walkKey is a schema (a decoded JSON object, by identity) and the number
+// of pointer segments left to resolve in it.
+type walkKey struct {
+	schema unsafe.Pointer
+	rest   int
 }
 
 func (c *checker) descend(node any, segs []string, depth int) bool {
 	if len(segs) == 0 {
 		return true
 	}
-	if depth > maxRefDepth {
+	m, ok := node.(map[string]any)
+	if !ok || depth > maxWalkDepth {
 		return false
 	}
+	key := walkKey{reflect.ValueOf(m).UnsafePointer(), len(segs)}
+	if r, seen := c.memo[key]; seen {
+		return r
+	}
+	c.memo[key] = false // while it is walked: a cycle back to it adds nothing
+	c.visits++
+	r := c.descendOnce(m, segs, depth+1)
+	c.memo[key] = r
+	return r
+}
+
+func (c *checker) descendOnce(node map[string]any, segs []string, depth int) bool {
 	s, ok := c.deref(node)
 	if !ok {
 		return false
@@ -267,32 +333,28 @@ func (c *checker) descend(node any, segs []string, depth int) bool {
 	// Pointers may spell the nested keyword: /properties/A/properties/B.
 	if seg == "properties" && len(segs) > 1 {
 		if props, ok := s["properties"].(map[string]any); ok {
-			if child, ok := props[segs[1]]; ok && c.descend(child, segs[2:], depth+1) {
+			if child, ok := props[segs[1]]; ok && c.descend(child, segs[2:], depth) {
 				return true
 			}
 		}
 	}
 	if props, ok := s["properties"].(map[string]any); ok {
-		if child, ok := props[seg]; ok && c.descend(child, segs[1:], depth+1) {
+		if child, ok := props[seg]; ok && c.descend(child, segs[1:], depth) {
 			return true
 		}
 	}
 	if items, ok := s["items"]; ok {
 		if seg == "*" || isIndex(seg) {
-			if c.descend(items, segs[1:], depth+1) {
+			if c.descend(items, segs[1:], depth) {
 				return true
 			}
-		} else if c.descend(items, segs, depth+1) {
+		} else if c.descend(items, segs, depth) {
 			return true
 		}
 	}
 	if pp, ok := s["patternProperties"].(map[string]any); ok {
 		for _, k := range sortedKeys(pp) {
-			re, err := compileECMA(k)
-			if err != nil {
-				continue
-			}
-			if matchECMA(re, seg) && c.descend(pp[k], segs[1:], depth+1) {
+			if c.matches(k, seg) && c.descend(pp[k], segs[1:], depth) {
 				return true
 			}
 		}
@@ -300,13 +362,40 @@ func (c *checker) descend(node any, segs []string, depth int) bool {
 	for _, kw := range []string{"oneOf", "anyOf", "allOf"} {
 		if arr, ok := s[kw].([]any); ok {
 			for _, b := range arr {
-				if c.descend(b, segs, depth+1) {
+				if c.descend(b, segs, depth) {
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// matches reports whether the pattern p matches s, within the run's time
+// for regular expressions; once that ran out, nothing matches.
+func (c *checker) matches(p, s string) bool {
+	if c.regexErr != nil {
+		return false
+	}
+	if c.compiled == nil {
+		c.compiled = map[string]*regexp2.Regexp{}
+	}
+	re, ok := c.compiled[p]
+	if !ok {
+		re, _ = compileECMA(p)
+		c.compiled[p] = re
+	}
+	if re == nil {
+		return false
+	}
+	if c.regex == nil {
+		c.regex = NewRegexBudget(DefaultRegexBudget)
+	}
+	m, err := c.regex.match(re, s)
+	if err != nil {
+		c.regexErr = fmt.Errorf("matching the patternProperties pattern %q against %q: %w; the pattern is too slow (nested repetition such as (a+)+?)", p, s, err)
+	}
+	return m
 }
 
 // deref follows local $refs ("#/..." and "resource-schema.json#/...").
@@ -437,36 +526,59 @@ func (c *checker) checkRef(path, ref string) {
 		c.errorf(path, "unresolvable $ref %q: it must name a file in the schema's folder", ref)
 		return
 	}
-	target := filepath.Join(filepath.Dir(c.file), rel)
-	doc, err := c.loadExternal(target)
+	doc, err := c.loadExternal(rel)
 	if err != nil {
 		c.errorf(path, "unresolvable $ref %q: %v", ref, err)
 		return
 	}
 	if _, ok := resolveFragment(doc, u.Fragment); !ok {
-		c.errorf(path, "unresolvable $ref %q: %s has no location %q", ref, filepath.Base(target), u.Fragment)
+		c.errorf(path, "unresolvable $ref %q: %s has no location %q", ref, filepath.Base(rel), u.Fragment)
 	}
 }
 
-func (c *checker) loadExternal(path string) (any, error) {
-	if doc, ok := c.external[path]; ok {
+// close releases the schema's folder.
+func (c *checker) close() {
+	if c.folder != nil {
+		c.folder.Close()
+	}
+}
+
+// loadExternal reads and parses the file rel names in the schema's folder,
+// by the rule for every path a project names (internal/projectfs): a
+// regular file inside the folder, no link out of it, never a FIFO waited
+// on (issue 19: a $ref through a link could probe which JSON pointers
+// exist in any file CI reads, and a $ref to a FIFO hung).
+func (c *checker) loadExternal(rel string) (any, error) {
+	if doc, ok := c.external[rel]; ok {
 		return doc, nil
 	}
-	data, err := readBounded(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("%s does not exist", path)
+	if c.folder == nil {
+		root, err := os.OpenRoot(filepath.Dir(c.file))
+		if err != nil {
+			return nil, err
 		}
+		c.folder = root
+	}
+	data, err := projectfs.ReadFile(c.folder, rel, MaxFileSize)
+	var tl *limitio.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return nil, fmt.Errorf("%s: %w: more than %d bytes", rel, ErrTooLarge, MaxFileSize)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist", filepath.Join(filepath.Dir(c.file), rel))
+	case errors.Is(err, projectfs.ErrOutside), errors.Is(err, projectfs.ErrNotRegular):
+		return nil, fmt.Errorf("%w; a $ref names a regular file in the schema's folder", err)
+	case err != nil:
 		return nil, err
 	}
 	doc, err := decodeJSON(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %v", rel, err)
 	}
 	if c.external == nil {
 		c.external = map[string]any{}
 	}
-	c.external[path] = doc
+	c.external[rel] = doc
 	return doc, nil
 }
 

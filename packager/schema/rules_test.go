@@ -101,14 +101,6 @@ func TestRules(t *testing.T) {
 			m["tagging"] = map[string]any{"taggable": true, "tagProperty": "/properties/Labels"}
 			m["handlers"] = handlers(true)
 		}, "/tagging/tagProperty", "does not resolve to a property"},
-		{"tagUpdatable without update handler", func(m map[string]any) {
-			m["tagging"] = map[string]any{"taggable": true, "tagUpdatable": true, "tagProperty": "/properties/Tags"}
-			m["handlers"] = handlers(false)
-		}, "/tagging/tagUpdatable", "no update handler"},
-		{"taggable and tagging both present", func(m map[string]any) {
-			m["taggable"] = true
-			m["tagging"] = map[string]any{"taggable": false}
-		}, "/taggable", "remove taggable"},
 		{"unresolvable local $ref", func(m map[string]any) {
 			m["properties"].(map[string]any)["Obj"] = map[string]any{"$ref": "#/definitions/Missing"}
 		}, "/properties/Obj/$ref", `unresolvable $ref "#/definitions/Missing"`},
@@ -364,5 +356,44 @@ func TestMatchECMATimeout(t *testing.T) {
 	}
 	if !matchECMA(re, "aaa") {
 		t.Fatal("a plain match failed")
+	}
+}
+
+// TestBeyondSpecRules: the checks cloudformation-resource-schema makes and
+// neither the specification nor cloudformation-cli does are warnings, and
+// errors in strict mode (issue 19 item 16).
+func TestBeyondSpecRules(t *testing.T) {
+	v := mustValidator(t)
+	tests := []struct {
+		name   string
+		mutate func(m map[string]any)
+		path   string
+		msg    string
+	}{
+		{"tagUpdatable without update handler", func(m map[string]any) {
+			m["tagging"] = map[string]any{"taggable": true, "tagUpdatable": true, "tagProperty": "/properties/Tags"}
+			m["handlers"] = handlers(false)
+		}, "/tagging/tagUpdatable", "no update handler"},
+		{"taggable and tagging both present", func(m map[string]any) {
+			m["taggable"] = true
+			m["tagging"] = map[string]any{"taggable": false}
+		}, "/taggable", "remove taggable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := base()
+			tt.mutate(m)
+			r := validateDoc(t, v, "", m)
+			if !r.Valid || !has(r.Warnings, tt.path, tt.msg) {
+				t.Fatalf("default: valid=%v errors=%v warnings=%v, want valid with warning %q at %s", r.Valid, r.Errors, r.Warnings, tt.msg, tt.path)
+			}
+			r = validateDoc(t, v.Strict(), "", m)
+			if r.Valid || !has(r.Errors, tt.path, tt.msg) {
+				t.Fatalf("strict: valid=%v errors=%v, want error %q at %s", r.Valid, r.Errors, tt.msg, tt.path)
+			}
+			if err := r.Err(); !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Err() = %v, want ErrInvalid", err)
+			}
+		})
 	}
 }

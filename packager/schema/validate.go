@@ -24,6 +24,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 )
 
 // Limits on untrusted input.
@@ -99,15 +100,29 @@ type Validator struct {
 	meta   *jsonschema.Schema
 	hook   *jsonschema.Schema
 	strict bool
+	regex  *RegexBudget // nil: DefaultRegexBudget for each Validate
 }
 
 // Strict returns a copy of v that also reports JSON pointers in
 // primaryIdentifier, additionalIdentifiers and the property lists that do
 // not resolve to a defined property as errors. By default they are
 // warnings, as in the reference tools: published AWS schemas contain them.
+// So are the two checks cloudformation-resource-schema makes beyond the
+// specification and cloudformation-cli: tagUpdatable true without an update
+// handler, and the deprecated taggable beside tagging.
 func (v *Validator) Strict() *Validator {
 	c := *v
 	c.strict = true
+	return &c
+}
+
+// WithRegexBudget returns a copy of v whose validations all take their
+// regular expression matches (patternProperties against the pointers of the
+// property lists) out of b: one budget for a command that validates many
+// files. Without it each Validate has DefaultRegexBudget.
+func (v *Validator) WithRegexBudget(b *RegexBudget) *Validator {
+	c := *v
+	c.regex = b
 	return &c
 }
 
@@ -278,8 +293,16 @@ func (v *Validator) ValidateFiles(files []string, workers int) []Result {
 	return out
 }
 
+// readBounded reads a schema file named on the command line or found in a
+// catalog folder: a regular file (a FIFO is refused, not waited on), at
+// most MaxFileSize bytes.
 func readBounded(path string) ([]byte, error) {
-	b, err := limitio.ReadFile(path, MaxFileSize)
+	f, err := projectfs.OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := limitio.ReadAll(f, MaxFileSize)
 	var tl *limitio.TooLargeError
 	if errors.As(err, &tl) {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileSize)
@@ -311,7 +334,8 @@ func (v *Validator) Validate(file string, data []byte) Result {
 		}
 	}
 	if isObj {
-		c := &checker{file: file, strict: v.strict, root: root, res: &r}
+		c := &checker{file: file, strict: v.strict, root: root, res: &r, regex: v.regex}
+		defer c.close()
 		if hook {
 			c.hookRules(data)
 		} else {

@@ -149,3 +149,13 @@ func Main(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// Stop stops the server this process started, if any: for a TestMain that
+// cannot call Main because another runs the tests (testscript.Main).
+func Stop() {
+	if cmd != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		cmd = nil
+	}
+}

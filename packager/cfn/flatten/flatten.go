@@ -39,12 +39,12 @@ type transform struct {
 	vars     []variable
 }
 
-type state struct{ budget int }
+type state struct{ budget, limit int }
 
 func (st *state) spend(n *yaml.Node) error {
 	c, ok := ynode.Count(n, st.budget)
 	if !ok {
-		return fmt.Errorf("%w: the result has more than %d nodes", ErrTooLarge, maxNodes)
+		return fmt.Errorf("%w: the result has more than %d nodes", ErrTooLarge, st.limit)
 	}
 	st.budget -= c
 	return nil
@@ -54,6 +54,13 @@ func (st *state) spend(n *yaml.Node) error {
 // whose Source must already be resolved, and returns the resulting list (or,
 // with GroupBy, object). The result shares no node with arg.
 func Flatten(arg *yaml.Node) (*yaml.Node, error) {
+	return Limited(arg, maxNodes)
+}
+
+// Limited is Flatten with the result bounded to at most nodes nodes (and
+// never more than ynode.MaxNodes): a caller with a budget of its own stops
+// Flatten there, with ErrTooLarge.
+func Limited(arg *yaml.Node, nodes int) (*yaml.Node, error) {
 	a := ynode.Resolve(arg)
 	if a == nil {
 		return nil, fmt.Errorf("%w: missing argument", ErrArgs)
@@ -64,7 +71,7 @@ func Flatten(arg *yaml.Node) (*yaml.Node, error) {
 	if ynode.IsIntrinsic(a) {
 		return nil, fmt.Errorf("%w: %s at line %d: Fn::Flatten needs a literal list or a Source resolved at packaging time", ErrUnresolved, ynode.Intrinsic(a), a.Line)
 	}
-	st := &state{budget: maxNodes}
+	st := &state{budget: min(max(nodes, 0), maxNodes), limit: min(max(nodes, 0), maxNodes)}
 	var items []*yaml.Node
 	var tr *transform
 	var groupBy *yaml.Node

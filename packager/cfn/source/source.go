@@ -19,6 +19,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/limitio"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/klauspost/compress/zip"
 )
 
@@ -380,20 +381,21 @@ func (r *Resolver) readFile(from Location, source string, limit int64) ([]byte, 
 	if err != nil || !filepath.IsLocal(rel) && rel != "." {
 		return nil, Location{}, fmt.Errorf("%w: %s is outside %s", ErrOutsideRoot, source, r.root)
 	}
-	f, err := r.fsRoot.Open(rel)
+	// The one rule for a path a project names (internal/projectfs): a
+	// regular file, no link out, a FIFO refused rather than waited on.
+	f, err := projectfs.Open(r.fsRoot, rel)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, Location{}, fmt.Errorf("%w: %s: %w", ErrNotFound, source, err)
-		}
-		if strings.Contains(err.Error(), "escapes") {
+		case errors.Is(err, projectfs.ErrOutside):
 			return nil, Location{}, fmt.Errorf("%w: %s leads outside %s", ErrOutsideRoot, source, r.root)
+		case errors.Is(err, projectfs.ErrNotRegular):
+			return nil, Location{}, fmt.Errorf("%w: %s is not a regular file", ErrBadSource, source)
 		}
 		return nil, Location{}, fmt.Errorf("%w: %s: %v", ErrBadSource, source, err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, Location{}, fmt.Errorf("%w: %s is not a regular file", ErrBadSource, source)
-	}
 	b, err := readLimited(f, limit, source)
 	if err != nil {
 		return nil, Location{}, err

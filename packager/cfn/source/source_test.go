@@ -13,7 +13,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -394,5 +396,28 @@ func TestHTTPS(t *testing.T) {
 	}
 	if _, _, err := plain.Resolve(ctx, Location{Kind: URL, URL: srv.URL + "/"}, "mods/a.yaml", ""); !errors.Is(err, ErrFetch) {
 		t.Errorf("untrusted certificate: err = %v, want ErrFetch", err)
+	}
+}
+
+// Issue 19 item 12: a FIFO in the project (an Fn::InsertFile or module
+// Source naming it) is refused at once, by the rule every project path
+// follows (internal/projectfs); it hung, waiting for a writer.
+func TestLocalFIFO(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	r, top, root := project(t, nil)
+	if err := syscall.Mkfifo(filepath.Join(root, "modules", "fifo.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, _, err := r.Resolve(ctx, top, "./modules/fifo.yaml", ""); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrBadSource) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("err = %v, want ErrBadSource (not a regular file)", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a FIFO still waits for a writer")
 	}
 }

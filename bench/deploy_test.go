@@ -1,0 +1,231 @@
+package bench
+
+// Issue 20's deploy benchmarks, against moto_server (skipped, saying why,
+// without it): go test -run '^$' -bench Deploy ./bench, or deploy.sh.
+//
+//   - BenchmarkDeployUnchanged: a second deploy of an unchanged assembly of
+//     20 droplets (10 stacks, 6 files, 4 directories) makes no upload and
+//     executes no change set: the AWS calls are counted (per operation,
+//     an SDK middleware) and reported per deploy.
+//   - BenchmarkDeployConcurrency: 16 independent stacks created with
+//     --concurrency 1 and with 4, in alternating order each round; the
+//     ratio of the medians is reported (target <= 0.35).
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/internal/testenv/moto"
+	"github.com/cloud-assembly/assemble/signing"
+)
+
+func TestMain(m *testing.M) { moto.Main(m) }
+
+const benchEnv = "aws://123456789012/us-east-1"
+
+func uniqName() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// signedSource writes, signs and verifies an assembly of the manifest's
+// droplets and the files.
+func signedSource(b *testing.B, droplets map[string]any, files map[string]string) *deploy.Source {
+	b.Helper()
+	w := assembly.NewWriter(assembly.WriterOptions{})
+	m, _ := json.Marshal(map[string]any{"schema": "cloud-assembly/1.0", "droplets": droplets})
+	w.AddBytes("manifest.json", m)
+	for n, body := range files {
+		w.AddBytes(n, []byte(body))
+	}
+	dir := b.TempDir()
+	in, out := filepath.Join(dir, "u.cloud"), filepath.Join(dir, "s.cloud")
+	if err := w.WriteFile(context.Background(), in); err != nil {
+		b.Fatal(err)
+	}
+	keys := func(name string) openpgp.EntityList { return readKeys(b, name) }
+	e, err := signing.SelectSigner(keys("ed25519.sec.asc"), nil, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := signing.SealFile(context.Background(), in, out, []signing.Signer{signing.Keys(e)}, nil); err != nil {
+		b.Fatal(err)
+	}
+	rc, err := assembly.Open(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rc.Close() })
+	v, err := signing.Verify(&rc.Reader, keys("ed25519.pub.asc"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, _ := os.ReadFile(out)
+	sum := sha256.Sum256(raw)
+	return deploy.FromVerified(v, hex.EncodeToString(sum[:]))
+}
+
+func readKeys(b *testing.B, name string) openpgp.EntityList {
+	f, err := os.Open(filepath.Join("..", "fixtures", "keys", name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	el, err := signing.ReadKeys(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return el
+}
+
+func benchConfig(b *testing.B) aws.Config {
+	moto.Env(b)
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cfg
+}
+
+func stackDroplet(name string) map[string]any {
+	return map[string]any{"type": "npm://@aws-cdk/aws-cloudformation.StackDroplet", "environment": benchEnv,
+		"properties": map[string]any{"stackName": name, "template": "t.yaml"}}
+}
+
+const topicTemplate = "Resources:\n  Topic:\n    Type: AWS::SNS::Topic\n"
+
+func BenchmarkDeployUnchanged(b *testing.B) {
+	cfg := benchConfig(b)
+	u := uniqName()
+	bucket := "bench-" + u
+	if _, err := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true }).CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		b.Fatal(err)
+	}
+	ds := map[string]any{}
+	files := map[string]string{"t.yaml": topicTemplate}
+	for i := 0; i < 10; i++ {
+		ds[fmt.Sprintf("Stack%02d", i)] = stackDroplet(fmt.Sprintf("unchanged-%s-%02d", u, i))
+	}
+	for i := 0; i < 6; i++ {
+		name := fmt.Sprintf("files/f%02d.txt", i)
+		files[name] = fmt.Sprintf("file %d", i)
+		ds[fmt.Sprintf("File%02d", i)] = map[string]any{"type": "npm://@aws-cdk/assets.FileDroplet", "environment": benchEnv,
+			"properties": map[string]any{"file": name, "bucketName": bucket, "objectKey": name}}
+	}
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 5; j++ {
+			files[fmt.Sprintf("site%d/p%d.html", i, j)] = fmt.Sprintf("<p>%d %d</p>", i, j)
+		}
+		ds[fmt.Sprintf("Site%d", i)] = map[string]any{"type": "npm://@aws-cdk/assets.DirectoryDroplet", "environment": benchEnv,
+			"properties": map[string]any{"directory": fmt.Sprintf("site%d", i), "bucketName": bucket, "keyPrefix": fmt.Sprintf("site%d/", i)}}
+	}
+	src := signedSource(b, ds, files)
+	opts := deploy.Options{AWS: &cfg, PollInterval: 20 * time.Millisecond}
+	if _, err := deploy.Deploy(context.Background(), src, opts); err != nil {
+		b.Fatal(err)
+	}
+	counter := &deploy.Counter{}
+	opts.APIOptions = []func(*middleware.Stack) error{counter.Middleware}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := deploy.Deploy(context.Background(), src, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range res.Droplets {
+			if d.Outcome != deploy.Unchanged {
+				b.Fatalf("%s: %s", d.ID, d.Outcome)
+			}
+		}
+	}
+	b.StopTimer()
+	var calls int64
+	for _, n := range counter.Counts() {
+		calls += n
+	}
+	for _, op := range []string{"PutObject", "ExecuteChangeSet", "CreateChangeSet", "CreateStack", "UpdateStack"} {
+		if n := counter.Count(op); n != 0 {
+			b.Errorf("an unchanged deploy called %s %d times", op, n)
+		}
+	}
+	b.ReportMetric(float64(calls)/float64(b.N), "calls/op")
+	b.ReportMetric(float64(counter.Count("PutObject"))/float64(b.N), "uploads/op")
+	b.ReportMetric(float64(counter.Count("ExecuteChangeSet"))/float64(b.N), "executed-change-sets/op")
+	b.Logf("calls of %d deploys: %v", b.N, counter.Counts())
+}
+
+// BenchmarkDeployConcurrency: rtt=0ms is moto as it is (every call CPU in
+// one Python process, which concurrency cannot speed up on a loaded 2-core
+// machine); rtt=50ms adds 50 ms to every AWS call (an SDK middleware), the
+// round trip to a real region, where CloudFormation's own time would add
+// far more waiting that concurrency overlaps.
+func BenchmarkDeployConcurrency(b *testing.B) {
+	for _, rtt := range []time.Duration{0, 50 * time.Millisecond} {
+		b.Run(fmt.Sprintf("rtt=%dms", rtt.Milliseconds()), func(b *testing.B) { benchConcurrency(b, rtt) })
+	}
+}
+
+func benchConcurrency(b *testing.B, rtt time.Duration) {
+	cfg := benchConfig(b)
+	var apiOptions []func(*middleware.Stack) error
+	if rtt > 0 {
+		apiOptions = append(apiOptions, func(st *middleware.Stack) error {
+			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("benchRTT", func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				time.Sleep(rtt)
+				return next.HandleFinalize(ctx, in)
+			}), middleware.After)
+		})
+	}
+	run := func(concurrency int) time.Duration {
+		u := uniqName()
+		ds := map[string]any{}
+		for i := 0; i < 16; i++ {
+			ds[fmt.Sprintf("Stack%02d", i)] = stackDroplet(fmt.Sprintf("conc-%s-%02d", u, i))
+		}
+		src := signedSource(b, ds, map[string]string{"t.yaml": topicTemplate})
+		start := time.Now()
+		if _, err := deploy.Deploy(context.Background(), src, deploy.Options{AWS: &cfg, APIOptions: apiOptions, Concurrency: concurrency, PollInterval: 20 * time.Millisecond}); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	run(4) // warm moto up
+	var one, four []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 {
+			one = append(one, run(1))
+			four = append(four, run(4))
+		} else {
+			four = append(four, run(4))
+			one = append(one, run(1))
+		}
+	}
+	b.StopTimer()
+	median := func(ds []time.Duration) time.Duration {
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	m1, m4 := median(one), median(four)
+	b.ReportMetric(m1.Seconds(), "s-concurrency-1")
+	b.ReportMetric(m4.Seconds(), "s-concurrency-4")
+	b.ReportMetric(m4.Seconds()/m1.Seconds(), "ratio")
+}

@@ -1,0 +1,383 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/internal/plural"
+)
+
+func deployCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "deploy",
+		Usage:     "verify an assembly, then deploy its droplets to AWS from the verified bytes",
+		ArgsUsage: "ASSEMBLY",
+		Description: `Verifies the assembly exactly as 'assemble verify' does (same trust flags and
+--policy file; signed by trusted keys unless --allow-unsigned), then checks,
+before anything in the cloud changes:
+   - the account of every droplet's environment aws://ACCOUNT/REGION is the
+     caller's (STS GetCallerIdentity; unknown-account and unknown-region, as
+     the AWS CDK writes them, mean the caller's own);
+   - every entry under the manifest's 'missing' is supplied (--parameter
+     Service.AlertEmail=x for a stack parameter);
+   - no droplet carries 'error' metadata (--force deploys it anyway;
+     warnings are shown);
+   - every droplet's type has a deployer: stacks, files, directories and
+     Docker images saved or built do (a build needs a Docker engine);
+     a Blueprint or any other type is refused unless --only leaves it out.
+Then the droplets deploy in dependency order (dependsOn and ${Id.attr}
+references, resolved from what was deployed), --concurrency at a time. Every
+byte sent is read from the verified archive, never from disk.
+
+   stack        a change set, executed (--method change-set, the default), or
+                CreateStack/UpdateStack (--method direct); a template over
+                51,200 bytes is staged in --staging-bucket first; IAM
+                capabilities only with --capabilities; skipped when it runs
+                this template and these parameters already
+   file         PutObject, skipped when the object holds the same bytes
+   directory    the same per file under keyPrefix, or one zip at objectKey
+   docker-image the 'docker image save' archive pushed to pushTarget:tagName
+                (ECR through the ECR API, others through the Docker
+                credential store; plain HTTP to loopback registries only)
+   docker-build built by the local Docker engine from the verified context
+                (docker build -), pushed to the account's ECR repository;
+                skipped when the tag exists
+
+Stacks are tagged assemble:sha256 (the .cloud file's SHA-256) and
+assemble:droplet (the logical ID); objects carry the same as metadata
+(assemble-sha256, assemble-droplet) with assemble-content-sha256. A failed
+droplet stops those that depend on it; a rerun continues where it stopped.
+Ctrl-C starts no new step, says what was in flight, and exits 130.
+
+--plan goes as far as the first change: it shows each droplet's steps, each
+stack's change set (created, described, deleted), what would be uploaded or
+pushed, and the references known only after deploy. It leaves nothing.
+
+POLICY FILE: besides verify's keys (see 'assemble verify --help'), a
+--policy file may name the staging bucket and the capabilities deploy may
+grant; --staging-bucket names another bucket, --capabilities adds to them:
+   staging-bucket: release-assets-eu-west-1
+   capabilities: [IAM, AUTO_EXPAND]
+
+AWS is configured the standard way: profiles, SSO, the environment,
+AWS_ENDPOINT_URL. Credentials are never printed.
+
+EXIT CODES:
+   0    deployed (or planned)
+   1    refused, or a droplet failed
+   2    usage error
+   130  interrupted
+
+Examples:
+   assemble deploy --keyring release.pub.asc app.cloud
+   assemble deploy --keyring release.pub.asc --plan app.cloud
+   assemble deploy --policy release-policy.yaml --parameter Service.AlertEmail=ops@example.com app.cloud`,
+		Flags: append(trustFlags(),
+			&cli.BoolFlag{Name: "allow-unsigned", Usage: "deploy an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			&cli.BoolFlag{Name: "plan", Usage: "show what deploy would do, changing nothing"},
+			&cli.StringSliceFlag{Name: "parameter", Usage: "supply a stack parameter the assembly leaves `ID.NAME=VALUE` (repeatable)"},
+			&cli.StringSliceFlag{Name: "only", Usage: "deploy only the droplet `ID` (repeatable); references to others are read from what is deployed"},
+			&cli.IntFlag{Name: "concurrency", Value: deploy.DefaultConcurrency, Usage: "deploy up to `N` independent droplets at once"},
+			&cli.StringFlag{Name: "method", Value: string(deploy.ChangeSet), Usage: "deploy stacks with a `change-set` or directly (direct)"},
+			&cli.StringFlag{Name: "staging-bucket", Usage: "S3 `BUCKET` that receives templates over 51,200 bytes"},
+			&cli.StringSliceFlag{Name: "capabilities", Usage: "grant stacks the `CAPABILITY` IAM, NAMED_IAM or AUTO_EXPAND (repeatable)"},
+			&cli.BoolFlag{Name: "force", Usage: "deploy droplets that carry error metadata"},
+			strictFlag,
+			jsonFlag,
+			quietFlag,
+			progressFlag,
+		),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("deploy takes one ASSEMBLY argument, got %d", c.NArg())
+			}
+			opts, err := deployOptions(c)
+			if err != nil {
+				return err
+			}
+			name := c.Args().First()
+			src, vres, err := openDeploySource(c, name)
+			defer vres.close()
+			if err != nil {
+				return err
+			}
+			// The droplets' warning and error metadata were shown by the
+			// check, before anything deploys (the [metadata] findings).
+			if p := vres.trust; p != nil && p.PolicyFile != nil {
+				// The policy file's deploy keys: the flag names another
+				// staging bucket; capabilities are those either allows.
+				if opts.StagingBucket == "" {
+					opts.StagingBucket = p.PolicyFile.StagingBucket
+				}
+				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
+			}
+			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
+			if !c.Bool("json") {
+				printSource(c, name, vres)
+			}
+			res, err := deploy.Deploy(c.Context, src, opts)
+			out.fill(res)
+			if err != nil {
+				return withResult(deployHint(onFile("deploy", name, err)), out)
+			}
+			if c.Bool("json") {
+				return printJSON(c, out)
+			}
+			printDeploy(c, name, res)
+			return nil
+		},
+	}
+}
+
+// deployOptions translates the flags.
+func deployOptions(c *cli.Context) (deploy.Options, error) {
+	o := deploy.Options{
+		Only:          c.StringSlice("only"),
+		Concurrency:   c.Int("concurrency"),
+		Method:        deploy.Method(c.String("method")),
+		StagingBucket: c.String("staging-bucket"),
+		Capabilities:  c.StringSlice("capabilities"),
+		Force:         c.Bool("force"),
+		Plan:          c.Bool("plan"),
+	}
+	if o.Concurrency < 1 {
+		return o, usagef("--concurrency %d: at least 1", o.Concurrency)
+	}
+	if o.Method != deploy.ChangeSet && o.Method != deploy.Direct {
+		return o, usagef("--method %q: want change-set or direct", o.Method)
+	}
+	for _, p := range c.StringSlice("parameter") {
+		key, value, ok := strings.Cut(p, "=")
+		id, pname, dotted := strings.Cut(key, ".")
+		if !ok || !dotted || id == "" || pname == "" {
+			return o, usagef("--parameter %q: want ID.NAME=VALUE (a stack droplet's logical ID, its parameter's name, the value)", p)
+		}
+		if o.Parameters == nil {
+			o.Parameters = map[string]string{}
+		}
+		if _, dup := o.Parameters[key]; dup {
+			return o, usagef("--parameter %s given twice", key)
+		}
+		o.Parameters[key] = value
+	}
+	if !c.Bool("quiet") {
+		w := c.App.ErrWriter
+		o.Progress = func(e deploy.Event) { fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message) }
+	}
+	return o, nil
+}
+
+// openDeploySource verifies the assembly as verify does (the one place
+// deploy and status open it) and returns what deploy reads.
+func openDeploySource(c *cli.Context, name string) (*deploy.Source, *verifyResult, error) {
+	if !c.Bool("allow-unsigned") && len(c.StringSlice("keyring")) == 0 && c.String("policy") == "" {
+		return nil, &verifyResult{close: func() {}}, usagef("%s needs at least one --keyring FILE of trusted public keys (or --policy FILE, or --allow-unsigned)", c.Command.Name)
+	}
+	res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
+	if err != nil {
+		if c.Context.Err() != nil {
+			err = interrupted{err}
+		}
+		return nil, res, withResult(err, res.failure())
+	}
+	return deploy.FromTrust(res.trusted), res, nil
+}
+
+// deployJSON is what deploy prints with --json (docs/json/deploy.json).
+type deployJSON struct {
+	File          string              `json:"file"`
+	SHA256        string              `json:"sha256"`
+	Authenticated bool                `json:"authenticated"`
+	Signer        *signerResult       `json:"signer,omitempty"`
+	Plan          bool                `json:"plan"`
+	Account       string              `json:"account,omitempty"`
+	Order         []string            `json:"order"`
+	Droplets      []dropletDeployJSON `json:"droplets"`
+	Notices       []deploy.Notice     `json:"notices"`
+	InFlight      []string            `json:"inFlight,omitempty"`
+}
+
+type dropletDeployJSON struct {
+	*deploy.DropletResult
+	Error *errorJSON `json:"error,omitempty"`
+}
+
+func (o *deployJSON) fill(res *deploy.Result) {
+	o.Plan, o.Account, o.Order, o.Notices, o.InFlight = res.Plan, res.Account, res.Order, res.Notices, res.InFlight
+	o.Droplets = []dropletDeployJSON{}
+	for _, d := range res.Droplets {
+		j := dropletDeployJSON{DropletResult: d}
+		if d.Err != nil {
+			e := newErrorJSON(d.Err, "")
+			j.Error = &e
+		}
+		o.Droplets = append(o.Droplets, j)
+	}
+}
+
+// printSource says what deploy and status read: the file's SHA-256 and
+// who signed it.
+func printSource(c *cli.Context, name string, v *verifyResult) {
+	if v.Signer == nil {
+		printf(c, c.App.Writer, "%s: sha256 %s, UNSIGNED, not authenticated\n", name, v.SHA256)
+		return
+	}
+	printf(c, c.App.Writer, "%s: sha256 %s, signed by %q (%s)\n", name, v.SHA256, v.Signer.UserID, v.Signer.Fingerprint)
+}
+
+func printDeploy(c *cli.Context, name string, res *deploy.Result) {
+	counts := map[deploy.Outcome]int{}
+	for _, d := range res.Droplets {
+		if d.Outcome == deploy.Excluded {
+			continue
+		}
+		counts[d.Outcome]++
+		printf(c, c.App.Writer, "%s (%s): %s\n", d.ID, d.Kind, d.Outcome)
+		for _, a := range d.Actions {
+			printf(c, c.App.Writer, "   %s\n", a)
+		}
+		for _, ch := range d.Changes {
+			line := fmt.Sprintf("   %-6s %s (%s)", ch.Action, ch.LogicalID, ch.Type)
+			if ch.Replacement != "" {
+				line += " replacement: " + ch.Replacement
+			}
+			printf(c, c.App.Writer, "%s\n", line)
+		}
+		for _, k := range sortedAttrKeys(d.Attributes) {
+			printf(c, c.App.Writer, "   %s = %s\n", k, d.Attributes[k])
+		}
+	}
+	var parts []string
+	for _, o := range []deploy.Outcome{deploy.Created, deploy.Updated, deploy.Uploaded, deploy.Pushed, deploy.Unchanged, deploy.Planned} {
+		if counts[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
+		}
+	}
+	verb := "deployed"
+	if res.Plan {
+		verb = "planned"
+	}
+	printf(c, c.App.Writer, "%s %s from %s to account %s: %s\n", verb, plural.Count(len(res.Order), "droplet"), name, res.Account, strings.Join(parts, ", "))
+}
+
+func sortedAttrKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// deployHint adds the fix for a refusal or failure.
+func deployHint(err error) error {
+	switch {
+	case errors.Is(err, deploy.ErrInterrupted), errors.Is(err, context.Canceled):
+		return interrupted{err}
+	case errors.Is(err, deploy.ErrAccount):
+		return withHint(err, "deploy with credentials of the account the assembly names (AWS_PROFILE, or a role), or build it for this account")
+	case errors.Is(err, deploy.ErrMissing):
+		return withHint(err, "supply each with --parameter ID.NAME=VALUE")
+	case errors.Is(err, deploy.ErrUndeployable), errors.Is(err, deploy.ErrNoDocker):
+		return withHint(err, "name the droplets to deploy with --only ID")
+	case errors.Is(err, deploy.ErrMetadataError):
+		return withHint(err, "fix what the error says and build again, or deploy anyway with --force")
+	case errors.Is(err, deploy.ErrStagingBucket):
+		return withHint(err, "give --staging-bucket BUCKET (an existing bucket in the stack's region)")
+	case errors.Is(err, deploy.ErrStackFailed), errors.Is(err, deploy.ErrDependency):
+		return withHint(err, "fix the cause, then deploy again: what was deployed is skipped")
+	}
+	return verifyHint(err)
+}
+
+// interrupted exits 130.
+type interrupted struct{ error }
+
+func (i interrupted) Unwrap() error { return i.error }
+func (interrupted) ExitCode() int   { return 130 }
+
+func statusCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "verify an assembly, then tell whether what is deployed matches it",
+		ArgsUsage: "ASSEMBLY",
+		Description: `Verifies the assembly as 'assemble verify' does (same trust flags), then
+compares, droplet by droplet, what is deployed in the caller's account with
+what the assembly holds: each stack's template (GetTemplate) and parameters,
+each object's bytes (by the SHA-256 deploy stored with it, else by reading
+the object), each image tag's digest. References are resolved from what is
+deployed. Nothing changes.
+
+EXIT CODES:
+   0  everything deployed matches the assembly
+   1  something is absent or differs (each is named), or the assembly was refused
+   2  usage error
+
+Example:
+   assemble status --keyring release.pub.asc app.cloud`,
+		Flags: append(trustFlags(),
+			&cli.BoolFlag{Name: "allow-unsigned", Usage: "compare an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			&cli.StringSliceFlag{Name: "only", Usage: "compare only the droplet `ID` (repeatable)"},
+			strictFlag,
+			jsonFlag,
+			quietFlag,
+			progressFlag,
+		),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("status takes one ASSEMBLY argument, got %d", c.NArg())
+			}
+			name := c.Args().First()
+			src, vres, err := openDeploySource(c, name)
+			defer vres.close()
+			if err != nil {
+				return err
+			}
+			if !c.Bool("json") {
+				printSource(c, name, vres)
+			}
+			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only")})
+			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
+			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
+				return withResult(deployHint(onFile("status", name, err)), out)
+			}
+			if c.Bool("json") {
+				if err != nil {
+					return withResult(onFile("status", name, err), out)
+				}
+				return printJSON(c, out)
+			}
+			for _, d := range st.Droplets {
+				if d.State == "excluded" {
+					continue
+				}
+				fmt.Fprintf(c.App.Writer, "%s (%s): %s\n", d.ID, d.Kind, d.State)
+				for _, diff := range d.Differences {
+					fmt.Fprintf(c.App.Writer, "   %s\n", diff)
+				}
+				if d.Error != "" {
+					fmt.Fprintf(c.App.Writer, "   %s\n", d.Error)
+				}
+			}
+			if err != nil {
+				return withHint(onFile("status", name, err), "deploy it again with 'assemble deploy' to make what runs match what was signed")
+			}
+			printf(c, c.App.Writer, "%s: what is deployed in account %s matches the assembly\n", name, st.Account)
+			return nil
+		},
+	}
+}
+
+// statusJSON is what status prints with --json (docs/json/status.json).
+type statusJSON struct {
+	File          string        `json:"file"`
+	Authenticated bool          `json:"authenticated"`
+	Signer        *signerResult `json:"signer,omitempty"`
+	*deploy.StatusResult
+}

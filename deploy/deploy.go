@@ -1,0 +1,698 @@
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/smithy-go/middleware"
+	"github.com/google/go-containerregistry/pkg/authn"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/droplets"
+)
+
+// Method is how stacks are deployed.
+type Method string
+
+const (
+	// ChangeSet creates a change set, then executes it (the default).
+	ChangeSet Method = "change-set"
+	// Direct calls CreateStack or UpdateStack (cdk deploy --method=direct).
+	Direct Method = "direct"
+)
+
+// DefaultConcurrency is how many droplets deploy at once by default.
+const DefaultConcurrency = 4
+
+// MaxTemplateBody is the largest template CloudFormation takes inline;
+// a larger one is uploaded to the staging bucket first.
+const MaxTemplateBody = 51200
+
+// Options tune Deploy and Status. The zero value deploys everything with
+// change sets, four droplets at a time.
+type Options struct {
+	// AWS is the SDK configuration; nil loads the default one
+	// (config.LoadDefaultConfig).
+	AWS *aws.Config
+	// APIOptions are added to every AWS client (a Counter's Middleware).
+	APIOptions []func(*middleware.Stack) error
+	// Parameters supply stack parameters: "Droplet.Name" to value. Each
+	// must name a stack droplet and a parameter it does not set itself;
+	// every `missing` stack parameter of a targeted droplet needs one.
+	Parameters map[string]string
+	// Only limits the droplets deployed to these logical IDs (their
+	// references to others are read from what is deployed).
+	Only []string
+	// Concurrency is how many droplets deploy at once (default 4).
+	Concurrency int
+	// Method is how stacks are deployed (default ChangeSet).
+	Method Method
+	// StagingBucket receives templates over MaxTemplateBody bytes.
+	StagingBucket string
+	// Capabilities granted to stacks: CAPABILITY_IAM, CAPABILITY_NAMED_IAM,
+	// CAPABILITY_AUTO_EXPAND (or IAM, NAMED_IAM, AUTO_EXPAND).
+	Capabilities []string
+	// Force deploys droplets that carry `error` metadata.
+	Force bool
+	// Plan changes nothing: it shows what a deploy would do.
+	Plan bool
+	// Progress, when set, is told what happens, one call at a time.
+	Progress func(Event)
+	// Notify, when set, is given each droplet's warning and error metadata
+	// before anything is deployed (the spec: runtimes SHOULD surface them).
+	Notify func(Notice)
+	// Keychain authenticates to registries other than ECR (default
+	// authn.DefaultKeychain, the Docker credential store).
+	Keychain authn.Keychain
+	// Transport carries registry traffic (default http.DefaultTransport);
+	// plain HTTP is refused except to a loopback host.
+	Transport http.RoundTripper
+	// PollInterval is how often a stack operation is polled (default 2s;
+	// the first poll is immediate).
+	PollInterval time.Duration
+	// DockerAvailable reports whether a Docker engine answers (default:
+	// `docker version` succeeds); docker-build droplets need one.
+	DockerAvailable func(ctx context.Context) bool
+}
+
+// An Event is a line of progress about one droplet.
+type Event struct {
+	Droplet string
+	Message string
+}
+
+// Outcome is what happened to a droplet.
+type Outcome string
+
+// Outcomes.
+const (
+	Created     Outcome = "created"     // a stack was created
+	Updated     Outcome = "updated"     // a stack was updated
+	Uploaded    Outcome = "uploaded"    // objects were uploaded
+	Pushed      Outcome = "pushed"      // an image was pushed
+	Unchanged   Outcome = "unchanged"   // what is deployed is already this
+	Planned     Outcome = "planned"     // a plan: see Actions
+	Failed      Outcome = "failed"      // see Error
+	NotStarted  Outcome = "not-started" // a dependency failed, or interrupted first
+	Interrupted Outcome = "interrupted" // in flight when interrupted
+	Excluded    Outcome = "excluded"    // left out by Only
+)
+
+// A Change is one resource change of a stack's change set (a plan).
+type Change struct {
+	Action      string `json:"action"`
+	LogicalID   string `json:"logicalId"`
+	Type        string `json:"type"`
+	Replacement string `json:"replacement,omitempty"`
+}
+
+// A DropletResult is what deploy did, or would do, with one droplet.
+type DropletResult struct {
+	ID          string  `json:"id"`
+	Type        string  `json:"type"`
+	Kind        string  `json:"kind,omitempty"`
+	Environment string  `json:"environment"`
+	Region      string  `json:"region,omitempty"`
+	Outcome     Outcome `json:"outcome"`
+	// Actions says in words what was or would be done, in order.
+	Actions []string `json:"actions"`
+	// Changes are a plan's change set contents (stacks).
+	Changes []Change `json:"changes,omitempty"`
+	// KnownAfterDeploy lists the references ("Id.attr") a plan cannot
+	// resolve before the droplets they come from are deployed.
+	KnownAfterDeploy []string `json:"knownAfterDeploy,omitempty"`
+	// Attributes are the droplet's output attributes once deployed.
+	Attributes map[string]string `json:"attributes,omitempty"`
+	Err        error             `json:"-"`
+
+	mu sync.Mutex
+}
+
+func (r *DropletResult) action(format string, args ...any) {
+	r.mu.Lock()
+	r.Actions = append(r.Actions, fmt.Sprintf(format, args...))
+	r.mu.Unlock()
+}
+
+// A Notice is a droplet's warning or error metadata, shown before deploying.
+type Notice struct {
+	Droplet string `json:"droplet"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// A Result is what Deploy did (or, with Plan, would do).
+type Result struct {
+	SHA256  string `json:"sha256"`
+	Account string `json:"account,omitempty"`
+	Plan    bool   `json:"plan"`
+	// Order is the deploy order of the targeted droplets.
+	Order    []string         `json:"order"`
+	Droplets []*DropletResult `json:"droplets"`
+	Notices  []Notice         `json:"notices"`
+	// InFlight names the droplets whose step was under way when the
+	// context was canceled.
+	InFlight []string `json:"inFlight,omitempty"`
+}
+
+// Droplet returns the result of the droplet id, or nil.
+func (r *Result) Droplet(id string) *DropletResult {
+	for _, d := range r.Droplets {
+		if d.ID == id {
+			return d
+		}
+	}
+	return nil
+}
+
+// A droplet is one droplet being deployed, planned or compared.
+type droplet struct {
+	id      string
+	spec    *assembly.Droplet
+	kind    dropletKind
+	alias   string
+	account string
+	region  string
+	props   map[string]any // resolved
+	unknown []string       // a plan's references not known yet
+	res     *DropletResult
+	run     *runner
+}
+
+func (d *droplet) progress(format string, args ...any) {
+	d.run.progress(Event{Droplet: d.id, Message: fmt.Sprintf(format, args...)})
+}
+
+func (d *droplet) aws() *clients { return d.run.session.in(d.region) }
+
+// setProps sets the resolved properties. In an asset's destination (a
+// file's or directory's bucketName, objectKey, keyPrefix) CDK's
+// placeholders ${AWS::AccountId}, ${AWS::Region} and ${AWS::Partition}
+// (written \${...} in the manifest) stand for the droplet's account,
+// region and partition, as cdk-assets reads them.
+func (d *droplet) setProps(props map[string]any) {
+	d.props = props
+	switch d.kind.(type) {
+	case fileKind, directoryKind, buildKind:
+	default:
+		return
+	}
+	partition := "aws"
+	switch {
+	case strings.HasPrefix(d.region, "cn-"):
+		partition = "aws-cn"
+	case strings.HasPrefix(d.region, "us-gov-"):
+		partition = "aws-us-gov"
+	}
+	rep := strings.NewReplacer("${AWS::AccountId}", d.account, "${AWS::Region}", d.region, "${AWS::Partition}", partition)
+	for _, k := range []string{"bucketName", "objectKey", "keyPrefix", "repositoryName", "imageTag"} {
+		if v, ok := props[k].(string); ok {
+			props[k] = rep.Replace(v)
+		}
+	}
+}
+
+// dropletKind is a deployer: one per droplet kind.
+type dropletKind interface {
+	// check looks at the droplet's properties and files before any AWS
+	// call (unresolved properties: references are not resolved yet).
+	check(r *runner, id string, spec *assembly.Droplet) error
+	// current reads the attributes of the deployed droplet (nothing
+	// changes); ok is false when it is not deployed.
+	current(ctx context.Context, d *droplet) (attrs map[string]string, ok bool, err error)
+	// plan records what deploy would do, leaving nothing behind.
+	plan(ctx context.Context, d *droplet) error
+	// deploy deploys the droplet and returns its attributes.
+	deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error)
+	// status compares what is deployed with the droplet: the differences,
+	// in words (none when it matches).
+	status(ctx context.Context, d *droplet) ([]string, error)
+}
+
+// kinds maps a droplet kind's type (version ignored) to its deployer.
+func kindOf(typ string) (dropletKind, string) {
+	sp, err := droplets.ParseSpecifier(typ)
+	if err != nil {
+		return nil, ""
+	}
+	k, ok := droplets.Lookup(sp)
+	if !ok {
+		return nil, ""
+	}
+	switch k.Type {
+	case droplets.StackType:
+		return stackKind{}, k.Alias
+	case droplets.FileType:
+		return fileKind{}, k.Alias
+	case droplets.DirectoryType:
+		return directoryKind{}, k.Alias
+	case droplets.DockerImageType:
+		return imageKind{}, k.Alias
+	case droplets.DockerBuildType:
+		return buildKind{}, k.Alias
+	}
+	return nil, k.Alias
+}
+
+// runner is one Deploy or Status.
+type runner struct {
+	src     *Source
+	opts    Options
+	session *awsSession
+	account string
+	mu      sync.Mutex // serializes Progress
+
+	attrMu sync.Mutex
+	attrs  map[string]map[string]string // deployed (or current) attributes
+}
+
+func (r *runner) progress(e Event) {
+	if r.opts.Progress == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.opts.Progress(e)
+}
+
+func (r *runner) setAttrs(id string, a map[string]string) {
+	r.attrMu.Lock()
+	r.attrs[id] = a
+	r.attrMu.Unlock()
+}
+
+func (r *runner) lookup(id, attr string) (string, bool, bool) {
+	r.attrMu.Lock()
+	defer r.attrMu.Unlock()
+	a, known := r.attrs[id]
+	if !known {
+		return "", false, false
+	}
+	v, ok := a[attr]
+	return v, true, ok
+}
+
+// prepare runs every check that needs no change: targets, deployers,
+// environments, metadata, parameters and `missing`, the caller's account,
+// and the attributes of droplets referenced but not targeted. It returns
+// the targeted droplets in deploy order.
+func prepare(ctx context.Context, src *Source, opts Options, res *Result, forStatus bool) (*runner, []*droplet, error) {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	if opts.Method == "" {
+		opts.Method = ChangeSet
+	}
+	if opts.Method != ChangeSet && opts.Method != Direct {
+		return nil, nil, fmt.Errorf("%w: method %q: want change-set or direct", ErrParameter, opts.Method)
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 2 * time.Second
+	}
+	r := &runner{src: src, opts: opts, attrs: map[string]map[string]string{}}
+	m := src.manifest
+	order := src.order
+	if order == nil {
+		order = m.IDs()
+	}
+	targeted := map[string]bool{}
+	var errs []error
+	if len(opts.Only) > 0 {
+		for _, id := range opts.Only {
+			if m.Droplets[id] == nil {
+				errs = append(errs, fmt.Errorf("%w: --only %s: the assembly holds %s", ErrOnly, id, strings.Join(m.IDs(), ", ")))
+				continue
+			}
+			targeted[id] = true
+		}
+	} else {
+		for id := range m.Droplets {
+			targeted[id] = true
+		}
+	}
+	var ds []*droplet
+	for _, id := range order {
+		spec := m.Droplets[id]
+		dr := &DropletResult{ID: id, Type: spec.Type, Environment: spec.Environment, Actions: []string{}}
+		res.Droplets = append(res.Droplets, dr)
+		kind, alias := kindOf(spec.Type)
+		dr.Kind = alias
+		if !targeted[id] {
+			dr.Outcome = Excluded
+			continue
+		}
+		res.Order = append(res.Order, id)
+		for _, name := range sortedKeys(spec.Metadata) {
+			md := spec.Metadata[name]
+			if md.Kind != "warning" && md.Kind != "error" {
+				continue
+			}
+			msg, ok := md.Value.(string)
+			if !ok {
+				msg = fmt.Sprint(md.Value)
+			}
+			res.Notices = append(res.Notices, Notice{Droplet: id, Name: name, Kind: md.Kind, Message: msg})
+			if md.Kind == "error" && !opts.Force && !forStatus {
+				errs = append(errs, dropletErr(id, ErrMetadataError, "metadata %s: %s (--force deploys it anyway)", name, msg))
+			}
+		}
+		if kind == nil && forStatus {
+			// Status compares what it can; this one it cannot.
+			dr.Err = dropletErr(id, ErrUndeployable, "no deployer for its type %s: it cannot be compared", spec.Type)
+			continue
+		}
+		if kind == nil {
+			what := "no deployer for its type " + spec.Type
+			if alias != "" {
+				what = fmt.Sprintf("no deployer for its type %s (%s)", spec.Type, alias)
+			}
+			errs = append(errs, dropletErr(id, ErrUndeployable, "%s: leave it out with --only, naming the droplets to deploy", what))
+			continue
+		}
+		env, err := assembly.ParseEnvironment(spec.Environment)
+		if err != nil || env.Protocol != "aws" {
+			errs = append(errs, dropletErr(id, ErrEnvironment, "environment %s: deploy supports aws://ACCOUNT/REGION only", spec.Environment))
+			continue
+		}
+		if err := kind.check(r, id, spec); err != nil {
+			errs = append(errs, &DropletError{Droplet: id, Err: err})
+			continue
+		}
+		d := &droplet{id: id, spec: spec, kind: kind, alias: alias, account: env.Account, region: env.Region, res: dr, run: r}
+		ds = append(ds, d)
+	}
+	if !forStatus {
+		errs = append(errs, checkParameters(m, targeted, opts.Parameters)...)
+	}
+	if opts.Notify != nil {
+		for _, n := range res.Notices {
+			opts.Notify(n)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	var err error
+	if r.session, err = newSession(ctx, &opts); err != nil {
+		return nil, nil, err
+	}
+	if r.account, err = r.session.callerAccount(ctx); err != nil {
+		return nil, nil, err
+	}
+	res.Account = r.account
+	for _, d := range ds {
+		if d.account == assembly.UnknownAccount {
+			d.account = r.account
+		} else if d.account != r.account {
+			errs = append(errs, dropletErr(d.id, ErrAccount, "its environment %s is account %s, but the credentials are account %s", d.spec.Environment, d.account, r.account))
+		}
+		if d.region == assembly.UnknownRegion {
+			d.region = r.session.cfg.Region
+			if d.region == "" {
+				errs = append(errs, dropletErr(d.id, ErrEnvironment, "its environment %s names no region and none is configured (set AWS_REGION or a profile's region)", d.spec.Environment))
+			}
+		}
+		d.res.Region = d.region
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	// Droplets referenced but not targeted: their attributes are read from
+	// what is deployed (nothing changes).
+	need := map[string]bool{}
+	for _, d := range ds {
+		refs, _ := assembly.ScanProperties(d.spec.Properties)
+		for _, ref := range refs {
+			if !targeted[ref.Droplet] {
+				need[ref.Droplet] = true
+			}
+		}
+	}
+	for _, id := range sortedKeys(need) {
+		spec := m.Droplets[id]
+		kind, alias := kindOf(spec.Type)
+		if kind == nil {
+			errs = append(errs, dropletErr(id, ErrUnresolved, "it is referenced, left out by --only, and its type %s has no deployer to read its attributes", spec.Type))
+			continue
+		}
+		env, _ := assembly.ParseEnvironment(spec.Environment)
+		o := &droplet{id: id, spec: spec, kind: kind, alias: alias, account: env.Account, region: env.Region, res: &DropletResult{ID: id}, run: r}
+		if o.account == assembly.UnknownAccount {
+			o.account = r.account
+		}
+		if o.region == assembly.UnknownRegion || o.region == "" {
+			o.region = r.session.cfg.Region
+		}
+		// Its own references are resolved from what is deployed too, as far
+		// as they are known.
+		props, _, _ := resolve(id, spec.Properties, r.lookup)
+		o.setProps(props)
+		attrs, ok, err := kind.current(ctx, o)
+		switch {
+		case err != nil:
+			errs = append(errs, &DropletError{Droplet: id, Err: err})
+		case !ok:
+			errs = append(errs, dropletErr(id, ErrUnresolved, "it is referenced, left out by --only, and not deployed: deploy it first, or name it with --only"))
+		default:
+			r.setAttrs(id, attrs)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	return r, ds, nil
+}
+
+// checkParameters checks --parameter and that every `missing` entry of a
+// targeted droplet is supplied.
+func checkParameters(m *assembly.Manifest, targeted map[string]bool, params map[string]string) []error {
+	var errs []error
+	for _, key := range sortedKeys(params) {
+		id, name, ok := strings.Cut(key, ".")
+		spec := m.Droplets[id]
+		switch {
+		case !ok || name == "":
+			errs = append(errs, fmt.Errorf("%w: %q: want DROPLET.NAME=VALUE", ErrParameter, key))
+		case spec == nil:
+			errs = append(errs, fmt.Errorf("%w: %s: the assembly has no droplet %s", ErrParameter, key, id))
+		case spec.Type != droplets.StackType && !strings.HasPrefix(spec.Type, "npm://@aws-cdk/aws-cloudformation.StackDroplet"):
+			errs = append(errs, fmt.Errorf("%w: %s: droplet %s is not a stack", ErrParameter, key, id))
+		default:
+			if p, _ := spec.Properties["parameters"].(map[string]any); p != nil {
+				if _, set := p[name]; set {
+					errs = append(errs, fmt.Errorf("%w: %s: the signed assembly sets parameter %s of %s itself; a flag does not replace it", ErrParameter, key, name, id))
+				}
+			}
+		}
+	}
+	for _, key := range sortedKeys(m.Missing) {
+		ms := m.Missing[key]
+		id, _ := ms.Props["droplet"].(string)
+		param, _ := ms.Props["parameter"].(string)
+		if ms.Provider == "stack-parameter" && id != "" && param != "" {
+			if !targeted[id] {
+				continue
+			}
+			if _, ok := params[id+"."+param]; !ok {
+				errs = append(errs, dropletErr(id, ErrMissing, "stack parameter %s has no value: supply it with --parameter %s.%s=VALUE", param, id, param))
+			}
+			continue
+		}
+		errs = append(errs, fmt.Errorf("%w: %s (provider %s): the assembly was made without this information; make it again with it (for a CDK app: cdk synth with the context in cdk.context.json)", ErrMissing, key, ms.Provider))
+	}
+	return errs
+}
+
+// Deploy verifies nothing itself: src is what a verification gave. It runs
+// every check (see the package documentation), then deploys the targeted
+// droplets in dependency order, or, with opts.Plan, shows what it would
+// do. The Result is returned even with an error: which droplets were
+// deployed, which failed and why, which were not started.
+func Deploy(ctx context.Context, src *Source, opts Options) (*Result, error) {
+	res := &Result{SHA256: src.SHA256, Plan: opts.Plan, Order: []string{}, Droplets: []*DropletResult{}, Notices: []Notice{}}
+	r, ds, err := prepare(ctx, src, opts, res, false)
+	if err != nil {
+		// Refused before any change: each targeted droplet is not started,
+		// with its own reason when it has one.
+		for _, d := range res.Droplets {
+			if d.Outcome == "" {
+				d.Outcome = NotStarted
+			}
+		}
+		for _, e := range flatten(err) {
+			var de *DropletError
+			if errors.As(e, &de) {
+				if d := res.Droplet(de.Droplet); d != nil && d.Err == nil {
+					d.Err = e
+				}
+			}
+		}
+		return res, err
+	}
+	if opts.Plan {
+		return res, r.plan(ctx, ds)
+	}
+	return res, r.deploy(ctx, ds, res)
+}
+
+// plan shows each droplet's steps in order; references to droplets that
+// would change are known after deploy.
+func (r *runner) plan(ctx context.Context, ds []*droplet) error {
+	var errs []error
+	for _, d := range ds {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
+		}
+		props, unknown, err := resolve(d.id, d.spec.Properties, r.lookup)
+		if err != nil {
+			d.res.Outcome, d.res.Err = Failed, err
+			errs = append(errs, err)
+			continue
+		}
+		d.setProps(props)
+		d.unknown = unknown
+		d.res.KnownAfterDeploy = unknown
+		if err := d.kind.plan(ctx, d); err != nil {
+			err = &DropletError{Droplet: d.id, Err: err}
+			d.res.Outcome, d.res.Err = Failed, err
+			errs = append(errs, err)
+			continue
+		}
+		d.res.Outcome = Planned
+	}
+	return errors.Join(errs...)
+}
+
+// deploy runs the droplets, each once its dependencies are deployed, up to
+// Concurrency at a time. A failure stops the droplets that depend on it;
+// the others go on. Canceling ctx starts no new step.
+func (r *runner) deploy(ctx context.Context, ds []*droplet, res *Result) error {
+	done := map[string]chan struct{}{}
+	for _, d := range ds {
+		done[d.id] = make(chan struct{})
+	}
+	ok := sync.Map{}
+	sem := make(chan struct{}, r.opts.Concurrency)
+	var wg sync.WaitGroup
+	var inflight sync.Map
+	for _, d := range ds {
+		wg.Add(1)
+		go func(d *droplet) {
+			defer wg.Done()
+			defer close(done[d.id])
+			var deps []string
+			if r.src.graph != nil {
+				deps = r.src.graph.Dependencies(d.id)
+			}
+			for _, dep := range deps {
+				ch, isTarget := done[dep]
+				if !isTarget {
+					continue
+				}
+				<-ch
+				if _, good := ok.Load(dep); !good {
+					d.res.Outcome = NotStarted
+					d.res.Err = dropletErr(d.id, ErrDependency, "not deployed: %s, which it depends on, was not deployed", dep)
+					return
+				}
+			}
+			notStarted := func() {
+				d.res.Outcome = NotStarted
+				d.res.Err = dropletErr(d.id, ErrInterrupted, "not started: interrupted")
+			}
+			select {
+			case sem <- struct{}{}:
+				if ctx.Err() != nil {
+					<-sem
+					notStarted()
+					return
+				}
+			case <-ctx.Done():
+				notStarted()
+				return
+			}
+			defer func() { <-sem }()
+			inflight.Store(d.id, true)
+			outcome, attrs, err := r.deployOne(ctx, d)
+			inflight.Delete(d.id)
+			if err != nil {
+				if ctx.Err() != nil {
+					d.res.Outcome = Interrupted
+					d.res.Err = dropletErr(d.id, ErrInterrupted, "interrupted while in flight: %v", err)
+					r.attrMu.Lock()
+					res.InFlight = append(res.InFlight, d.id)
+					r.attrMu.Unlock()
+					return
+				}
+				d.res.Outcome, d.res.Err = Failed, err
+				d.progress("failed: %v", err)
+				return
+			}
+			d.res.Outcome, d.res.Attributes = outcome, attrs
+			r.setAttrs(d.id, attrs)
+			ok.Store(d.id, true)
+			d.progress("%s", outcome)
+		}(d)
+	}
+	wg.Wait()
+	sort.Strings(res.InFlight)
+	var errs []error
+	for _, d := range ds {
+		if d.res.Err != nil && d.res.Outcome == Failed {
+			errs = append(errs, d.res.Err)
+		}
+	}
+	if ctx.Err() != nil {
+		msg := "stopped starting new steps"
+		if len(res.InFlight) > 0 {
+			msg += "; in flight: " + strings.Join(res.InFlight, ", ") + " (a CloudFormation operation under way goes on: check it, then deploy again)"
+		}
+		errs = append([]error{fmt.Errorf("%w: %s", ErrInterrupted, msg)}, errs...)
+	} else {
+		for _, d := range ds {
+			if d.res.Outcome == NotStarted {
+				errs = append(errs, d.res.Err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// deployOne resolves the droplet's references from the deployed
+// attributes, then deploys it.
+func (r *runner) deployOne(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
+	props, unknown, err := resolve(d.id, d.spec.Properties, r.lookup)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(unknown) > 0 {
+		return "", nil, dropletErr(d.id, ErrUnresolved, "%s not deployed", strings.Join(unknown, ", "))
+	}
+	d.setProps(props)
+	d.progress("deploying (%s)", d.alias)
+	outcome, attrs, err := d.kind.deploy(ctx, d)
+	if err != nil {
+		var de *DropletError
+		if !errors.As(err, &de) {
+			err = &DropletError{Droplet: d.id, Err: err}
+		}
+		return "", nil, err
+	}
+	return outcome, attrs, nil
+}
+
+// flatten lists the errors errors.Join joined (err itself otherwise).
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

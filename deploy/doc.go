@@ -1,0 +1,27 @@
+// Package deploy is a Cloud Runtime: it deploys a verified Cloud Assembly's
+// droplets to AWS, in dependency order, from the verified bytes only, and
+// tells whether what is deployed matches the assembly (Status).
+//
+// A Source is made from a verification's outcome (FromVerified, or
+// FromUnsigned for an assembly checked without a signature); nothing in it
+// reads a file on disk. Deploy then runs every check before anything that
+// changes the cloud is called: the account of each targeted droplet's
+// environment (STS GetCallerIdentity; the AWS CDK's unknown-account and
+// unknown-region mean the caller's own), every manifest `missing` entry
+// supplied, no droplet carrying `error` metadata (unless Force), and a
+// deployer for every targeted droplet's type. Only then are the droplets
+// deployed, each when its dependencies (dependsOn and ${Id.attr}
+// references) are, up to Options.Concurrency at a time.
+//
+// One deployer per droplet kind sits behind the small interface dropletKind:
+// stacks (CloudFormation change sets, or CreateStack/UpdateStack), files
+// and directories (S3 objects, skipped when the object already holds the
+// same bytes), saved Docker images (pushed with go-containerregistry).
+// Docker build contexts (docker-build) are built by the local engine from
+// the verified files and pushed to ECR; with no engine they are refused.
+// Blueprint documents and unknown types have no deployer and are refused
+// unless Options.Only leaves them out.
+//
+// AWS is configured the standard way (config.LoadDefaultConfig: profiles,
+// SSO, the environment, AWS_ENDPOINT_URL), retried by the SDK's retryer.
+package deploy

@@ -1,0 +1,489 @@
+package deploy
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ecr"
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/cloud-assembly/assemble/assembly"
+)
+
+// imageKind pushes a saved image (`docker image save`) to a registry.
+type imageKind struct{}
+
+func (imageKind) check(r *runner, id string, spec *assembly.Droplet) error {
+	p := spec.Properties
+	if _, ok := r.src.sizes[str(p, "savedImage")]; !ok {
+		return fmt.Errorf("properties.savedImage: %q is not in the assembly", str(p, "savedImage"))
+	}
+	if str(p, "pushTarget") == "" {
+		return fmt.Errorf("properties.pushTarget: a docker-image droplet needs a repository to push to")
+	}
+	return nil
+}
+
+func tagOf(props map[string]any) string {
+	if t := str(props, "tagName"); t != "" {
+		return t
+	}
+	return "latest"
+}
+
+// ref is the tag pushed: pushTarget:tagName.
+func (imageKind) ref(d *droplet) (name.Tag, error) {
+	target := str(d.props, "pushTarget")
+	t, err := name.NewTag(target+":"+tagOf(d.props), name.StrictValidation)
+	if err != nil {
+		return name.Tag{}, fmt.Errorf("%w: properties.pushTarget %q: %v", ErrParameter, target, err)
+	}
+	return t, nil
+}
+
+// image reads the saved image from the verified assembly, whole (its
+// bytes checked against the signature before any is used).
+func (imageKind) image(d *droplet) (v1.Image, error) {
+	body, err := d.run.src.ReadFile(str(d.props, "savedImage"))
+	if err != nil {
+		return nil, err
+	}
+	img, err := tarball.Image(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }, nil)
+	if err != nil {
+		return nil, fmt.Errorf("properties.savedImage %s: not a `docker image save` archive: %v", str(d.props, "savedImage"), err)
+	}
+	return img, nil
+}
+
+// ecrHostRE matches an ECR registry: ACCOUNT.dkr.ecr[-fips].REGION.amazonaws.com[.cn].
+var ecrHostRE = regexp.MustCompile(`^[0-9]{12}\.dkr\.ecr(-fips)?\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$`)
+
+// remoteOptions authenticate (ECR through its API, others through the
+// Docker credential store) and carry traffic over a transport that sends
+// plain HTTP to loopback hosts only.
+func remoteOptions(ctx context.Context, d *droplet, reg name.Registry) ([]remote.Option, error) {
+	opts := []remote.Option{remote.WithContext(ctx), remote.WithTransport(loopbackOnly{next: d.run.transport()})}
+	if m := ecrHostRE.FindStringSubmatch(reg.RegistryStr()); m != nil {
+		auth, err := ecrAuth(ctx, d.run.session.in(m[2]).ecr)
+		if err != nil {
+			return nil, err
+		}
+		return append(opts, remote.WithAuth(auth)), nil
+	}
+	kc := d.run.opts.Keychain
+	if kc == nil {
+		kc = authn.DefaultKeychain
+	}
+	return append(opts, remote.WithAuthFromKeychain(kc)), nil
+}
+
+func (r *runner) transport() http.RoundTripper {
+	if r.opts.Transport != nil {
+		return r.opts.Transport
+	}
+	return http.DefaultTransport
+}
+
+// ecrAuth gets a registry login from ecr:GetAuthorizationToken.
+func ecrAuth(ctx context.Context, c *ecr.Client) (authn.Authenticator, error) {
+	out, err := c.GetAuthorizationToken(ctx, &ecr.GetAuthorizationTokenInput{})
+	if err != nil {
+		return nil, fmt.Errorf("%w: ecr:GetAuthorizationToken: %s", ErrAWS, apiMessage(err))
+	}
+	if len(out.AuthorizationData) == 0 {
+		return nil, fmt.Errorf("%w: ecr:GetAuthorizationToken returned no token", ErrAWS)
+	}
+	raw, err := base64.StdEncoding.DecodeString(aws.ToString(out.AuthorizationData[0].AuthorizationToken))
+	if err != nil {
+		return nil, fmt.Errorf("%w: ecr:GetAuthorizationToken: a token that is not base64", ErrAWS)
+	}
+	user, pass, ok := strings.Cut(string(raw), ":")
+	if !ok {
+		return nil, fmt.Errorf("%w: ecr:GetAuthorizationToken: a token that is not USER:PASSWORD", ErrAWS)
+	}
+	return authn.FromConfig(authn.AuthConfig{Username: user, Password: pass}), nil
+}
+
+// loopbackOnly refuses plain HTTP to any host but a loopback one, as
+// Docker does (go-containerregistry would also try it for private
+// addresses).
+type loopbackOnly struct{ next http.RoundTripper }
+
+func (l loopbackOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme == "http" && !isLoopback(req.URL.Hostname()) {
+		return nil, fmt.Errorf("plain HTTP to %s refused: only loopback registries are reached without TLS", req.URL.Host)
+	}
+	return l.next.RoundTrip(req)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (k imageKind) attrs(ref name.Tag, digest v1.Hash) map[string]string {
+	return map[string]string{"exactImageId": ref.Context().Name() + "@" + digest.String(), "imageName": ref.Name()}
+}
+
+// remoteDigest is the digest the tag points at, or "" when there is none.
+func remoteDigest(ctx context.Context, d *droplet, ref name.Tag) (v1.Hash, bool, error) {
+	opts, err := remoteOptions(ctx, d, ref.Registry)
+	if err != nil {
+		return v1.Hash{}, false, err
+	}
+	desc, err := remote.Head(ref, opts...)
+	if err != nil {
+		var te *transport.Error
+		if errors.As(err, &te) && te.StatusCode == http.StatusNotFound {
+			return v1.Hash{}, false, nil
+		}
+		return v1.Hash{}, false, fmt.Errorf("%w: %s: %v", ErrPush, ref, err)
+	}
+	return desc.Digest, true, nil
+}
+
+func (k imageKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
+	ref, err := k.ref(d)
+	if err != nil {
+		return nil, false, err
+	}
+	h, ok, err := remoteDigest(ctx, d, ref)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return k.attrs(ref, h), true, nil
+}
+
+func (k imageKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
+	ref, err := k.ref(d)
+	if err != nil {
+		return "", nil, err
+	}
+	img, err := k.image(d)
+	if err != nil {
+		return "", nil, err
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		return "", nil, fmt.Errorf("properties.savedImage: %v", err)
+	}
+	have, ok, err := remoteDigest(ctx, d, ref)
+	if err != nil {
+		return "", nil, err
+	}
+	if ok && have == digest {
+		d.res.action("%s already points at %s", ref, digest)
+		return Unchanged, k.attrs(ref, digest), nil
+	}
+	opts, err := remoteOptions(ctx, d, ref.Registry)
+	if err != nil {
+		return "", nil, err
+	}
+	d.progress("pushing %s", ref)
+	if err := remote.Write(ref, img, opts...); err != nil {
+		return "", nil, fmt.Errorf("%w: %s: %v", ErrPush, ref, err)
+	}
+	d.res.action("pushed %s (%s)", ref, digest)
+	return Pushed, k.attrs(ref, digest), nil
+}
+
+func (k imageKind) plan(ctx context.Context, d *droplet) error {
+	if len(d.unknown) > 0 {
+		d.res.action("push the image to a place known after deploy (%s)", strings.Join(d.unknown, ", "))
+		return nil
+	}
+	ref, err := k.ref(d)
+	if err != nil {
+		return err
+	}
+	img, err := k.image(d)
+	if err != nil {
+		return err
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		return err
+	}
+	have, ok, err := remoteDigest(ctx, d, ref)
+	if err != nil {
+		return err
+	}
+	if ok && have == digest {
+		d.res.action("%s unchanged (%s)", ref, digest)
+		d.run.setAttrs(d.id, k.attrs(ref, digest))
+		return nil
+	}
+	d.res.action("push %s (%s)", ref, digest)
+	d.run.setAttrs(d.id, k.attrs(ref, digest))
+	return nil
+}
+
+func (k imageKind) status(ctx context.Context, d *droplet) ([]string, error) {
+	ref, err := k.ref(d)
+	if err != nil {
+		return nil, err
+	}
+	img, err := k.image(d)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		return nil, err
+	}
+	have, ok, err := remoteDigest(ctx, d, ref)
+	if err != nil {
+		return nil, err
+	}
+	d.run.setAttrs(d.id, k.attrs(ref, digest))
+	switch {
+	case !ok:
+		return []string{fmt.Sprintf("%s does not exist", ref)}, nil
+	case have != digest:
+		return []string{fmt.Sprintf("%s points at %s, want %s", ref, have, digest)}, nil
+	}
+	return nil, nil
+}
+
+// buildKind is a Docker build context (a CDK image asset). It needs a
+// Docker engine to build; with none, it is refused before any change.
+type buildKind struct{}
+
+func dockerAvailable(ctx context.Context, opts *Options) bool {
+	if opts.DockerAvailable != nil {
+		return opts.DockerAvailable(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return osexec.CommandContext(ctx, "docker", "version", "--format", "{{.Server.Version}}").Run() == nil
+}
+
+// buildUnsupported are docker-build properties that reach outside the
+// verified archive (local secrets, SSH agents, other contexts, caches,
+// outputs): refused, so that every byte built comes from the assembly.
+var buildUnsupported = []string{"buildSecrets", "buildSsh", "buildContexts", "outputs", "cacheFrom", "cacheTo"}
+
+func (buildKind) check(r *runner, id string, spec *assembly.Droplet) error {
+	p := spec.Properties
+	for _, k := range buildUnsupported {
+		if v, ok := p[k]; ok && v != nil {
+			return fmt.Errorf("%w: properties.%s: deploy builds from the verified archive only, and %s reaches outside it: build and push this image with cdk-assets, and leave the droplet out with --only", ErrUndeployable, k, k)
+		}
+	}
+	if len(r.src.filesUnder(str(p, "directory"))) == 0 {
+		return fmt.Errorf("properties.directory: %q holds no file of the assembly", str(p, "directory"))
+	}
+	if str(p, "repositoryName") == "" || str(p, "imageTag") == "" {
+		return fmt.Errorf("properties: a docker-build droplet needs repositoryName and imageTag")
+	}
+	if !dockerAvailable(context.Background(), &r.opts) {
+		return fmt.Errorf("%w: droplet %s is a Docker build context (%s): building it needs a Docker engine, and none answers (docker version); start one, or leave the droplet out with --only", ErrNoDocker, id, spec.Type)
+	}
+	return nil
+}
+
+// ref is where the image goes: the ECR repository of the droplet's
+// account and region, tagged imageTag (CDK's destination).
+func (buildKind) ref(d *droplet) (name.Tag, error) {
+	suffix := "amazonaws.com"
+	if strings.HasPrefix(d.region, "cn-") {
+		suffix = "amazonaws.com.cn"
+	}
+	s := fmt.Sprintf("%s.dkr.ecr.%s.%s/%s:%s", d.account, d.region, suffix, str(d.props, "repositoryName"), str(d.props, "imageTag"))
+	t, err := name.NewTag(s, name.StrictValidation)
+	if err != nil {
+		return name.Tag{}, fmt.Errorf("%w: repositoryName and imageTag make %q: %v", ErrParameter, s, err)
+	}
+	return t, nil
+}
+
+// build builds the image with the local engine from a tar of the build
+// context read from the verified archive (fed on standard input: the
+// engine never reads a folder on disk), then saves it.
+func (buildKind) build(ctx context.Context, d *droplet) (v1.Image, error) {
+	dir := strings.TrimSuffix(str(d.props, "directory"), "/")
+	exec := map[string]bool{}
+	for _, e := range strList(d.props, "executables") {
+		exec[e] = true
+	}
+	var buildContext bytes.Buffer
+	tw := tar.NewWriter(&buildContext)
+	for _, n := range d.run.src.filesUnder(dir) {
+		body, err := d.run.src.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		rel := strings.TrimPrefix(n, dir+"/")
+		mode := int64(0o644)
+		if exec[rel] {
+			mode = 0o755
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: rel, Mode: mode, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			return nil, err
+		}
+		tw.Write(body)
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "assemble-build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	iid := filepath.Join(tmp, "iid")
+	args := []string{"build", "--iidfile", iid}
+	if f := str(d.props, "dockerFile"); f != "" {
+		args = append(args, "--file", f)
+	}
+	args = append(args, buildArgs(d.props)...)
+	args = append(args, "-")
+	d.progress("docker %s", strings.Join(args, " "))
+	var stderr bytes.Buffer
+	cmd := osexec.CommandContext(ctx, "docker", args...)
+	cmd.Stdin, cmd.Stderr = &buildContext, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%w: docker build: %v: %s", ErrPush, err, lastLines(stderr.String()))
+	}
+	id, err := os.ReadFile(iid)
+	if err != nil {
+		return nil, fmt.Errorf("%w: docker build wrote no image ID: %v", ErrPush, err)
+	}
+	var saved bytes.Buffer
+	stderr.Reset()
+	cmd = osexec.CommandContext(ctx, "docker", "image", "save", strings.TrimSpace(string(id)))
+	cmd.Stdout, cmd.Stderr = &saved, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%w: docker image save: %v: %s", ErrPush, err, lastLines(stderr.String()))
+	}
+	body := saved.Bytes()
+	img, err := tarball.Image(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: docker image save wrote no image: %v", ErrPush, err)
+	}
+	return img, nil
+}
+
+// buildArgs are the docker build flags of the droplet's properties.
+func buildArgs(p map[string]any) []string {
+	var args []string
+	ba := strMap(p, "buildArgs")
+	for _, k := range sortedKeys(ba) {
+		args = append(args, "--build-arg", k+"="+ba[k])
+	}
+	for _, f := range []struct{ prop, flag string }{{"buildTarget", "--target"}, {"platform", "--platform"}, {"networkMode", "--network"}} {
+		if v := str(p, f.prop); v != "" {
+			args = append(args, f.flag, v)
+		}
+	}
+	if off, _, _ := boolProp(p, "cacheDisabled"); off {
+		args = append(args, "--no-cache")
+	}
+	return args
+}
+
+func lastLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.Join(lines, "; ")
+}
+
+// current: the tag, when it exists (its name is CDK's hash of the build
+// context, so the tag present is this image, as cdk-assets judges it).
+func (k buildKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
+	ref, err := k.ref(d)
+	if err != nil {
+		return nil, false, err
+	}
+	h, ok, err := remoteDigest(ctx, d, ref)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return imageKind{}.attrs(ref, h), true, nil
+}
+
+func (k buildKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
+	if attrs, ok, err := k.current(ctx, d); err != nil {
+		return "", nil, err
+	} else if ok {
+		d.res.action("%s exists already (the tag names the build context's hash): not built", attrs["imageName"])
+		return Unchanged, attrs, nil
+	}
+	ref, err := k.ref(d)
+	if err != nil {
+		return "", nil, err
+	}
+	img, err := k.build(ctx, d)
+	if err != nil {
+		return "", nil, err
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		return "", nil, err
+	}
+	opts, err := remoteOptions(ctx, d, ref.Registry)
+	if err != nil {
+		return "", nil, err
+	}
+	d.progress("pushing %s", ref)
+	if err := remote.Write(ref, img, opts...); err != nil {
+		return "", nil, fmt.Errorf("%w: %s: %v", ErrPush, ref, err)
+	}
+	d.res.action("built and pushed %s (%s)", ref, digest)
+	return Pushed, imageKind{}.attrs(ref, digest), nil
+}
+
+func (k buildKind) plan(ctx context.Context, d *droplet) error {
+	attrs, ok, err := k.current(ctx, d)
+	if err != nil {
+		return err
+	}
+	if ok {
+		d.res.action("%s exists already: unchanged", attrs["imageName"])
+		d.run.setAttrs(d.id, attrs)
+		return nil
+	}
+	ref, err := k.ref(d)
+	if err != nil {
+		return err
+	}
+	d.res.action("build the image from %s and push %s (its digest known after deploy)", str(d.props, "directory"), ref)
+	return nil
+}
+
+func (k buildKind) status(ctx context.Context, d *droplet) ([]string, error) {
+	attrs, ok, err := k.current(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		ref, _ := k.ref(d)
+		return []string{fmt.Sprintf("%s does not exist", ref)}, nil
+	}
+	d.run.setAttrs(d.id, attrs)
+	return nil, nil
+}

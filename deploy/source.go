@@ -1,0 +1,105 @@
+package deploy
+
+import (
+	"errors"
+	"io"
+	"sort"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/signing"
+	"github.com/cloud-assembly/assemble/trust"
+)
+
+// A Source is a verified assembly, as deploy reads it: the checked
+// manifest, its dependency graph, the .cloud file's SHA-256 and the
+// archive's files, read only through the verification (each file's
+// bytes checked against their signed hash before they are used).
+type Source struct {
+	// SHA256 is the hex SHA-256 of the .cloud file: what build, sign and
+	// verify print, and what deploy tags stacks and objects with.
+	SHA256 string
+	// Authenticated is set for a source verified by a signature.
+	Authenticated bool
+
+	manifest *assembly.Manifest
+	graph    *assembly.Graph
+	order    []string
+	names    []string // the files, sorted, signature.asc excluded
+	sizes    map[string]int64
+	read     func(name string) ([]byte, error)
+}
+
+// FromVerified is the Source of a verified, signed assembly: every byte
+// deploy sends is read through v (v.ReadFile checks the whole file against
+// its signed size and salted hash before it returns it).
+func FromVerified(v *signing.Verified, sha256 string) *Source {
+	rep := v.Report()
+	s := &Source{SHA256: sha256, Authenticated: true, manifest: v.Manifest(), graph: rep.Graph, order: rep.Order, read: v.ReadFile, sizes: map[string]int64{}}
+	for name, it := range v.Attestation().Items {
+		s.names = append(s.names, name)
+		s.sizes[name] = it.Size
+	}
+	sort.Strings(s.names)
+	return s
+}
+
+// FromTrust is the Source of what trust.Verify gave: the verified
+// assembly, or, when it was accepted unsigned, the checked one.
+func FromTrust(r *trust.Result) *Source {
+	if r.Verified != nil {
+		s := FromVerified(r.Verified, r.SHA256)
+		s.Authenticated = r.Authenticated
+		return s
+	}
+	return FromUnsigned(r.Reader, r.Report, r.SHA256)
+}
+
+// FromUnsigned is the Source of an unsigned assembly that passed its
+// check (rep is r.Check's report): nothing is authenticated, the files
+// are read from r (their CRC-32 checked).
+func FromUnsigned(r *assembly.Reader, rep *assembly.Report, sha256 string) *Source {
+	s := &Source{SHA256: sha256, manifest: rep.Manifest, graph: rep.Graph, order: rep.Order, sizes: map[string]int64{}}
+	for _, f := range r.Files() {
+		if f.Name() == assembly.SignatureName {
+			continue
+		}
+		s.names = append(s.names, f.Name())
+		s.sizes[f.Name()] = f.Size()
+	}
+	sort.Strings(s.names)
+	s.read = func(name string) ([]byte, error) {
+		f := r.File(name)
+		if f == nil || name == assembly.SignatureName {
+			return nil, errors.New(name + ": not in the assembly")
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		return io.ReadAll(rc)
+	}
+	return s
+}
+
+// Manifest is the assembly's checked manifest.
+func (s *Source) Manifest() *assembly.Manifest { return s.manifest }
+
+// ReadFile returns a file's verified content.
+func (s *Source) ReadFile(name string) ([]byte, error) { return s.read(name) }
+
+// filesUnder lists the files below the folder dir ("site" holds
+// "site/index.html"), sorted.
+func (s *Source) filesUnder(dir string) []string {
+	prefix := dir + "/"
+	if dir == "" || dir == "." {
+		prefix = ""
+	}
+	var out []string
+	for _, n := range s.names {
+		if len(n) > len(prefix) && n[:len(prefix)] == prefix {
+			out = append(out, n)
+		}
+	}
+	return out
+}

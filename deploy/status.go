@@ -1,0 +1,96 @@
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// A DropletStatus is how one deployed droplet compares with the assembly.
+type DropletStatus struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	Kind string `json:"kind,omitempty"`
+	// State is "match", "differs", "excluded" (left out by Only) or
+	// "unknown" (it could not be compared: Error says why).
+	State       string   `json:"state"`
+	Differences []string `json:"differences"`
+	Error       string   `json:"error,omitempty"`
+}
+
+// A StatusResult compares what is deployed with the assembly.
+type StatusResult struct {
+	SHA256   string           `json:"sha256"`
+	Account  string           `json:"account,omitempty"`
+	Match    bool             `json:"match"`
+	Droplets []*DropletStatus `json:"droplets"`
+}
+
+// Status compares, droplet by droplet in deploy order, what is deployed
+// with the assembly: a stack's template (GetTemplate) and parameters, each
+// object's bytes (by the SHA-256 deploy stores with it, else by reading
+// it), each image tag's digest. References are resolved from what is
+// deployed. It changes nothing. The error wraps ErrDiffers when anything
+// is absent or differs (the result says what); other errors are the
+// checks Deploy makes first (Parameters and metadata aside).
+func Status(ctx context.Context, src *Source, opts Options) (*StatusResult, error) {
+	res := &Result{Droplets: []*DropletResult{}}
+	out := &StatusResult{SHA256: src.SHA256, Droplets: []*DropletStatus{}}
+	r, ds, err := prepare(ctx, src, opts, res, true)
+	if err != nil {
+		return out, err
+	}
+	out.Account = r.account
+	byID := map[string]*droplet{}
+	for _, d := range ds {
+		byID[d.id] = d
+	}
+	out.Match = true
+	for _, dr := range res.Droplets {
+		st := &DropletStatus{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Differences: []string{}}
+		out.Droplets = append(out.Droplets, st)
+		d := byID[dr.ID]
+		switch {
+		case d == nil && dr.Err != nil:
+			st.State, st.Error = "unknown", dr.Err.Error()
+			out.Match = false
+			continue
+		case d == nil:
+			st.State = "excluded"
+			continue
+		}
+		if ctx.Err() != nil {
+			return out, fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
+		}
+		props, unknown, err := resolve(d.id, d.spec.Properties, r.lookup)
+		if err == nil && len(unknown) > 0 {
+			err = fmt.Errorf("%w: %v are not deployed", ErrUnresolved, unknown)
+		}
+		if err == nil {
+			d.setProps(props)
+			st.Differences, err = d.kind.status(ctx, d)
+			if st.Differences == nil {
+				st.Differences = []string{}
+			}
+		}
+		switch {
+		case err != nil && errors.Is(err, ErrUnresolved):
+			st.State = "differs"
+			st.Differences = append(st.Differences, err.Error())
+			out.Match = false
+		case err != nil:
+			st.State = "unknown"
+			st.Error = err.Error()
+			out.Match = false
+		case len(st.Differences) > 0:
+			st.State = "differs"
+			out.Match = false
+		default:
+			st.State = "match"
+		}
+	}
+	if !out.Match {
+		return out, ErrDiffers
+	}
+	return out, nil
+}
