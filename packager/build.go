@@ -20,6 +20,7 @@ import (
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
+	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cdk"
 	"github.com/cloud-assembly/assemble/packager/schema"
 )
@@ -45,6 +46,12 @@ type BuildOptions struct {
 	// become warnings.
 	Schemas     *schema.Catalog
 	SchemasWarn bool
+	// AssetBucket and AssetKeyPrefix say where the local artifacts of
+	// templates (Lambda code, nested templates, ...) are uploaded; they
+	// override assets: in assembly.yaml. The bucket is a name or a
+	// ${Id.output.Name} reference to a stack deployed first.
+	AssetBucket    string
+	AssetKeyPrefix string
 }
 
 // A Plan is a loaded, validated project: the manifest to write and the
@@ -333,6 +340,7 @@ type builder struct {
 	schemaFindings []schema.Finding
 	schemaWarnings []assembly.Finding
 	outputs        map[string]templateOutputs // stack droplet -> its template's Outputs
+	assetBucket    string                     // the bucket of the last assetSet
 }
 
 func (b *builder) errAt(id, field string, err error) error {
@@ -381,8 +389,22 @@ func (b *builder) droplet(id string) error {
 				return b.add(path.Join(path.Dir(name), rel), "", body, "packaged "+real+" ("+rel+")")
 			}
 			read := func(file string) { b.plan.inputs = append(b.plan.inputs, file) }
-			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal), Properties: d.Properties, AddFile: addFile, Read: read}); err != nil {
+			var set *artifacts.Set
+			if prop.Template {
+				if set, err = b.assetSet(read); err != nil {
+					return b.errAt(id, field, err)
+				}
+			}
+			if body, err = pk(relWD(real), PackageOptions{Root: relWD(b.rootReal), Properties: d.Properties, AddFile: addFile, Read: read, Assets: set}); err != nil {
+				if errors.Is(err, artifacts.ErrOutsideProject) {
+					err = also(err, ErrOutsideProject)
+				}
 				return b.errAt(id, field, err)
+			}
+			if set != nil {
+				if err := b.addAssets(id, d, set); err != nil {
+					return b.errAt(id, field, err)
+				}
 			}
 		}
 		if body == nil {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/packager/artifacts"
+	"github.com/cloud-assembly/assemble/packager/cfn"
 )
 
 var classes = map[string]error{
@@ -32,6 +34,8 @@ var classes = map[string]error{
 	"packager.ErrOutsideProject":  ErrOutsideProject,
 	"packager.ErrProject":         ErrProject,
 	"packager.ErrMissing":         ErrMissing,
+	"cfn.ErrNoArtifacts":          cfn.ErrNoArtifacts,
+	"artifacts.ErrCycle":          artifacts.ErrCycle,
 }
 
 // TestBuildErrors builds each bad project in testdata/projects: the build

@@ -162,7 +162,14 @@ func projectSchema() map[string]any {
 	}
 	checkKeys(projectDropletKeys, dropletProps)
 	defs["droplet"] = map[string]any{"type": "object", "required": []string{"type"}, "additionalProperties": false, "properties": dropletProps, "allOf": rules}
+	assets := map[string]any{
+		"bucketName": map[string]any{"type": "string", "description": "The bucket local artifacts of templates are uploaded to (a name, or ${Stack.output.Name})."},
+		"keyPrefix":  map[string]any{"type": "string", "description": "The prefix of their keys."},
+	}
+	checkKeys(projectAssetsKeys, assets)
 	top := map[string]any{
+		"assets": map[string]any{"type": "object", "required": []string{"bucketName"}, "additionalProperties": false, "properties": assets,
+			"description": "Where local artifacts of templates (Lambda code, nested stacks) go, as aws cloudformation package --s3-bucket."},
 		"environment": map[string]any{"type": "string", "pattern": specifierPattern, "description": "The default environment of droplets that name none (aws://123456789012/eu-west-1)."},
 		"droplets": map[string]any{
 			"type": "object", "minProperties": 1, "maxProperties": assembly.MaxDroplets,

@@ -110,6 +110,7 @@ type projectSpec struct {
 	manifest *assembly.Manifest
 	pos      positions
 	budget   int // values left to convert, aliases expanded (maxYAMLNodes in all)
+	assets   *assetsConfig
 }
 
 func (s *projectSpec) errAt(n *yaml.Node, droplet, field string, format string, args ...any) *ProjectError {
@@ -122,8 +123,9 @@ func (s *projectSpec) errAt(n *yaml.Node, droplet, field string, format string, 
 // The keys assembly.yaml may hold at the top and in a droplet (also what
 // docs/schema/assembly.schema.json allows).
 var (
-	projectKeys        = []string{"environment", "droplets"}
+	projectKeys        = []string{"environment", "assets", "droplets"}
 	projectDropletKeys = []string{"type", "environment", "dependsOn", "metadata", "properties"}
+	projectAssetsKeys  = []string{"bucketName", "keyPrefix"}
 )
 
 func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
@@ -135,6 +137,11 @@ func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
 	top, err := s.mapping(root, "", "", projectKeys)
 	if err != nil {
 		return nil, err
+	}
+	if n := top["assets"]; n != nil {
+		if err := s.readAssets(n); err != nil {
+			return nil, err
+		}
 	}
 	env := defaultEnv
 	envNode := root

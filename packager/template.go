@@ -3,6 +3,7 @@ package packager
 import (
 	"fmt"
 
+	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cfn"
 )
 
@@ -29,6 +30,11 @@ type PackageOptions struct {
 	// zips, included blueprints), so the caller can keep its output off
 	// them.
 	Read func(path string)
+	// Assets, if set, packages the template's local artifacts and nested
+	// templates into it (see package artifacts); without it they are left
+	// as written. When it has a bucket it also ships what rain's
+	// !Rain::S3 and !Rain::S3Http name, unless Artifacts is set.
+	Assets *artifacts.Set
 	// Artifacts ships the local files and folders that rain's !Rain::S3
 	// and !Rain::S3Http name; nil refuses them (cfn.ErrNoArtifacts).
 	Artifacts cfn.Artifacts
@@ -44,12 +50,38 @@ func PackageTemplate(path string, opts PackageOptions) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("package %s: unknown format %q (use yaml or json)", path, opts.Format)
 	}
-	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Sources: opts.Sources, NoSourceMap: opts.NoSourceMap, Read: opts.Read, Artifacts: opts.Artifacts})
+	arts := opts.Artifacts
+	var params []string
+	if arts == nil && opts.Assets != nil && opts.Assets.HasBucket() {
+		arts = rainArtifacts{opts.Assets}
+		if p := opts.Assets.BucketParameter(); p != "" {
+			params = []string{p} // Export declares it
+		}
+	}
+	t, err := cfn.Package(path, cfn.Options{Root: opts.Root, Sources: opts.Sources, NoSourceMap: opts.NoSourceMap, Read: opts.Read, Artifacts: arts, Parameters: params})
 	if err != nil {
 		return nil, err
+	}
+	if opts.Assets != nil {
+		if err := opts.Assets.Export(t, path); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Format == "json" || (opts.Format == "" && t.JSON) {
 		return cfn.EncodeJSON(t.Root)
 	}
 	return cfn.EncodeYAML(t.Root)
+}
+
+// rainArtifacts ships what rain's !Rain::S3 and !Rain::S3Http name through
+// the stack's artifact Set, as the properties aws-cli packages are: one
+// file droplet each, named by the same bucket and key values.
+type rainArtifacts struct{ set *artifacts.Set }
+
+func (r rainArtifacts) Add(a cfn.Artifact) (bucket, key any, err error) {
+	ref, err := r.set.AddJoined(a.Path, a.Zip, a.Extension, artifacts.Pos{File: a.File, Line: a.Line, Column: a.Column})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ref.Bucket(), ref.Key(), nil
 }

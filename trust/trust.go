@@ -12,12 +12,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 
 	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/internal/plural"
+	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -204,7 +204,7 @@ func ReadKeyrings(option string, paths []string) (openpgp.EntityList, []string, 
 					continue
 				}
 				if !fi.Mode().IsRegular() {
-					return nil, nil, hint.With(&FileError{option, full, &keyringError{fmt.Sprintf("not a regular file but %s", modeName(fi.Mode())), ""}}, folderHint)
+					return nil, nil, hint.With(&FileError{option, full, &keyringError{fmt.Sprintf("not a regular file but %s", projectfs.Kind(fi.Mode())), ""}}, folderHint)
 				}
 				names = append(names, full)
 			}
@@ -239,27 +239,22 @@ func ReadKeyrings(option string, paths []string) (openpgp.EntityList, []string, 
 }
 
 // readKeyFile reads the keys of one file, at most left bytes of it. A
-// file in a folder is opened without blocking and must still be a
-// regular file once open (it may have been swapped since it was listed).
+// file in a folder is opened as a project file is (projectfs.OpenFile:
+// without blocking, and still a regular file once open, as it may have
+// been swapped since it was listed).
 func readKeyFile(name string, inFolder bool, left int64) (openpgp.EntityList, int64, error) {
-	flags := os.O_RDONLY
+	open := os.Open
 	if inFolder {
-		flags |= syscall.O_NONBLOCK
+		open = projectfs.OpenFile
 	}
-	f, err := os.OpenFile(name, flags, 0)
+	f, err := open(name)
+	if errors.Is(err, projectfs.ErrNotRegular) {
+		return nil, 0, &keyringError{"not a regular file", folderHint}
+	}
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	if inFolder {
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, 0, err
-		}
-		if !fi.Mode().IsRegular() {
-			return nil, 0, &keyringError{fmt.Sprintf("not a regular file but %s", modeName(fi.Mode())), folderHint}
-		}
-	}
 	cr := &countReader{r: io.LimitReader(f, left+1)}
 	br := bufio.NewReader(cr)
 	if head, _ := br.Peek(12); isKeybox(head) {
@@ -294,23 +289,6 @@ func (c *countReader) Read(p []byte) (int, error) {
 
 // folderHint is the fix for a keyring folder entry that is not a file.
 const folderHint = "a keyring folder holds key files only: move it out of the folder, or name it with its own --keyring"
-
-// modeName says what kind of file a mode is.
-func modeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeIrregular != 0:
-		return "an irregular file"
-	}
-	return m.Type().String()
-}
 
 // fileError names the option whose file could not be read:
 // "--keyring release.asc: no such file or directory".

@@ -189,7 +189,7 @@ func TestReadKeyringsFolderRegularFilesOnly(t *testing.T) {
 	select {
 	case err := <-done:
 		var fe *FileError
-		if !errors.Is(err, ErrKeyringFile) || !errors.As(err, &fe) || fe.File != fifo || !strings.Contains(err.Error(), "named pipe") {
+		if !errors.Is(err, ErrKeyringFile) || !errors.As(err, &fe) || fe.File != fifo || !strings.Contains(err.Error(), "FIFO") {
 			t.Fatalf("got %v, want ErrKeyringFile naming %s", err, fifo)
 		}
 	case <-time.After(10 * time.Second):

@@ -44,6 +44,8 @@ func buildCmd() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the assembly to `FILE`"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail when anything is missing (a stack parameter with no value and no default)"},
 			&cli.StringFlag{Name: "environment", Usage: "default `ENV` for droplets that name none (e.g. aws://123456789012/eu-west-1)"},
+			&cli.StringFlag{Name: "asset-bucket", Usage: "upload templates' local artifacts (Lambda code, nested templates, ...) to `BUCKET` (a name or ${Stack.output.Name}; overrides assets: in assembly.yaml)"},
+			&cli.StringFlag{Name: "asset-prefix", Usage: "put `PREFIX`/ before the artifacts' object keys"},
 			jsonFlag,
 			&cli.StringFlag{Name: "schemas", Usage: "check every packaged template against the resource type schemas (*.json) in `DIR`"},
 			&cli.BoolFlag{Name: "schemas-warn", Usage: "report --schemas findings as warnings instead of failing the build"},
@@ -88,8 +90,10 @@ func runBuild(c *cli.Context) error {
 		}
 	}
 	opts := packager.BuildOptions{
-		Strict:      c.Bool("strict"),
-		Environment: c.String("environment"),
+		Strict:         c.Bool("strict"),
+		Environment:    c.String("environment"),
+		AssetBucket:    c.String("asset-bucket"),
+		AssetKeyPrefix: c.String("asset-prefix"),
 	}
 	if err := buildSchemas(c, &opts); err != nil {
 		return err

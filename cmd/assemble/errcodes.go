@@ -12,6 +12,7 @@ import (
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/cloud-assembly/assemble/packager"
+	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/cloud-assembly/assemble/packager/blueprint/subst"
 	"github.com/cloud-assembly/assemble/packager/cdk"
@@ -107,6 +108,13 @@ var errorCodes = []errorCode{
 	{output.ErrLocked, "output_locked"},
 	{output.ErrNotEmpty, "folder_not_empty"},
 	{output.ErrNotFolder, "not_a_folder"},
+
+	// Local artifacts of templates (issue 21).
+	{artifacts.ErrOutsideProject, "artifact_outside_project"},
+	{artifacts.ErrCycle, "nested_template_cycle"},
+	{artifacts.ErrTooLarge, "artifact_too_large"},
+	{artifacts.ErrChanged, "artifact_changed"},
+	{artifacts.ErrArtifact, "invalid_artifact"},
 
 	// Modules and templates: a source's cause before the template's.
 	{source.ErrBadSource, "bad_source"},

@@ -214,6 +214,13 @@ var codeHints = map[string]string{
 	"outside_folder":           "keep the file inside the project folder (a link may not lead out of it)",
 	"not_regular_file":         "name a regular file (not a FIFO, socket or device)",
 
+	// Local artifacts of templates.
+	"artifact_outside_project": "keep local artifacts (Lambda code, nested templates) inside the project folder",
+	"nested_template_cycle":    "a nested stack includes itself through the chain shown: break the cycle",
+	"artifact_too_large":       "the artifact is larger than assemble packages; upload it yourself and name it by its s3:// URL",
+	"artifact_changed":         "a file changed while it was packaged: build again once nothing else writes it",
+	"invalid_artifact":         "fix the artifact's path or value at the place shown (a file or folder of the project, or an s3:// URL)",
+
 	// Deploy.
 	"wrong_account":           "use credentials for the droplet's account (AWS_PROFILE), or build for the account you deploy to",
 	"missing_information":     "supply the value the assembly lists under missing (deploy --parameter DROPLET.NAME=VALUE)",

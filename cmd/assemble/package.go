@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager"
+	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cfn"
 )
 
@@ -32,6 +35,8 @@ Example:
 			&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: yaml or json (default: the input's)"},
 			&cli.BoolFlag{Name: "no-source-map", Usage: "do not add Metadata.SourceMap to resources made by modules"},
 			&cli.StringFlag{Name: "root", Usage: "the folder `DIR` that module and inserted file paths may reach (default: the template's folder)"},
+			&cli.StringFlag{Name: "asset-bucket", Usage: "package local artifacts (Lambda code, nested templates, ...) for `BUCKET`, as aws cloudformation package --s3-bucket does, writing them beside --output"},
+			&cli.StringFlag{Name: "asset-prefix", Usage: "put `PREFIX`/ before the artifacts' object keys"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -53,20 +58,48 @@ Example:
 				}
 			}
 			var read []string
+			readFn := func(file string) { read = append(read, file) }
+			dst := c.String("output")
+			var set *artifacts.Set
+			if bucket := c.String("asset-bucket"); bucket != "" {
+				setRoot := root
+				if setRoot == "" {
+					setRoot = filepath.Dir(tmpl)
+				}
+				var err error
+				set, err = artifacts.New(artifacts.Options{Root: setRoot, Bucket: bucket, KeyPrefix: c.String("asset-prefix"), NoSourceMap: c.Bool("no-source-map"), Read: readFn})
+				if err != nil {
+					return usagef("--asset-prefix: %v", err)
+				}
+				defer set.Close()
+			}
 			out, err := packager.PackageTemplate(tmpl, packager.PackageOptions{
 				Root:        root,
 				Format:      format,
 				NoSourceMap: c.Bool("no-source-map"),
-				Read:        func(file string) { read = append(read, file) },
+				Read:        readFn,
+				Assets:      set,
 			})
+			if err == nil && set != nil && len(set.Assets()) > 0 && (dst == "" || dst == "-") {
+				err = withHint(fmt.Errorf("%s names local artifacts (%s to upload) and there is no folder to write them to", tmpl, plural.Count(len(set.Assets()), "file")), "pass --output FILE: the artifacts are written beside it, at their object keys, for aws s3 sync")
+			}
 			if err != nil {
 				if errors.Is(err, cfn.ErrOutsideRoot) && root == "" {
 					return withHint(err, "to use modules outside the template's folder, pass --root with a folder that holds both")
 				}
 				return err
 			}
-			dst := c.String("output")
 			res := packageResult{Template: tmpl, Inputs: sortedUnique(read)}
+			if set != nil {
+				inputs := append(append([]string{}, read...), tmpl)
+				written, err := packager.WriteAssets(c.Context, set, filepath.Dir(dst), inputs)
+				if err != nil {
+					return outputError(err)
+				}
+				for i, a := range set.Assets() {
+					res.Artifacts = append(res.Artifacts, packageArtifact{Source: a.Source, Key: a.Key, File: written[i], SHA256: a.SHA256, Size: a.Size})
+				}
+			}
 			if c.Bool("json") && (dst == "" || dst == "-") {
 				packaged := string(out)
 				res.Packaged = &packaged
@@ -102,10 +135,20 @@ func checkTemplateArg(name string) error {
 // packaged template itself, or the file it was written to, and the files
 // read to make it.
 type packageResult struct {
-	Template string   `json:"template"`
-	Output   string   `json:"output,omitempty"`
-	Inputs   []string `json:"inputs"`
-	Packaged *string  `json:"packaged,omitempty"`
+	Template  string            `json:"template"`
+	Output    string            `json:"output,omitempty"`
+	Inputs    []string          `json:"inputs"`
+	Packaged  *string           `json:"packaged,omitempty"`
+	Artifacts []packageArtifact `json:"artifacts,omitempty"`
+}
+
+// packageArtifact is one artifact package --asset-bucket wrote.
+type packageArtifact struct {
+	Source string `json:"source"`
+	Key    string `json:"key"`
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
 }
 
 // sortedUnique returns names sorted, without repeats (never nil).

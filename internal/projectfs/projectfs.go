@@ -53,7 +53,7 @@ func Open(root *os.Root, name string) (*os.File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, kind(st.Mode()))
+		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, Kind(st.Mode()))
 	}
 	return f, nil
 }
@@ -73,7 +73,7 @@ func OpenFile(path string) (*os.File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, kind(st.Mode()))
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, Kind(st.Mode()))
 	}
 	return f, nil
 }
@@ -89,8 +89,8 @@ func ReadFile(root *os.Root, name string, limit int64) ([]byte, error) {
 	return limitio.ReadAll(f, limit)
 }
 
-// kind names a file type that is not a regular file.
-func kind(m fs.FileMode) string {
+// Kind names a file type that is not a regular file ("a FIFO").
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a folder"

@@ -51,6 +51,10 @@ type Options struct {
 	// Artifacts ships the local files and folders that !Rain::S3 and
 	// !Rain::S3Http name; nil refuses them (ErrNoArtifacts).
 	Artifacts Artifacts
+	// Parameters names parameters the caller adds to the packaged template
+	// afterwards (the asset bucket that Artifacts' values may Ref): a Ref
+	// or Sub variable naming one is not dangling.
+	Parameters []string
 
 	noRefCheck bool // tests of rain's suite, whose templates name what they do not define
 }

@@ -90,6 +90,9 @@ func (e *engine) checkRefs(top *scope, out *yaml.Node) error {
 	if hasKey(mapGet(out, "Resources"), "Fn::Transform", 0) {
 		return nil // an inline macro (AWS::Include, ...) may define names too
 	}
+	for _, p := range e.opts.Parameters {
+		ns.params[p] = true
+	}
 	for k, v := range entries(mapGet(out, "Parameters")) {
 		ns.params[k.Value] = true
 		if deployList(mapGet(v, "Type")) {

@@ -118,7 +118,7 @@ func Endpoint(t testing.TB) string {
 
 // Env starts (or finds) the server and points the AWS SDK of this process
 // and of the processes it starts at it, for the test's duration: endpoint,
-// dummy credentials, region us-east-1, no profile or config file.
+// dummy credentials, region us-east-1, no profile, role or config file.
 func Env(t testing.TB) string {
 	t.Helper()
 	e := Endpoint(t)
@@ -126,15 +126,19 @@ func Env(t testing.TB) string {
 		"AWS_ENDPOINT_URL":            e,
 		"AWS_ACCESS_KEY_ID":           "testing",
 		"AWS_SECRET_ACCESS_KEY":       "testing",
-		"AWS_SESSION_TOKEN":           "",
 		"AWS_REGION":                  "us-east-1",
 		"AWS_DEFAULT_REGION":          "us-east-1",
-		"AWS_PROFILE":                 "",
 		"AWS_CONFIG_FILE":             os.DevNull,
 		"AWS_SHARED_CREDENTIALS_FILE": os.DevNull,
 		"AWS_EC2_METADATA_DISABLED":   "true",
 	} {
 		t.Setenv(k, v)
+	}
+	// Unset, not empty: the aws CLI takes AWS_PROFILE="" for a profile
+	// named "" (t.Setenv restores them after the test).
+	for _, k := range []string{"AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
 	}
 	return e
 }

@@ -1,0 +1,210 @@
+package packager
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/packager/artifacts"
+)
+
+// assetsConfig is the assets: section of assembly.yaml: where the local
+// artifacts of the project's templates are uploaded.
+type assetsConfig struct {
+	bucket, prefix string
+	line, col      int // of the section
+}
+
+// bucketNameRE is an S3 bucket name (the rules for new buckets).
+var bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+
+// readAssets reads assets: {bucketName: ..., keyPrefix: ...}.
+func (s *projectSpec) readAssets(n *yaml.Node) error {
+	f, err := s.mapping(n, "", "assets", projectAssetsKeys)
+	if err != nil {
+		return err
+	}
+	c := &assetsConfig{line: n.Line, col: n.Column}
+	bn := f["bucketName"]
+	if bn == nil {
+		return s.errAt(n, "", "assets", "no bucketName: name the bucket the artifacts are uploaded to (a name, or ${Stack.output.Name})")
+	}
+	if c.bucket, err = s.str(bn, "", "assets.bucketName"); err != nil {
+		return err
+	}
+	if err := checkBucket(c.bucket); err != nil {
+		return s.errAt(bn, "", "assets.bucketName", "%v", err)
+	}
+	if pn := f["keyPrefix"]; pn != nil {
+		if c.prefix, err = s.str(pn, "", "assets.keyPrefix"); err != nil {
+			return err
+		}
+		if err := artifacts.CheckKeyPrefix(c.prefix); err != nil {
+			return s.errAt(pn, "", "assets.keyPrefix", "%v", err)
+		}
+	}
+	s.assets = c
+	return nil
+}
+
+// checkBucket checks an asset bucket: an S3 bucket name, or a reference
+// (checked with the manifest, on the file droplets that carry it).
+func checkBucket(b string) error {
+	if strings.Contains(b, "${") || bucketNameRE.MatchString(b) {
+		return nil
+	}
+	return fmt.Errorf("%q is not an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens) nor a ${Stack.output.Name} reference", b)
+}
+
+// noBucketHint is the fix for local artifacts with no bucket.
+const noBucketHint = "add assets: {bucketName: BUCKET} to " + ProjectFile + ", or pass --asset-bucket BUCKET"
+
+// assetSet returns the Set a stack's template packages its artifacts into.
+func (b *builder) assetSet(read func(string)) (*artifacts.Set, error) {
+	opts := artifacts.Options{Root: relWD(b.rootReal), Parameter: true, Read: read}
+	bucket, prefix := "", ""
+	if b.spec != nil && b.spec.assets != nil {
+		c := b.spec.assets
+		bucket, prefix = c.bucket, c.prefix
+	}
+	if b.opts.AssetBucket != "" {
+		if err := checkBucket(b.opts.AssetBucket); err != nil {
+			return nil, fmt.Errorf("%w: --asset-bucket: %v", ErrProject, err)
+		}
+		bucket = b.opts.AssetBucket
+	}
+	if b.opts.AssetKeyPrefix != "" {
+		if err := artifacts.CheckKeyPrefix(b.opts.AssetKeyPrefix); err != nil {
+			return nil, fmt.Errorf("%w: --asset-prefix: %v", ErrProject, err)
+		}
+		prefix = b.opts.AssetKeyPrefix
+	}
+	switch {
+	case bucket == "":
+		opts.NoBucket = noBucketHint
+	case !strings.Contains(bucket, "${"):
+		opts.Bucket = bucket
+	}
+	opts.KeyPrefix = prefix
+	b.assetBucket = bucket
+	return artifacts.New(opts)
+}
+
+// addAssets adds a file droplet for each artifact of the stack id: the
+// file in the archive under assets/, uploaded to the asset bucket at its
+// content's SHA-256. The stack's template takes the bucket as the
+// parameter artifacts.BucketParameter, which the stack droplet sets to
+// ${Asset.bucketName}, and the stack depends on every file droplet, so
+// deploy uploads them first.
+func (b *builder) addAssets(id string, d *assembly.Droplet, set *artifacts.Set) error {
+	m := b.plan.Manifest
+	var ids []string
+	for _, a := range set.Assets() {
+		props := map[string]any{"file": a.Name, "bucketName": b.assetBucket, "objectKey": a.Key}
+		aid := "Asset-" + a.SHA256[:16]
+		for n := 2; ; n++ {
+			prev, ok := m.Droplets[aid]
+			if !ok {
+				break
+			}
+			if prev.Type == droplets.FileType && prev.Environment == d.Environment && prev.Properties["file"] == a.Name && prev.Properties["bucketName"] == b.assetBucket && prev.Properties["objectKey"] == a.Key {
+				break
+			}
+			aid = "Asset-" + a.SHA256[:16] + "-" + strconv.Itoa(n)
+		}
+		if _, ok := m.Droplets[aid]; !ok {
+			if err := b.addAsset(a, set); err != nil {
+				return err
+			}
+			m.Droplets[aid] = &assembly.Droplet{Type: droplets.FileType, Environment: d.Environment, Properties: props}
+		}
+		ids = append(ids, aid)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if set.TakesBucket() {
+		params, _ := d.Properties["parameters"].(map[string]any)
+		if params == nil {
+			params = map[string]any{}
+			d.Properties["parameters"] = params
+		}
+		if _, taken := params[artifacts.BucketParameter]; taken {
+			return fmt.Errorf("%w: properties.parameters sets %s, the parameter assemble adds for the asset bucket: remove it and set the bucket under assets: instead", ErrProject, artifacts.BucketParameter)
+		}
+		params[artifacts.BucketParameter] = "${" + ids[0] + ".bucketName}"
+	}
+	for _, aid := range ids {
+		if !slices.Contains(d.DependsOn, aid) {
+			d.DependsOn = append(d.DependsOn, aid)
+		}
+	}
+	return nil
+}
+
+// addAsset adds an artifact's file to the archive, once.
+func (b *builder) addAsset(a *artifacts.Asset, set *artifacts.Set) error {
+	what := "artifact " + a.SHA256
+	if prev, ok := b.plan.sources[a.Name]; ok {
+		if prev == what {
+			return nil
+		}
+		return fmt.Errorf("%w: archive path %q would hold both the %s and the %s", ErrProject, a.Name, prev, what)
+	}
+	b.plan.sources[a.Name] = what
+	if !a.Template {
+		real := set.RealPath(a)
+		b.plan.inputs = append(b.plan.inputs, real)
+		if a.Folder {
+			b.plan.dirs = append(b.plan.dirs, real)
+		}
+	}
+	if data := a.Data(); data != nil {
+		return b.plan.writer.AddBytes(a.Name, data)
+	}
+	return b.plan.writer.AddOpener(a.Name, a.Size, a.Open)
+}
+
+// WriteAssets writes every artifact of set into the folder dir, each at
+// its object key (dir/KEY), for assemble package: upload the folder to
+// the bucket (aws s3 sync DIR s3://BUCKET) before the packaged template
+// is deployed. Each file goes through the project's one output writer and
+// is never one of inputs. It returns the files written.
+func WriteAssets(ctx context.Context, set *artifacts.Set, dir string, inputs []string) ([]string, error) {
+	var written []string
+	for _, a := range set.Assets() {
+		name := filepath.Join(dir, filepath.FromSlash(a.Key))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return written, err
+		}
+		f, err := output.Create(ctx, name, output.Options{Inputs: inputs})
+		if err != nil {
+			return written, err
+		}
+		r, err := a.Open()
+		if err == nil {
+			_, err = io.Copy(f, r)
+			r.Close()
+		}
+		if err == nil {
+			err = f.Commit()
+		}
+		f.Close()
+		if err != nil {
+			return written, err
+		}
+		written = append(written, name)
+	}
+	return written, nil
+}
