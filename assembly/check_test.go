@@ -126,11 +126,11 @@ func TestCheckSpecExample(t *testing.T) {
 		t.Fatalf("the spec's example is invalid: %v", err)
 	}
 	want := []string{
-		`droplet DockerImage: properties.imageName: droplets: unknown property "imageName": DockerImageDroplet documents savedImage, pushTarget, tagName [unknown-property]`,
-		`droplet DockerImage: properties.pushTarget: droplets: invalid property: DockerImageDroplet needs "pushTarget" [property-missing]`,
-		`droplet PipelineStack: properties.stackName: droplets: invalid property: StackDroplet needs "stackName" [property-missing]`,
-		`droplet ServiceStack-beta: properties.stackName: droplets: invalid property: StackDroplet needs "stackName" [property-missing]`,
-		`droplet ServiceStack-prod: properties.stackName: droplets: invalid property: StackDroplet needs "stackName" [property-missing]`,
+		`droplet DockerImage: properties.imageName: unknown property "imageName": DockerImageDroplet documents savedImage, pushTarget, tagName [unknown-property]`,
+		`droplet DockerImage: properties.pushTarget: invalid property: DockerImageDroplet needs "pushTarget" [property-missing]`,
+		`droplet PipelineStack: properties.stackName: invalid property: StackDroplet needs "stackName" [property-missing]`,
+		`droplet ServiceStack-beta: properties.stackName: invalid property: StackDroplet needs "stackName" [property-missing]`,
+		`droplet ServiceStack-prod: properties.stackName: invalid property: StackDroplet needs "stackName" [property-missing]`,
 	}
 	if got := texts(rep.Findings); got != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))

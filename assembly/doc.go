@@ -49,7 +49,7 @@
 // # Writing
 //
 // Writer builds byte-reproducible archives: entries sorted, mode 0644, one
-// time (SOURCE_DATE_EPOCH, else 1980-01-01 UTC), deflate at DeflateLevel,
+// time (SOURCE_DATE_EPOCH, else 1980-01-01 UTC), deflate as zip -6 does,
 // compressed in parallel in 1 MiB chunks joined into one stream per entry,
 // with memory independent of file sizes. WriteFile writes a temporary file
 // and renames it into place only on success.

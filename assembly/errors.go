@@ -7,23 +7,33 @@ import "errors"
 var (
 	// ErrFormat: the archive is not a well-formed Cloud Assembly container
 	// (bad ZIP structure, unsupported method, encryption, ...).
-	ErrFormat = errors.New("assembly: not a valid cloud assembly")
+	ErrFormat = errors.New("not a valid cloud assembly")
 	// ErrInsecurePath: an entry name, or a path property of a droplet, is
 	// unsafe (absolute, "..", backslash, ...).
-	ErrInsecurePath = errors.New("assembly: insecure file name")
+	ErrInsecurePath = errors.New("insecure file name")
 	// ErrDuplicate: two entries share a name, or collide after Unicode NFC
 	// normalization plus case folding.
-	ErrDuplicate = errors.New("assembly: duplicate file name")
+	ErrDuplicate = errors.New("duplicate file name")
 	// ErrCorrupt: an entry's data does not match its headers: its CRC-32 or
 	// length differs, or its deflate stream is corrupt or ends before the
 	// declared compressed size. Found while the content streams (File.Open).
-	ErrCorrupt = errors.New("assembly: corrupt file data")
+	ErrCorrupt = errors.New("corrupt file data")
 	// ErrTooLarge: a limit (see the Max constants) is exceeded.
-	ErrTooLarge = errors.New("assembly: limit exceeded")
+	ErrTooLarge = errors.New("limit exceeded")
 	// ErrManifest: manifest.json is missing or invalid, or names what the
 	// archive does not hold. Every finding of Check matches it.
-	ErrManifest = errors.New("assembly: invalid manifest")
+	ErrManifest = errors.New("invalid manifest")
 )
+
+// ErrTruncated: the file starts as a zip archive but ends before its end
+// record: a download or copy cut short. It matches ErrFormat too.
+var ErrTruncated error = &formatError{"truncated archive"}
+
+// formatError is a sentinel of one kind of ErrFormat.
+type formatError struct{ msg string }
+
+func (e *formatError) Error() string { return e.msg }
+func (e *formatError) Unwrap() error { return ErrFormat }
 
 // classError is a sentinel of one class of invalid manifests: it matches
 // ErrManifest too.
@@ -36,32 +46,32 @@ func (e *classError) Unwrap() error { return ErrManifest }
 // also matches ErrManifest.
 var (
 	// ErrNoManifest: the archive holds no manifest.json.
-	ErrNoManifest error = &classError{"assembly: no manifest.json"}
+	ErrNoManifest error = &classError{"no manifest.json"}
 	// ErrSyntax: manifest.json is not one JSON object (bad JSON, invalid
 	// UTF-8, a duplicate key, data after the object, nesting too deep).
-	ErrSyntax error = &classError{"assembly: manifest.json is not valid JSON"}
+	ErrSyntax error = &classError{"manifest.json is not valid JSON"}
 	// ErrSchema: a key the spec requires is missing, a value has the wrong
 	// JSON type, or the schema is not cloud-assembly/1.0.
-	ErrSchema error = &classError{"assembly: manifest does not follow the schema"}
+	ErrSchema error = &classError{"manifest does not follow the schema"}
 	// ErrUnknownKey: a key the spec does not define (a warning when
 	// reading someone else's assembly).
-	ErrUnknownKey error = &classError{"assembly: unknown key"}
+	ErrUnknownKey error = &classError{"unknown key"}
 	// ErrLogicalID: a droplet's logical ID breaks the spec's rules.
-	ErrLogicalID error = &classError{"assembly: bad logical id"}
+	ErrLogicalID error = &classError{"bad logical id"}
 	// ErrEnvironment: an environment string is malformed.
-	ErrEnvironment error = &classError{"assembly: bad environment"}
+	ErrEnvironment error = &classError{"bad environment"}
 	// ErrUnknownProtocol: a type specifier or environment uses a protocol
 	// this package does not know (a warning when reading).
-	ErrUnknownProtocol error = &classError{"assembly: unknown protocol"}
+	ErrUnknownProtocol error = &classError{"unknown protocol"}
 	// ErrUnknownKind: a type specifier names a droplet kind this package
 	// does not know (a warning when reading).
-	ErrUnknownKind error = &classError{"assembly: unknown droplet kind"}
+	ErrUnknownKind error = &classError{"unknown droplet kind"}
 	// ErrReference: a ${LogicalId.attribute} token is malformed, names a
 	// droplet that does not exist, or an attribute its kind does not output.
-	ErrReference error = &classError{"assembly: bad reference"}
+	ErrReference error = &classError{"bad reference"}
 	// ErrCycle: the droplets' dependencies form a cycle.
-	ErrCycle error = &classError{"assembly: dependency cycle"}
+	ErrCycle error = &classError{"dependency cycle"}
 	// ErrMissingFile: a path property names a file or folder the archive
 	// does not hold: the assembly is not self-contained.
-	ErrMissingFile error = &classError{"assembly: file not in the archive"}
+	ErrMissingFile error = &classError{"file not in the archive"}
 )

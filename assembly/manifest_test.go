@@ -105,7 +105,7 @@ func TestValidateRejects(t *testing.T) {
 		{"bad id", stack("a.b", ""), ErrLogicalID, `droplet a.b: logical ID "a.b" must match`},
 		{"long id", stack(strings.Repeat("x", 257), ""), ErrLogicalID, "must match"},
 		{"unknown ref", stack("A", `,"parameters":{"P":"${Netwrk.output.X}"}`) + "," + stack("Network", ""), ErrReference, `droplet A: properties.parameters.P: ${Netwrk.output.X} names droplet "Netwrk", which is not in this assembly (did you mean "Network"?)`},
-		{"unknown attr", stack("A", `,"parameters":{"P":"${B.outputs.X}"}`) + "," + stack("B", ""), ErrReference, `${B.outputs.X}: droplets: unknown attribute "outputs.X": StackDroplet outputs output.<name>, stackArn`},
+		{"unknown attr", stack("A", `,"parameters":{"P":"${B.outputs.X}"}`) + "," + stack("B", ""), ErrReference, `${B.outputs.X}: unknown attribute "outputs.X": StackDroplet outputs output.<name>, stackArn`},
 		{"lone backslash", stack("A", `,"parameters":{"P":"a\\b"}`), ErrReference, `droplet A: properties.parameters.P: at byte 1: lone backslash`},
 		{"unterminated", stack("A", `,"parameters":{"P":"${A.x"}`), ErrReference, `unterminated "${"`},
 		{"cycle", `"Network":{"type":"x://y",` + env + `,"dependsOn":["Service"]},"Service":{"type":"x://y",` + env + `,"properties":{"a":["${Network.id}"]}}`, ErrCycle, "dependency cycle Network -> Service -> Network"},
@@ -113,9 +113,9 @@ func TestValidateRejects(t *testing.T) {
 		{"unknown dependsOn", `"A":{"type":"x://y",` + env + `,"dependsOn":["B"]}`, ErrReference, `droplet A: dependsOn[0]: depends on "B"`},
 		{"bad env", `"A":{"type":"x://y","environment":"aws://1234/eu-west-1"}`, ErrEnvironment, `droplet A: environment: bad environment "aws://1234/eu-west-1": account "1234" is not 12 digits`},
 		{"empty env", `"A":{"type":"x://y","environment":""}`, ErrEnvironment, `droplet A: environment: missing environment`},
-		{"bad type", `"A":{"type":"npm://pkg",` + env + `}`, ErrManifest, `droplet A: type: droplets: malformed type specifier "npm://pkg": no class name`},
-		{"missing property", `"A":{"type":"npm://@aws-cdk/assets.FileDroplet",` + env + `,"properties":{"file":"f"}}`, droplets.ErrProperty, `droplet A: properties.bucketName: droplets: invalid property: FileDroplet needs "bucketName" [property-missing]`},
-		{"unknown property", `"A":{"type":"npm://@aws-cdk/assets.DirectoryDroplet",` + env + `,"properties":{"directory":"d","bucketName":"b","keyprefix":"k"}}`, droplets.ErrUnknownProperty, `droplet A: properties.keyprefix: droplets: unknown property "keyprefix": DirectoryDroplet documents directory, bucketName, keyPrefix, objectKey, executables (did you mean "keyPrefix"?) [unknown-property]`},
+		{"bad type", `"A":{"type":"npm://pkg",` + env + `}`, ErrManifest, `droplet A: type: malformed type specifier "npm://pkg": no class name`},
+		{"missing property", `"A":{"type":"npm://@aws-cdk/assets.FileDroplet",` + env + `,"properties":{"file":"f"}}`, droplets.ErrProperty, `droplet A: properties.bucketName: invalid property: FileDroplet needs "bucketName" [property-missing]`},
+		{"unknown property", `"A":{"type":"npm://@aws-cdk/assets.DirectoryDroplet",` + env + `,"properties":{"directory":"d","bucketName":"b","keyprefix":"k"}}`, droplets.ErrUnknownProperty, `droplet A: properties.keyprefix: unknown property "keyprefix": DirectoryDroplet documents directory, bucketName, keyPrefix, objectKey, executables (did you mean "keyPrefix"?) [unknown-property]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,8 +31,12 @@ type ReferenceError struct {
 func (e *ReferenceError) Error() string   { return fmt.Sprintf("at byte %d: %s", e.Offset, e.Msg) }
 func (e *ReferenceError) Unwrap() []error { return []error{ErrReference, ErrManifest} }
 
+// LogicalIDPattern is the spec's rule for a droplet's logical ID (and the
+// pattern docs/schema/manifest.schema.json gives).
+const LogicalIDPattern = `^[A-Za-z0-9+/_-]{1,256}$`
+
 var (
-	logicalIDRE = regexp.MustCompile(`^[A-Za-z0-9+/_-]{1,256}$`)
+	logicalIDRE = regexp.MustCompile(LogicalIDPattern)
 	attributeRE = regexp.MustCompile(`^[A-Za-z0-9_:+/-]+(\.[A-Za-z0-9_:+/-]+)*$`)
 )
 

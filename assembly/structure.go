@@ -79,6 +79,9 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		return fmt.Errorf("%w: reading %s: %w", ErrFormat, what, err)
 	}
 	if size < endLen {
+		if startsLikeZip(r, size) {
+			return nil, fmt.Errorf("%w: the file ends after %d bytes, before the zip end record", ErrTruncated, size)
+		}
 		return nil, bad("%d bytes is too short for a zip archive", size)
 	}
 	var eb [endLen]byte
@@ -86,7 +89,7 @@ func checkStructure(r io.ReaderAt, size int64) ([]entry, error) {
 		return nil, readErr("end record", err)
 	}
 	if le32(eb[0:]) != sigEnd {
-		return nil, bad("no end of central directory record at the end of the file (trailing bytes or an archive comment)")
+		return nil, noEndRecord(r, size, bad)
 	}
 	if n := le16(eb[20:]); n != 0 {
 		return nil, bad("archive comment of %d bytes; comments are not allowed", n)
@@ -605,3 +608,29 @@ func checkLocal(r io.ReaderAt, e *entry, limit uint64) error {
 func le16(b []byte) uint16 { return binary.LittleEndian.Uint16(b) }
 func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
 func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// noEndRecord says why a file does not end with an end record: one earlier
+// in the file followed by other bytes (trailing bytes or a comment), a file
+// that starts as a zip archive but stops before its end (a download cut
+// short: ErrTruncated), or no zip archive at all.
+func noEndRecord(r io.ReaderAt, size int64, bad func(string, ...any) error) error {
+	n := min(size, endLen+u16max)
+	tail := make([]byte, n)
+	if _, err := r.ReadAt(tail, size-n); err == nil {
+		for i := len(tail) - endLen; i >= 0; i-- {
+			if le32(tail[i:]) == sigEnd {
+				return bad("the zip end record is followed by %d bytes (trailing bytes or an archive comment)", len(tail)-i-endLen)
+			}
+		}
+	}
+	if startsLikeZip(r, size) {
+		return fmt.Errorf("%w: the file ends after %d bytes, before the zip end record", ErrTruncated, size)
+	}
+	return bad("not a zip archive: no end of central directory record")
+}
+
+// startsLikeZip reports whether the file starts with a zip local header.
+func startsLikeZip(r io.ReaderAt, size int64) bool {
+	var h [4]byte
+	return size >= 4 && func() bool { _, err := r.ReadAt(h[:], 0); return err == nil }() && le32(h[:]) == sigLocal
+}

@@ -2,6 +2,7 @@ package assembly
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -196,5 +197,34 @@ func TestStructureDataDescriptors(t *testing.T) {
 	b[l+4] ^= 0xff
 	if _, err := NewReader(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrFormat) {
 		t.Fatalf("got %v, want ErrFormat", err)
+	}
+}
+
+// Issue 23, item 7: a file cut short anywhere is ErrTruncated (and
+// ErrFormat); bytes after the end record, or a file that is no zip, are
+// not.
+func TestTruncated(t *testing.T) {
+	w := NewWriter(WriterOptions{})
+	w.AddBytes("manifest.json", []byte(`{"schema":"cloud-assembly/1.0","droplets":{}}`))
+	w.AddBytes("a.txt", bytes.Repeat([]byte("hello "), 1000))
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	for _, n := range []int{4, 10, 21, 30, 100, len(b) / 2, len(b) - 22, len(b) - 1} {
+		_, err := NewReader(bytes.NewReader(b[:n]), int64(n))
+		if !errors.Is(err, ErrTruncated) || !errors.Is(err, ErrFormat) {
+			t.Errorf("cut to %d of %d bytes: %v, want ErrTruncated", n, len(b), err)
+		}
+	}
+	for name, data := range map[string][]byte{
+		"trailing bytes": append(append([]byte(nil), b...), "junk"...),
+		"not a zip":      bytes.Repeat([]byte("not a zip "), 10),
+	} {
+		_, err := NewReader(bytes.NewReader(data), int64(len(data)))
+		if !errors.Is(err, ErrFormat) || errors.Is(err, ErrTruncated) {
+			t.Errorf("%s: %v, want ErrFormat and not ErrTruncated", name, err)
+		}
 	}
 }

@@ -91,7 +91,7 @@ func TestCheckProperties(t *testing.T) {
 	if !errors.Is(err, ErrProperty) {
 		t.Fatalf("got %v", err)
 	}
-	for _, want := range []string{`needs "stackName"`, "template: droplets: invalid property: want a string, got a boolean: put the value in quotes", "parameters.A: droplets: invalid property: want a string, got a number: put the value in quotes"} {
+	for _, want := range []string{`needs "stackName"`, "template: invalid property: want a string, got a boolean: put the value in quotes", "parameters.A: invalid property: want a string, got a number: put the value in quotes"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -117,9 +117,9 @@ func TestCheckPropertiesList(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"run.sh", "executables: droplets: invalid property: want a list of strings, got a string"},
-		{map[string]any{}, "executables: droplets: invalid property: want a list of strings, got an object"},
-		{[]any{"a", true}, "executables[1]: droplets: invalid property: want a string, got a boolean"},
+		{"run.sh", "executables: invalid property: want a list of strings, got a string"},
+		{map[string]any{}, "executables: invalid property: want a list of strings, got an object"},
+		{[]any{"a", true}, "executables[1]: invalid property: want a string, got a boolean"},
 	} {
 		props := map[string]any{"directory": "ctx", "repositoryName": "r", "imageTag": "t", "executables": tt.v}
 		err := build.CheckProperties(props)

@@ -14,11 +14,11 @@ import (
 // Sentinel errors about droplet properties and attributes.
 var (
 	// ErrProperty: a required property is missing or has the wrong type.
-	ErrProperty = errors.New("droplets: invalid property")
+	ErrProperty = errors.New("invalid property")
 	// ErrAttribute: a reference names an attribute the kind does not output.
-	ErrAttribute = errors.New("droplets: unknown attribute")
+	ErrAttribute = errors.New("unknown attribute")
 	// ErrUnknownProperty: a property the kind does not document.
-	ErrUnknownProperty = errors.New("droplets: unknown property")
+	ErrUnknownProperty = errors.New("unknown property")
 )
 
 // PathKind says what an assembly-relative path property names.

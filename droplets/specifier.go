@@ -8,7 +8,7 @@ import (
 )
 
 // ErrSpecifier is wrapped by every error about a malformed type specifier.
-var ErrSpecifier = errors.New("droplets: malformed type specifier")
+var ErrSpecifier = errors.New("malformed type specifier")
 
 // A Specifier is a parsed droplet type specifier, "protocol://path".
 //

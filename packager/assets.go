@@ -31,7 +31,7 @@ var bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 
 // readAssets reads assets: {bucketName: ..., keyPrefix: ...}.
 func (s *projectSpec) readAssets(n *yaml.Node) error {
-	f, err := s.mapping(n, "", "assets", []string{"bucketName", "keyPrefix"})
+	f, err := s.mapping(n, "", "assets", projectAssetsKeys)
 	if err != nil {
 		return err
 	}

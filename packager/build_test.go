@@ -195,7 +195,7 @@ func TestBuildStrict(t *testing.T) {
 	if !errors.Is(err, ErrMissing) {
 		t.Fatalf("got %v", err)
 	}
-	want := filepath.Join(project, "stacks", "service.yaml") + ":12:3: droplet Service: properties.parameters.AlertEmail: packager: missing information: parameter AlertEmail has no value and no default"
+	want := filepath.Join(project, "stacks", "service.yaml") + ":12:3: droplet Service: properties.parameters.AlertEmail: missing information: parameter AlertEmail has no value and no default"
 	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("got  %q\nwant %q", err, want)
 	}

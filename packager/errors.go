@@ -11,17 +11,17 @@ import (
 // Sentinel errors of the build.
 var (
 	// ErrProject: assembly.yaml (or the project folder) is invalid.
-	ErrProject = errors.New("packager: invalid project")
+	ErrProject = errors.New("invalid project")
 	// ErrOutsideProject: a path leaves the project folder ("..", an
 	// absolute path, or a symlink pointing outside). It matches
 	// assembly.ErrInsecurePath too: such a path could not name a file
 	// inside the assembly either.
-	ErrOutsideProject error = &classError{"packager: path outside the project", assembly.ErrInsecurePath}
+	ErrOutsideProject error = &classError{"path outside the project", assembly.ErrInsecurePath}
 	// ErrMissing: with Strict, something the assembly needs has no value.
-	ErrMissing = errors.New("packager: missing information")
+	ErrMissing = errors.New("missing information")
 	// ErrChanged: a project file was replaced (for instance by a symbolic
 	// link) between the check and the write; nothing was written.
-	ErrChanged = errors.New("packager: project file changed during the build")
+	ErrChanged = errors.New("project file changed during the build")
 )
 
 // classError is a sentinel that also matches a sentinel of package assembly.

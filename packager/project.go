@@ -120,13 +120,21 @@ func (s *projectSpec) errAt(n *yaml.Node, droplet, field string, format string, 
 // loadProjectFile reads assembly.yaml into a manifest whose path
 // properties are still project paths. defaultEnv applies to droplets that
 // name no environment when the file names none either.
+// The keys assembly.yaml may hold at the top and in a droplet (also what
+// docs/schema/assembly.schema.json allows).
+var (
+	projectKeys        = []string{"environment", "assets", "droplets"}
+	projectDropletKeys = []string{"type", "environment", "dependsOn", "metadata", "properties"}
+	projectAssetsKeys  = []string{"bucketName", "keyPrefix"}
+)
+
 func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
 	root, err := readYAML(file)
 	if err != nil {
 		return nil, err
 	}
 	s := &projectSpec{file: file, pos: positions{}, budget: maxYAMLNodes, manifest: &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{}}}
-	top, err := s.mapping(root, "", "", []string{"environment", "assets", "droplets"})
+	top, err := s.mapping(root, "", "", projectKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +225,7 @@ func (s *projectSpec) str(n *yaml.Node, droplet, field string) (string, error) {
 func (s *projectSpec) droplet(id string, n *yaml.Node, env string, envNode *yaml.Node) (*assembly.Droplet, error) {
 	// An inherited environment is reported where the file sets it.
 	s.pos.set(id, "environment", envNode)
-	f, err := s.mapping(n, id, "", []string{"type", "environment", "dependsOn", "metadata", "properties"})
+	f, err := s.mapping(n, id, "", projectDropletKeys)
 	if err != nil {
 		return nil, err
 	}

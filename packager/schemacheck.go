@@ -12,7 +12,7 @@ import (
 
 // ErrSchemaCheck: a packaged template does not match the resource type
 // schemas given with BuildOptions.Schemas.
-var ErrSchemaCheck = errors.New("packager: template does not match the resource type schemas")
+var ErrSchemaCheck = errors.New("template does not match the resource type schemas")
 
 // SchemaCheckError lists every finding of the schema check, each with the
 // template file, line and column.

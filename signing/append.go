@@ -13,7 +13,7 @@ import (
 
 // errNotAppendable: signature.asc is not the last entry in the file, so the
 // archive cannot be re-signed by keeping its prefix.
-var errNotAppendable = errors.New("signing: signature.asc is not the last entry")
+var errNotAppendable = errors.New("signature.asc is not the last entry")
 
 // appendPrefix returns how many leading bytes of r's archive a signed copy
 // keeps verbatim: everything up to the central directory, or up to the old

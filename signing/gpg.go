@@ -18,16 +18,16 @@ import (
 // GnuPG failures (sign --gpg). Each wraps ErrGPG.
 var (
 	// ErrGPG: gpg failed to sign; the error carries gpg's own message.
-	ErrGPG = errors.New("signing: gpg failed")
+	ErrGPG = errors.New("gpg failed")
 	// ErrGPGNotFound: no gpg program to run.
-	ErrGPGNotFound = &sentinel{"signing: gpg not found", ErrGPG}
+	ErrGPGNotFound = &sentinel{"gpg not found", ErrGPG}
 	// ErrGPGUnknownKey: gpg has no usable secret key for a LocalUsers entry
 	// (or, without one, no default secret key).
-	ErrGPGUnknownKey = &sentinel{"signing: gpg has no such secret key", ErrGPG}
+	ErrGPGUnknownKey = &sentinel{"gpg has no such secret key", ErrGPG}
 	// ErrGPGNoPinentry: the key needs its passphrase and gpg-agent could
 	// not run a pinentry to ask for it (no terminal, no display, none
 	// installed).
-	ErrGPGNoPinentry = &sentinel{"signing: gpg could not ask for the passphrase", ErrGPG}
+	ErrGPGNoPinentry = &sentinel{"gpg could not ask for the passphrase", ErrGPG}
 )
 
 // GPG is a Signer that clear-signs through the local GnuPG: its agent,

@@ -76,13 +76,13 @@ func (ks keySigner) ClearSign(_ context.Context, text []byte, opts *SignOptions)
 	var buf bytes.Buffer
 	w, err := clearsign.EncodeMulti(&buf, privs, cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("signing: %w", err)
+		return nil, nil, err
 	}
 	if _, err := w.Write(text); err != nil {
 		return nil, nil, err
 	}
 	if err := w.Close(); err != nil {
-		return nil, nil, fmt.Errorf("signing: %w", err)
+		return nil, nil, err
 	}
 	return buf.Bytes(), openpgp.EntityList(ks), nil
 }
@@ -354,7 +354,7 @@ func (p *sealPlan) sign(ctx context.Context, signers []Signer, opts *SignOptions
 			return nil, fmt.Errorf("the signer's message: %w", err)
 		}
 		if !bytes.Equal(m.plaintext, p.text) {
-			return nil, errors.New("signing: the signer signed another text than the attestation")
+			return nil, errors.New("the signer signed another text than the attestation")
 		}
 		packets = append(packets, m.raw...)
 		nMade += len(m.raw)

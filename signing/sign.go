@@ -122,7 +122,7 @@ func (o *SignOptions) algorithm() (crypto.Hash, error) {
 	case crypto.SHA256, crypto.SHA384, crypto.SHA512:
 		return o.Algorithm, nil
 	}
-	return 0, fmt.Errorf("signing: algorithm %v not allowed (want SHA256, SHA384 or SHA512)", o.Algorithm)
+	return 0, fmt.Errorf("algorithm %v not allowed (want SHA256, SHA384 or SHA512)", o.Algorithm)
 }
 
 // Attest hashes every file of r but signature.asc, in parallel, each read
@@ -161,7 +161,7 @@ func newNonce(opts *SignOptions) (crypto.Hash, []byte, error) {
 	}
 	nonce := make([]byte, max(MinNonceSize, alg.Size()))
 	if _, err := io.ReadFull(opts.rand(), nonce); err != nil {
-		return 0, nil, fmt.Errorf("signing: reading random nonce: %w", err)
+		return 0, nil, fmt.Errorf("reading random nonce: %w", err)
 	}
 	return alg, nonce, nil
 }
@@ -206,15 +206,15 @@ func ClearSign(a *Attestation, signer *openpgp.Entity, opts *SignOptions) ([]byt
 func addArmorChecksum(msg []byte) ([]byte, error) {
 	i := bytes.Index(msg, []byte("\n-----BEGIN PGP SIGNATURE-----"))
 	if i < 0 {
-		return nil, errors.New("signing: no signature block in the clear-signed message")
+		return nil, errors.New("no signature block in the clear-signed message")
 	}
 	blk, err := armor.Decode(bytes.NewReader(msg[i+1:]))
 	if err != nil {
-		return nil, fmt.Errorf("signing: re-armoring signature: %w", err)
+		return nil, fmt.Errorf("re-armoring signature: %w", err)
 	}
 	packets, err := io.ReadAll(blk.Body)
 	if err != nil {
-		return nil, fmt.Errorf("signing: re-armoring signature: %w", err)
+		return nil, fmt.Errorf("re-armoring signature: %w", err)
 	}
 	out := bytes.NewBuffer(append([]byte{}, msg[:i+1]...))
 	w, err := armor.Encode(out, "PGP SIGNATURE", nil)

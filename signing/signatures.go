@@ -105,7 +105,7 @@ func verifySignatures(m *message, trusted, known *Keyring, pol Policy, now time.
 	for _, f := range pol.Signers {
 		nf, err := NormalizeFingerprint(f)
 		if err != nil {
-			return nil, nil, res, fmt.Errorf("signing: policy: %w", err)
+			return nil, nil, res, fmt.Errorf("policy: %w", err)
 		}
 		res.Required = append(res.Required, nf)
 	}

@@ -78,7 +78,7 @@ func (s *StreamSigner) Seal(dst io.Writer, offset int64, records [][]byte) error
 	files := assembly.NewFileSet()
 	for _, e := range s.entries {
 		if e.name == assembly.SignatureName {
-			return fmt.Errorf("signing: the assembly holds a file named %s, which signing writes", assembly.SignatureName)
+			return fmt.Errorf("the assembly holds a file named %s, which signing writes", assembly.SignatureName)
 		}
 		e.h.Write(s.nonce)
 		a.Items[e.name] = Item{Size: e.size, Hash: e.h.Sum(nil)}

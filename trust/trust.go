@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"bufio"
 	"crypto"
 	"errors"
 	"fmt"
@@ -255,12 +256,24 @@ func readKeyFile(name string, inFolder bool, left int64) (openpgp.EntityList, in
 	}
 	defer f.Close()
 	cr := &countReader{r: io.LimitReader(f, left+1)}
-	keys, err := signing.ReadKeys(cr)
+	br := bufio.NewReader(cr)
+	if head, _ := br.Peek(12); isKeybox(head) {
+		return nil, cr.n, &keyringError{"a GnuPG keybox (pubring.kbx): keyboxes are not read",
+			"export the trusted keys from it to a keyring: gpg --export --armor KEYID... > keyring.asc, then --keyring keyring.asc"}
+	}
+	keys, err := signing.ReadKeys(br)
 	if cr.n > left {
 		return nil, cr.n, &keyringError{fmt.Sprintf("the keyrings given hold more than %d MiB of keys", maxKeyringsSize>>20),
 			"name fewer or smaller key files: export only the keys you trust ('gpg --export --armor KEYID')"}
 	}
 	return keys, cr.n, err
+}
+
+// isKeybox reports whether a file starts as a GnuPG keybox does (GnuPG
+// 2.1 and later keep public keys in pubring.kbx): its first blob, the
+// header blob, has type 1 at offset 4 and the magic "KBXf" at offset 8.
+func isKeybox(head []byte) bool {
+	return len(head) >= 12 && string(head[8:12]) == "KBXf"
 }
 
 type countReader struct {

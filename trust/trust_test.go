@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -224,5 +226,34 @@ func TestReadKeyringsTotalBound(t *testing.T) {
 	var fe *FileError
 	if !errors.Is(err, ErrKeyringFile) || !errors.As(err, &fe) || fe.File != filepath.Join(dir, "d.asc") {
 		t.Fatalf("got %v, want ErrKeyringFile naming d.asc", err)
+	}
+}
+
+// Issue 23, item 9: a GnuPG keybox given as a keyring is named as such,
+// with the gpg --export line that makes a keyring of it (go-crypto's
+// reader said "openpgp: invalid data: tag byte does not have MSB set").
+func TestReadKeyringsKeybox(t *testing.T) {
+	dir := t.TempDir()
+	kbx := filepath.Join(dir, "pubring.kbx")
+	if gpg, err := exec.LookPath("gpg"); err == nil {
+		home := filepath.Join(dir, "gnupg")
+		os.Mkdir(home, 0o700)
+		out, err := exec.Command(gpg, "--homedir", home, "--batch", "--import", filepath.Join("..", "fixtures", "keys", "ed25519.pub.asc")).CombinedOutput()
+		if err != nil {
+			t.Fatalf("gpg --import: %v\n%s", err, out)
+		}
+		kbx = filepath.Join(home, "pubring.kbx")
+	} else {
+		// The header blob GnuPG writes: length, type 1, version 1, flags,
+		// "KBXf".
+		os.WriteFile(kbx, append([]byte{0, 0, 0, 32, 1, 1, 0, 2, 'K', 'B', 'X', 'f'}, make([]byte, 20)...), 0o644)
+	}
+	_, _, err := ReadKeyrings("--keyring", []string{kbx})
+	var fe *FileError
+	if !errors.Is(err, ErrKeyringFile) || !errors.As(err, &fe) || fe.File != kbx || !strings.Contains(err.Error(), "keyboxes are not read") {
+		t.Fatalf("got %v, want ErrKeyringFile saying keyboxes are not read", err)
+	}
+	if h := hint.Of(err); !strings.Contains(h, "gpg --export --armor") {
+		t.Errorf("hint %q does not show the gpg --export line", h)
 	}
 }

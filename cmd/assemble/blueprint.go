@@ -107,7 +107,7 @@ func blueprintValidate(c *cli.Context) error {
 	if !c.Bool("json") {
 		for _, r := range results {
 			if r.Valid {
-				fmt.Fprintf(c.App.Writer, "%s: valid (%s)\n", r.File, plural.Count(len(r.Blueprints), "blueprint"))
+				printf(c, c.App.Writer, "%s: valid (%s)\n", r.File, plural.Count(len(r.Blueprints), "blueprint"))
 				continue
 			}
 			for _, d := range r.Errors {

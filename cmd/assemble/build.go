@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -39,6 +40,7 @@ func buildCmd() *cli.Command {
             assemble build -o webapp.cloud --sign-key release.asc fixtures/examples/webapp
             cdk synth && assemble build -o app.cloud cdk.out`,
 		Flags: append([]cli.Flag{
+			verboseFlag,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the assembly to `FILE`"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail when anything is missing (a stack parameter with no value and no default)"},
 			&cli.StringFlag{Name: "environment", Usage: "default `ENV` for droplets that name none (e.g. aws://123456789012/eu-west-1)"},
@@ -137,6 +139,9 @@ func runBuild(c *cli.Context) error {
 			signers = append(signers, newSignerResult(s))
 		}
 		signed = ", signed by " + describeSignatures(ss.Sealed().New())
+	}
+	for _, in := range slices.Compact(slices.Sorted(slices.Values(plan.Inputs()))) {
+		verbosef(c, "read %s", in)
 	}
 	for _, w := range plan.Warnings {
 		warnf(c, "%s", w)

@@ -98,7 +98,8 @@ complete -o bashdefault -o default -F _assemble_complete assemble
 // no candidate.
 const zshCompletion = `#compdef assemble
 # zsh completion for assemble
-# Load it with: assemble completion zsh > "${fpath[1]}/_assemble"; compinit
+# Load it with: mkdir -p ~/.zfunc && assemble completion zsh > ~/.zfunc/_assemble
+# and in ~/.zshrc, before compinit: fpath=(~/.zfunc $fpath)
 _assemble() {
   local -a opts
   opts=("${(@f)$("${words[1]}" "${(@)words[2,CURRENT]}" ` + completionFlag + ` 2>/dev/null)}")
@@ -115,18 +116,39 @@ else
 fi
 `
 
+// powershellCompletion registers a native argument completer that asks
+// assemble for candidates as the other scripts do; when there is none,
+// PowerShell offers file names.
+const powershellCompletion = `# PowerShell completion for assemble
+# Load it with: assemble completion powershell | Out-String | Invoke-Expression
+# (add that line to $PROFILE to keep it)
+Register-ArgumentCompleter -Native -CommandName assemble, assemble.exe -ScriptBlock {
+  param($wordToComplete, $commandAst, $cursorPosition)
+  $words = @($commandAst.CommandElements | Select-Object -Skip 1 | ForEach-Object { $_.ToString() })
+  if ($wordToComplete -eq '') { $words += '' }
+  $candidates = & $commandAst.CommandElements[0].ToString() @words ` + completionFlag + ` 2>$null
+  if (-not $candidates) { return }
+  $candidates | Where-Object { $_ -like "$wordToComplete*" } | ForEach-Object {
+    [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)
+  }
+}
+`
+
 func completionCmd() *cli.Command {
 	return &cli.Command{
 		Name:            "completion",
 		HideHelpCommand: true,
-		Usage:           "print the shell completion script for bash, zsh or fish",
-		ArgsUsage:       "bash|zsh|fish",
+		Usage:           "print the shell completion script for bash, zsh, fish or PowerShell",
+		ArgsUsage:       "bash|zsh|fish|powershell",
 		Description: `Prints a script that completes assemble's commands and flags. Load it with:
 
    bash:  source <(assemble completion bash)
           (or save it as /etc/bash_completion.d/assemble)
-   zsh:   assemble completion zsh > "${fpath[1]}/_assemble" && compinit
-   fish:  assemble completion fish > ~/.config/fish/completions/assemble.fish`,
+   zsh:   mkdir -p ~/.zfunc && assemble completion zsh > ~/.zfunc/_assemble
+          and in ~/.zshrc, before compinit: fpath=(~/.zfunc $fpath)
+   fish:  assemble completion fish > ~/.config/fish/completions/assemble.fish
+   PowerShell: assemble completion powershell | Out-String | Invoke-Expression
+          (add that line to $PROFILE)`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -138,6 +160,8 @@ func completionCmd() *cli.Command {
 				script = bashCompletion
 			case "zsh":
 				script = zshCompletion
+			case "powershell", "pwsh":
+				script = powershellCompletion
 			case "fish":
 				var err error
 				if script, err = c.App.ToFishCompletion(); err != nil {
@@ -147,7 +171,7 @@ func completionCmd() *cli.Command {
 				// placeholder for --help, and would be shown as typed.
 				script = strings.ReplaceAll(script, "`", "")
 			default:
-				return usagef("completion: unknown shell %q: use bash, zsh or fish", sh)
+				return usagef("completion: unknown shell %q: use bash, zsh, fish or powershell", sh)
 			}
 			if c.Bool("json") {
 				return printJSON(c, struct {

@@ -64,6 +64,7 @@ var errorCodes = []errorCode{
 
 	// Damaged data says more than the digest mismatch it causes.
 	{assembly.ErrCorrupt, "corrupt"},
+	{assembly.ErrTruncated, "truncated"},
 
 	// Signing: an attestation to sign that is not this assembly's says
 	// more than the file that differs.

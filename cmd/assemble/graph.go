@@ -26,6 +26,7 @@ func graphCmd() *cli.Command {
 
    Example: assemble graph --format mermaid fixtures/examples/webapp`,
 		Flags: []cli.Flag{
+			noWarnUnverifiedFlag,
 			&cli.StringFlag{Name: "format", Value: "dot", Usage: "output `FORMAT`: dot or mermaid"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the graph to `FILE` instead of standard output"},
 			jsonFlag,

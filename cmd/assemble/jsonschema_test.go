@@ -149,10 +149,10 @@ func runChecked(args []string) int {
 	app := newApp(os.Stdin, io.Discard, io.Discard)
 	ordered := reorderArgs(app, args)
 	if !wantsJSON(app, ordered) {
-		return run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
+		return runWithSignals(args, os.Stdin, os.Stdout, os.Stderr)
 	}
 	var out bytes.Buffer
-	code := run(context.Background(), args, os.Stdin, io.MultiWriter(os.Stdout, &out), os.Stderr)
+	code := runWithSignals(args, os.Stdin, io.MultiWriter(os.Stdout, &out), os.Stderr)
 	path, _, _ := commandPath(app, ordered)
 	if err := checkJSONOutput(path, code, out.Bytes()); err != nil {
 		msg := fmt.Sprintf("%s: %v\n", strings.Join(args, " "), err)

@@ -12,7 +12,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -24,13 +27,60 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // invalid input, failed verification, I/O errors
 	exitUsage   = 2 // bad flags or arguments
+	// exitInterrupted is what a shell reports for a command stopped by
+	// SIGINT (128 + 2).
+	exitInterrupted = 130
 )
 
+// interruptGrace is how long a command has to stop by itself after
+// Ctrl-C (removing its temporary files) before the process exits anyway:
+// a command blocked reading a terminal, a pipe or a FIFO does not watch
+// its context.
+const interruptGrace = 2 * time.Second
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(runWithSignals(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// runWithSignals runs the command with a context that Ctrl-C (SIGINT) or
+// SIGTERM cancels, and returns its exit code: exitInterrupted when it was
+// interrupted, also when the command has not stopped interruptGrace after.
+func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, stdin, stdout, stderr) }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	stop() // a second Ctrl-C ends the process at once
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(interruptGrace):
+		return reportInterrupted(args, stdout, stderr)
+	}
+}
+
+// errInterrupted: the user pressed Ctrl-C (or the process got SIGTERM).
+var errInterrupted = interruptedError{}
+
+type interruptedError struct{}
+
+func (interruptedError) Error() string { return "interrupted" }
+func (interruptedError) Unwrap() error { return context.Canceled }
+func (interruptedError) ExitCode() int { return exitInterrupted }
+
+// reportInterrupted reports errInterrupted for a command that did not stop
+// within interruptGrace.
+func reportInterrupted(args []string, stdout, stderr io.Writer) int {
+	var jsonOut io.Writer
+	if wantsJSON(newApp(strings.NewReader(""), io.Discard, io.Discard), args) {
+		jsonOut = stdout
+	}
+	return report(stderr, jsonOut, errInterrupted)
 }
 
 // run executes the CLI and returns the process exit code.
@@ -42,7 +92,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	var err error
-	if f := missingValue(app, args); f != "" {
+	if uerr := unknownCommand(app, args); uerr != nil {
+		err = uerr
+	} else if f := missingValue(app, args); f != "" {
 		err = usagef("flag needs an argument: %s", f)
 	} else {
 		args = reorderArgs(app, args)
@@ -50,6 +102,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil {
+		// Whatever failed after Ctrl-C failed because of it.
+		err = errInterrupted
 	}
 	var jsonOut io.Writer
 	if wantsJSON(app, args) {
@@ -142,8 +198,8 @@ EXIT CODES:
 		DisableSliceFlagSeparator: true,
 		// Errors are printed once, by report, never by urfave/cli itself.
 		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageErrorHint(c, err)
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -168,7 +224,13 @@ EXIT CODES:
 // setUp gives c and its subcommands our usage error handler, and each
 // command group its help command.
 func setUp(c *cli.Command) {
-	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+	c.OnUsageError = func(c *cli.Context, err error, _ bool) error { return usageErrorHint(c, err) }
+	if len(c.Subcommands) == 0 && !slices.ContainsFunc(c.Flags, func(f cli.Flag) bool { return f == quietFlag }) {
+		// Every command takes --quiet (issue 23): a script may pass it
+		// to any command; what a command prints that is not its product
+		// (a summary, "valid" lines, progress) it then leaves out.
+		c.Flags = append(c.Flags, quietFlag)
+	}
 	for _, f := range c.Flags {
 		markPath(f)
 	}
@@ -204,6 +266,15 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// usageErrorHint is urfave/cli's usage error, with the nearest flag as a
+// hint when a flag is unknown.
+func usageErrorHint(c *cli.Context, err error) error {
+	if hint := flagHint(c, err); hint != "" {
+		return withHint(usageError{err}, hint)
+	}
+	return usageError{err}
+}
+
 // usagef returns a usage error (exit code 2).
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
@@ -229,10 +300,7 @@ func report(stderr, jsonOut io.Writer, err error) int {
 	case errors.As(err, &ec):
 		code = ec.ExitCode()
 	}
-	fix := hint.Of(err)
-	if fix == "" && code == exitUsage {
-		fix = "run 'assemble --help' for usage"
-	}
+	fix := hintOf(err, hint.Of(err))
 	if jsonOut != nil {
 		if werr := writeErrorJSON(jsonOut, err, fix); werr != nil {
 			fmt.Fprintf(stderr, "assemble: error: printing the error as JSON: %s\n", werr)

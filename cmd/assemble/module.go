@@ -136,9 +136,9 @@ func moduleValidate(c *cli.Context) error {
 		return printJSON(c, moduleResult{File: m.Fragment.File, TypeName: m.TypeName, Valid: true})
 	}
 	if m.TypeName != "" {
-		fmt.Fprintf(c.App.Writer, "%s: valid module fragment (%s)\n", m.Fragment.File, m.TypeName)
+		printf(c, c.App.Writer, "%s: valid module fragment (%s)\n", m.Fragment.File, m.TypeName)
 	} else {
-		fmt.Fprintf(c.App.Writer, "%s: valid module fragment\n", m.Fragment.File)
+		printf(c, c.App.Writer, "%s: valid module fragment\n", m.Fragment.File)
 	}
 	return nil
 }

@@ -95,7 +95,18 @@ func summaryWriter(c *cli.Context, f *output.File) io.Writer {
 var (
 	quietFlag    = &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary or progress on success (warnings, errors and --json still print)"}
 	progressFlag = &cli.BoolFlag{Name: "progress", Usage: "report progress on standard error even when it is not a terminal"}
+	verboseFlag  = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "say on standard error what was read: keyrings and keys, project files"}
+	// noWarnUnverifiedFlag silences the warning that a signed assembly
+	// was read without verifying it (for scripts that verify separately).
+	noWarnUnverifiedFlag = &cli.BoolFlag{Name: "no-warn-unverified", EnvVars: []string{"ASSEMBLE_NO_WARN_UNVERIFIED"}, Usage: "do not warn that a signed assembly's signature was not verified (also $ASSEMBLE_NO_WARN_UNVERIFIED=1)"}
 )
+
+// verbosef prints a line of --verbose detail on standard error.
+func verbosef(c *cli.Context, format string, args ...any) {
+	if c.Bool("verbose") && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "assemble: "+format+"\n", args...)
+	}
+}
 
 // printf prints a command's result line unless --quiet is set.
 func printf(c *cli.Context, w io.Writer, format string, args ...any) {

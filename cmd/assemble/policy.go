@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/trust"
@@ -19,6 +20,7 @@ func trustFlags() []cli.Flag {
 		&cli.IntFlag{Name: "min-signers", Value: 1, Usage: "require valid signatures by at least `N` distinct trusted keys"},
 		&cli.StringSliceFlag{Name: "require-signer", Usage: "require a valid signature by the trusted key with this primary `FINGERPRINT` (repeatable)"},
 		&cli.StringSliceFlag{Name: "allow-algorithm", Usage: "allow only these hash `ALGORITHM`s (SHA256, SHA384, SHA512) for the attestation and the signatures (repeatable)"},
+		verboseFlag,
 	}
 }
 
@@ -70,7 +72,35 @@ func loadTrust(c *cli.Context) (*trust.Trust, error) {
 		return nil, err
 	}
 	t, err := trust.Load(o)
+	if err == nil {
+		verboseTrust(c, t)
+	}
 	return t, trustError(c, err)
+}
+
+// verboseTrust says, with --verbose, which policy and key files were read
+// and which keys they gave: the keys tried for every signature.
+func verboseTrust(c *cli.Context, t *trust.Trust) {
+	if o := c.String("policy"); o != "" {
+		verbosef(c, "read policy %s", o)
+	}
+	for _, f := range t.Files {
+		verbosef(c, "read keyring %s", f)
+	}
+	for _, e := range t.Trusted {
+		verbosef(c, "trusted key %X %s", e.PrimaryKey.Fingerprint, primaryUserID(e))
+	}
+	for _, e := range t.Known {
+		verbosef(c, "known key (names a signer, not trusted) %X %s", e.PrimaryKey.Fingerprint, primaryUserID(e))
+	}
+}
+
+// primaryUserID is the key's primary user ID, quoted, or "".
+func primaryUserID(e *openpgp.Entity) string {
+	if id := e.PrimaryIdentity(); id != nil {
+		return fmt.Sprintf("%q", id.Name)
+	}
+	return ""
 }
 
 // trustError translates the trust package's errors: a mistake in the

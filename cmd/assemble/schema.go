@@ -71,9 +71,9 @@ func schemaValidate(c *cli.Context) error {
 		for _, r := range results {
 			if r.Valid {
 				if n := len(r.Warnings); n > 0 {
-					fmt.Fprintf(w, "%s: valid (%s)\n", r.File, plural.Count(n, "warning"))
+					printf(c, w, "%s: valid (%s)\n", r.File, plural.Count(n, "warning"))
 				} else {
-					fmt.Fprintf(w, "%s: valid\n", r.File)
+					printf(c, w, "%s: valid\n", r.File)
 				}
 			}
 			for _, e := range r.Errors {

@@ -117,7 +117,7 @@ func defects() []defect {
 			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: ../t.yml}\n", "t.yml": "Resources: {}\n"},
 			sentinel:  assembly.ErrInsecurePath,
 			text:      `droplet A: properties.template: "../t.yml" is outside the archive (".."): name a file inside the archive, relative to its root [path-unsafe]`,
-			buildText: `droplet A: properties.template: packager: path outside the project: "../t.yml" leaves the project folder: keep assets inside it`,
+			buildText: `droplet A: properties.template: path outside the project: "../t.yml" leaves the project folder: keep assets inside it`,
 		},
 		{
 			name:      "absolute path",
@@ -125,7 +125,7 @@ func defects() []defect {
 			project:   map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: stack\n    properties: {stackName: a, template: /t.yml}\n", "t.yml": "Resources: {}\n"},
 			sentinel:  assembly.ErrInsecurePath,
 			text:      `droplet A: properties.template: "/t.yml" is an absolute path: name a file inside the archive, relative to its root [path-unsafe]`,
-			buildText: `droplet A: properties.template: packager: path outside the project: "/t.yml" is absolute: write it relative to the project folder`,
+			buildText: `droplet A: properties.template: path outside the project: "/t.yml" is absolute: write it relative to the project folder`,
 		},
 		{
 			// A directory droplet's executables name files of its folder:
@@ -171,7 +171,7 @@ func defects() []defect {
 			project:   map[string]string{"assembly.yaml": "droplets:\n  A:\n    type: file\n    properties: {file: f.bin, bucketName: b, objectKey: k}\n", "f.bin": "x"},
 			sentinel:  assembly.ErrSchema,
 			text:      `droplet A: missing required key "environment" [schema]`,
-			buildText: `droplet A: environment: packager: invalid project: no environment: set environment: on the droplet or at the top of assembly.yaml (e.g. aws://123456789012/eu-west-1)`,
+			buildText: `droplet A: environment: invalid project: no environment: set environment: on the droplet or at the top of assembly.yaml (e.g. aws://123456789012/eu-west-1)`,
 		},
 		{
 			name:      "bad logical ID",
@@ -179,7 +179,7 @@ func defects() []defect {
 			project:   map[string]string{"assembly.yaml": yamlHead + "  a.b:\n    type: file\n    properties: {file: f.bin, bucketName: b, objectKey: k}\n", "f.bin": "x"},
 			sentinel:  assembly.ErrLogicalID,
 			text:      `droplet a.b: logical ID "a.b" must match ^[A-Za-z0-9+/_-]{1,256}$ (no dots, spaces or other punctuation) [logical-id]`,
-			buildText: `droplet a.b: assembly: bad logical id: logical ID "a.b" must match ^[A-Za-z0-9+/_-]{1,256}$ (no dots, spaces or other punctuation)`,
+			buildText: `droplet a.b: bad logical id: logical ID "a.b" must match ^[A-Za-z0-9+/_-]{1,256}$ (no dots, spaces or other punctuation)`,
 		},
 		{
 			name:     "unknown droplet in a reference",
@@ -195,7 +195,7 @@ func defects() []defect {
 			project: map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: file\n    properties: {file: f.bin, bucketName: '${Net.outputs.Bucket}', objectKey: k}\n" +
 				"  Net:\n    type: stack\n    properties: {stackName: n, template: t.yml}\n", "f.bin": "x", "t.yml": "Resources: {}\n"},
 			sentinel: assembly.ErrReference,
-			text:     `droplet A: properties.bucketName: ${Net.outputs.Bucket}: droplets: unknown attribute "outputs.Bucket": StackDroplet outputs output.<name>, stackArn [reference-attribute]`,
+			text:     `droplet A: properties.bucketName: ${Net.outputs.Bucket}: unknown attribute "outputs.Bucket": StackDroplet outputs output.<name>, stackArn [reference-attribute]`,
 		},
 		{
 			name:     "lone backslash",
@@ -229,7 +229,7 @@ func defects() []defect {
 			sentinel:  assembly.ErrUnknownKey,
 			text:      `droplet A: description: unknown key: the spec defines no such field [unknown-key]`,
 			warning:   true,
-			buildText: `droplet A: packager: invalid project: unknown key "description" (allowed: type, environment, dependsOn, metadata, properties)`,
+			buildText: `droplet A: invalid project: unknown key "description" (allowed: type, environment, dependsOn, metadata, properties)`,
 		},
 		{
 			name:     "unknown top-level key",
@@ -243,7 +243,7 @@ func defects() []defect {
 			files:    map[string]string{"manifest.json": manifestOf(droplet("A", dir, `,"properties":{"directory":"site","bucketName":"b","keyprefix":"web/"}`)), "site/index.html": "hi"},
 			project:  map[string]string{"assembly.yaml": yamlHead + "  A:\n    type: directory\n    properties: {directory: site, bucketName: b, keyprefix: web/}\n", "site/index.html": "hi"},
 			sentinel: droplets.ErrUnknownProperty,
-			text:     `droplet A: properties.keyprefix: droplets: unknown property "keyprefix": DirectoryDroplet documents directory, bucketName, keyPrefix, objectKey, executables (did you mean "keyPrefix"?) [unknown-property]`,
+			text:     `droplet A: properties.keyprefix: unknown property "keyprefix": DirectoryDroplet documents directory, bucketName, keyPrefix, objectKey, executables (did you mean "keyPrefix"?) [unknown-property]`,
 			warning:  true,
 		},
 	}

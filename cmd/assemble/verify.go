@@ -164,6 +164,8 @@ type signatureResult struct {
 	Trusted           bool   `json:"trusted"`
 	Known             bool   `json:"known,omitempty"`
 	Error             string `json:"error,omitempty"`
+	// Code is Error's code, as the top-level error's (errcodes.go).
+	Code string `json:"code,omitempty"`
 }
 
 // policyResult is how the signatures met the policy.
@@ -183,7 +185,7 @@ func (res *verifyResult) setSignatures(sigs []signing.Signature, pr signing.Poli
 		r := signatureResult{KeyID: s.KeyID, IssuerFingerprint: s.IssuerFingerprint, Fingerprint: s.Fingerprint, SigningKey: s.SigningKey,
 			UserID: s.UserID, Time: s.Time.UTC().Format(time.RFC3339), Hash: signing.AlgorithmName(s.Hash), Valid: s.Valid, Trusted: s.Trusted, Known: s.Known}
 		if s.Err != nil {
-			r.Error = s.Err.Error()
+			r.Error, r.Code = s.Err.Error(), codeOf(s.Err)
 		}
 		res.Signatures = append(res.Signatures, r)
 	}

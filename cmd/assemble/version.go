@@ -18,11 +18,38 @@ type buildInfo struct {
 	GoVersion string `json:"goVersion"`
 }
 
-// readBuildInfo reads the module version, VCS revision, commit time and
+// Set at link time by scripts/release (-ldflags "-X main.version=v1.2.0
+// -X main.commit=<sha> -X main.date=<RFC 3339>"); when empty, the build
+// information Go records is used (go install module@version records the
+// version, a build in a checkout the VCS revision and time).
+var (
+	version string
+	commit  string
+	date    string
+)
+
+// readBuildInfo is the build information: the version, commit and date
+// stamped in by the release script, each falling back to what the Go
+// build recorded (readGoBuildInfo).
+func readBuildInfo() buildInfo {
+	info := readGoBuildInfo()
+	if version != "" {
+		info.Version = version
+	}
+	if commit != "" {
+		info.Revision = commit
+	}
+	if date != "" {
+		info.Time = date
+	}
+	return info
+}
+
+// readGoBuildInfo reads the module version, VCS revision, commit time and
 // dirty flag, and Go version (debug.ReadBuildInfo). A binary built by "go
 // build" in a checkout has version "(devel)" and the VCS fields; one built
 // by "go install module@version" the version and no VCS fields.
-func readBuildInfo() buildInfo {
+func readGoBuildInfo() buildInfo {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return buildInfo{Module: "github.com/cloud-assembly/assemble", Version: "unknown", GoVersion: "unknown"}

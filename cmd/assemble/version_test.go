@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // --version names the revision (12 hex digits), its time and a dirty work
 // tree when the build recorded them, and always the Go version.
@@ -21,5 +24,25 @@ func TestBuildInfoString(t *testing.T) {
 	}
 	if info := readBuildInfo(); info.Module != "github.com/cloud-assembly/assemble" && info.Module != "" || info.GoVersion == "" {
 		t.Errorf("readBuildInfo: %+v", info)
+	}
+}
+
+// Issue 23, item 1: the version, commit and date the release script
+// stamps in (-ldflags -X) take the place of Go's build information; each
+// left empty falls back to it.
+func TestStampedVersion(t *testing.T) {
+	defer func(v, c, d string) { version, commit, date = v, c, d }(version, commit, date)
+	goInfo := readGoBuildInfo()
+	version, commit, date = "v1.2.3", "0123456789abcdef0123456789abcdef01234567", "2026-01-02T03:04:05Z"
+	info := readBuildInfo()
+	if info.Version != "v1.2.3" || info.Revision != commit || info.Time != date || info.GoVersion != goInfo.GoVersion {
+		t.Errorf("stamped: %+v", info)
+	}
+	if got, want := info.String(), "v1.2.3 (0123456789ab, 2026-01-02T03:04:05Z"; !strings.HasPrefix(got, want) {
+		t.Errorf("--version: %q, want it to start with %q", got, want)
+	}
+	version, commit, date = "", "", ""
+	if info := readBuildInfo(); info != goInfo {
+		t.Errorf("not stamped: %+v, want Go's %+v", info, goInfo)
 	}
 }

@@ -276,3 +276,28 @@ func TestReadmeShowsWorkflow(t *testing.T) {
 		t.Errorf("README.md does not show docs/github-actions.yml as it is, in a ```yaml block")
 	}
 }
+
+// Issue 23, item 1: the recipe pins a release of assemble (vX.Y.Z), and
+// every job installs that version.
+func TestActionsRecipePinsVersion(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "github-actions.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf workflow
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	if v := wf.Env["ASSEMBLE_VERSION"]; !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(v) {
+		t.Errorf("ASSEMBLE_VERSION is %q, want a release vX.Y.Z", v)
+	}
+	for name, job := range wf.Jobs {
+		pinned := false
+		for _, st := range job.Steps {
+			pinned = pinned || installAssemble.MatchString(st.Run) && strings.Contains(st.Run, "@$ASSEMBLE_VERSION")
+		}
+		if !pinned {
+			t.Errorf("job %s does not install assemble@$ASSEMBLE_VERSION", name)
+		}
+	}
+}

@@ -12,9 +12,9 @@ import (
 // Sentinels of folder outputs.
 var (
 	// ErrNotEmpty: a folder output exists and holds something.
-	ErrNotEmpty = errors.New("output: folder not empty")
+	ErrNotEmpty = errors.New("folder not empty")
 	// ErrNotFolder: a folder output names a file.
-	ErrNotFolder = errors.New("output: not a folder")
+	ErrNotFolder = errors.New("not a folder")
 )
 
 // DirPerm is the permission (before the umask) of every folder a Dir
@@ -43,7 +43,7 @@ type Dir struct {
 // kept.
 func CreateDir(name string) (*Dir, error) {
 	if name == "" || name == "-" {
-		return nil, fmt.Errorf("output: %q is not a folder name", name)
+		return nil, fmt.Errorf("%q is not a folder name", name)
 	}
 	target, exists, err := resolveDir(name)
 	if err != nil {

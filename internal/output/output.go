@@ -43,16 +43,16 @@ import (
 // system's own wraps one of them.
 var (
 	// ErrInput: the output is a file the command read.
-	ErrInput = errors.New("output: would overwrite an input")
+	ErrInput = errors.New("would overwrite an input")
 	// ErrFolder: the output names a folder (or a link to one).
-	ErrFolder = errors.New("output: is a folder")
+	ErrFolder = errors.New("is a folder")
 	// ErrDangling: the output is a symbolic link to a file that does not exist.
-	ErrDangling = errors.New("output: symbolic link to nothing")
+	ErrDangling = errors.New("symbolic link to nothing")
 	// ErrLocked: another writer held the output longer than Options.Wait.
-	ErrLocked = errors.New("output: locked by another writer")
+	ErrLocked = errors.New("locked by another writer")
 	// ErrDirect: an output written as it goes (standard output, a pipe)
 	// cannot be written out of order (File.WriteAt).
-	ErrDirect = errors.New("output: written in order only")
+	ErrDirect = errors.New("written in order only")
 )
 
 // An Error is an output refused for one of the reasons above: Err is the
@@ -132,7 +132,7 @@ func Create(ctx context.Context, name string, opts Options) (*File, error) {
 		return &File{name: name, w: w}, nil
 	}
 	if name == "" {
-		return nil, errors.New("output: empty file name")
+		return nil, errors.New("empty file name")
 	}
 	if err := checkInputs(name, opts.Inputs); err != nil {
 		return nil, err
@@ -543,6 +543,19 @@ func (f *File) createTemp() error {
 	return fmt.Errorf("write %s: cannot create a temporary file beside it", f.name)
 }
 
+// A NoFolderError says that the folder an output goes to does not exist
+// (nothing creates it: a typo should not make folders). It matches
+// fs.ErrNotExist.
+type NoFolderError struct {
+	Name, Dir string
+	Err       error
+}
+
+func (e *NoFolderError) Error() string {
+	return fmt.Sprintf("write %s: the folder %s does not exist: %v", e.Name, e.Dir, e.Err)
+}
+func (e *NoFolderError) Unwrap() error { return e.Err }
+
 // tempError says why no file could be created in dir for the output
 // name, naming the folder rather than the temporary file.
 func tempError(name, dir string, err error) error {
@@ -552,7 +565,7 @@ func tempError(name, dir string, err error) error {
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("write %s: the folder %s does not exist: %w", name, dir, pe.Err)
+		return &NoFolderError{Name: name, Dir: dir, Err: pe.Err}
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("write %s: no file may be created in %s: %w", name, dir, pe.Err)
 	}

@@ -10,18 +10,18 @@ import (
 var (
 	// ErrArtifact: a local artifact is missing, or not what the property
 	// takes (a folder where one file is needed, a broken zip, ...).
-	ErrArtifact = errors.New("artifacts: invalid local artifact")
+	ErrArtifact = errors.New("invalid local artifact")
 	// ErrOutsideProject: an artifact path leaves the project folder ("..",
 	// an absolute path, a symbolic link out). It matches
 	// assembly.ErrInsecurePath too.
-	ErrOutsideProject error = &classError{"artifacts: artifact outside the project", assembly.ErrInsecurePath}
+	ErrOutsideProject error = &classError{"artifact outside the project", assembly.ErrInsecurePath}
 	// ErrCycle: nested templates include each other.
-	ErrCycle = errors.New("artifacts: nested template cycle")
+	ErrCycle = errors.New("nested template cycle")
 	// ErrTooLarge: an artifact exceeds a bound (MaxArtifactBytes,
 	// MaxArtifactFiles, MaxTotalBytes), a zip bomb among them.
-	ErrTooLarge = errors.New("artifacts: artifact too large")
+	ErrTooLarge = errors.New("artifact too large")
 	// ErrChanged: a file changed between packaging and writing.
-	ErrChanged = errors.New("artifacts: artifact changed during the build")
+	ErrChanged = errors.New("artifact changed during the build")
 )
 
 type classError struct {

@@ -77,7 +77,7 @@ func Load(path string, opts Options) (*Blueprint, error) {
 	if cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, fmt.Errorf("blueprint: working directory: %w", err)
+			return nil, fmt.Errorf("working directory: %w", err)
 		}
 		cwd = wd
 	}
@@ -89,7 +89,7 @@ func Load(path string, opts Options) (*Blueprint, error) {
 	if opts.Root != "" {
 		root, err := filepath.Abs(opts.Root)
 		if err != nil {
-			return nil, fmt.Errorf("blueprint: root: %w", err)
+			return nil, fmt.Errorf("root: %w", err)
 		}
 		if real, err := filepath.EvalSymlinks(root); err == nil {
 			root = real
@@ -98,7 +98,7 @@ func Load(path string, opts Options) (*Blueprint, error) {
 		// Files are read through the root: a link swapped in after the
 		// include was checked cannot lead outside it.
 		if l.fsroot, err = os.OpenRoot(root); err != nil {
-			return nil, fmt.Errorf("blueprint: root: %w", err)
+			return nil, fmt.Errorf("root: %w", err)
 		}
 		defer l.fsroot.Close()
 	}

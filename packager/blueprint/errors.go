@@ -13,55 +13,55 @@ import (
 var (
 	// ErrSyntax: the file is not well-formed YAML or JSON, or uses YAML
 	// anchors, aliases or tags (the specification forbids them).
-	ErrSyntax = errors.New("blueprint: syntax error")
+	ErrSyntax = errors.New("syntax error")
 	// ErrVersion: version is missing or not 2023-04-20.
-	ErrVersion = errors.New("blueprint: unsupported version")
+	ErrVersion = errors.New("unsupported version")
 	// ErrSchema: a section breaks the specification's rules (missing or
 	// unknown field, wrong type, bad format, bad allowed values or default).
-	ErrSchema = errors.New("blueprint: invalid definition")
+	ErrSchema = errors.New("invalid definition")
 	// ErrSubstitution: a ${..} substitution does not follow the grammar.
-	ErrSubstitution = errors.New("blueprint: invalid substitution")
+	ErrSubstitution = errors.New("invalid substitution")
 	// ErrSubstitutionNotAllowed: a ${..} substitution where the
 	// specification forbids one (keys, transform, variables, types, labels,
 	// link selectors, data source exports and filter fields, export fields).
-	ErrSubstitutionNotAllowed = errors.New("blueprint: substitution not allowed here")
+	ErrSubstitutionNotAllowed = errors.New("substitution not allowed here")
 	// ErrReference: a reference names something the blueprint does not
 	// define, or accesses it in a way its kind does not support.
-	ErrReference = errors.New("blueprint: unresolved reference")
+	ErrReference = errors.New("unresolved reference")
 	// ErrElemOutsideEach: elem or i outside a resource with each.
-	ErrElemOutsideEach = errors.New("blueprint: elem or i outside an each resource")
+	ErrElemOutsideEach = errors.New("elem or i outside an each resource")
 	// ErrFunction: unknown function, wrong argument count or type, or a
 	// call whose arguments are known before deploy time fails (substr past
 	// the end, jsondecode of text that is not JSON, fromjson of a missing
 	// key), or a field or index a known value does not have.
-	ErrFunction = errors.New("blueprint: invalid function call")
+	ErrFunction = errors.New("invalid function call")
 	// ErrType: a substitution yields a type its place does not accept, an
 	// array or object is interpolated into a string, or an export's type
 	// differs from the field it names.
-	ErrType = errors.New("blueprint: type mismatch")
+	ErrType = errors.New("type mismatch")
 	// ErrReferenceCycle: values, resources, data sources or children depend
 	// on themselves through references, dependsOn or links.
-	ErrReferenceCycle = errors.New("blueprint: reference cycle")
+	ErrReferenceCycle = errors.New("reference cycle")
 	// ErrEachDependency: a resource's each depends on a resource or a child
 	// blueprint, which are only known at deploy time.
-	ErrEachDependency = errors.New("blueprint: each depends on a resource or child blueprint")
+	ErrEachDependency = errors.New("each depends on a resource or child blueprint")
 	// ErrEachType: a resource's each does not yield an array.
-	ErrEachType = errors.New("blueprint: each does not yield an array")
+	ErrEachType = errors.New("each does not yield an array")
 	// ErrInclude: an included blueprint can not be loaded, or the variables
 	// passed to it do not match its definitions.
-	ErrInclude = errors.New("blueprint: invalid include")
+	ErrInclude = errors.New("invalid include")
 	// ErrIncludeCycle: a blueprint includes itself, directly or not.
-	ErrIncludeCycle = errors.New("blueprint: include cycle")
+	ErrIncludeCycle = errors.New("include cycle")
 	// ErrIncludeDepth: includes nest deeper than MaxDepth blueprints.
-	ErrIncludeDepth = errors.New("blueprint: include depth exceeded")
+	ErrIncludeDepth = errors.New("include depth exceeded")
 	// ErrEvalLimit: evaluating what is known before deploy time yields a
 	// result above MaxEvalSize or takes more than MaxEvalWork steps.
-	ErrEvalLimit = errors.New("blueprint: evaluation limit exceeded")
+	ErrEvalLimit = errors.New("evaluation limit exceeded")
 	// ErrRead: the blueprint file given can not be read.
-	ErrRead = errors.New("blueprint: can not read file")
+	ErrRead = errors.New("can not read file")
 	// ErrTooLarge: a file exceeds MaxFileSize, or the files loaded hold
 	// more than MaxNodes YAML nodes.
-	ErrTooLarge = errors.New("blueprint: file too large")
+	ErrTooLarge = errors.New("file too large")
 )
 
 // Error is one problem found in a blueprint file, at a line and column

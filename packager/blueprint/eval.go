@@ -34,7 +34,7 @@ const (
 type fnVal func(args ...any) (any, error)
 
 // errCall is returned by core function implementations for bad input.
-var errCall = errors.New("blueprint: function call failed")
+var errCall = errors.New("function call failed")
 
 // errTooLarge is returned for a result above MaxEvalSize.
 var errTooLarge = fmt.Errorf("evaluates to more than %d items and bytes (the limit for what is evaluated before deploy)", MaxEvalSize)

@@ -57,7 +57,7 @@ func CheckFragment(kind, path string) error {
 	case FragmentVariable:
 		c.checkVariable(key, root)
 	default:
-		return fmt.Errorf("blueprint: unknown fragment kind %q", kind)
+		return fmt.Errorf("unknown fragment kind %q", kind)
 	}
 	if len(errs) > 0 {
 		return errs.sorted()

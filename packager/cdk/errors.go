@@ -9,17 +9,17 @@ import (
 var (
 	// ErrCloudAssembly: a CDK manifest, asset manifest or metadata file is
 	// malformed, or names something CDK would refuse.
-	ErrCloudAssembly = errors.New("cdk: invalid cloud assembly")
+	ErrCloudAssembly = errors.New("invalid cloud assembly")
 	// ErrNotCopied: a file or folder the cloud assembly names is not in the
 	// cdk.out folder (a partial copy, or assets deleted after synthesis).
-	ErrNotCopied = errors.New("cdk: file missing from the cdk.out folder")
+	ErrNotCopied = errors.New("file missing from the cdk.out folder")
 	// ErrOutside: a path leaves the cdk.out folder (an absolute path, "..",
 	// or a symlink pointing out of it).
-	ErrOutside = errors.New("cdk: path outside the cdk.out folder")
+	ErrOutside = errors.New("path outside the cdk.out folder")
 	// ErrNotSynthesized: a CDK app folder (cdk.json) holds no cloud assembly.
-	ErrNotSynthesized = errors.New("cdk: no synthesized cloud assembly")
+	ErrNotSynthesized = errors.New("no synthesized cloud assembly")
 	// ErrNoCDKOut: an assembly holds no cdk.out to extract.
-	ErrNoCDKOut = errors.New("cdk: no cdk.out in the assembly")
+	ErrNoCDKOut = errors.New("no cdk.out in the assembly")
 )
 
 // An Error is a problem in one file of the cdk.out (named by its archive

@@ -9,25 +9,25 @@ import (
 // Sentinel errors. Every error Package returns wraps exactly one of them.
 var (
 	// ErrSyntax: a file is not a readable YAML or JSON template.
-	ErrSyntax = errors.New("cfn: invalid template syntax")
+	ErrSyntax = errors.New("invalid template syntax")
 	// ErrInvalid: the template or a module breaks a rule of the design.
-	ErrInvalid = errors.New("cfn: invalid template")
+	ErrInvalid = errors.New("invalid template")
 	// ErrMissingParameter: a module parameter has neither a value nor a Default.
-	ErrMissingParameter = errors.New("cfn: missing module parameter")
+	ErrMissingParameter = errors.New("missing module parameter")
 	// ErrUnknownParameter: a module's Properties (or an Fn::Invoke's)
 	// set a property the module declares no parameter for.
-	ErrUnknownParameter = errors.New("cfn: module property is not a parameter")
+	ErrUnknownParameter = errors.New("module property is not a parameter")
 	// ErrCycle: a module includes itself, directly or through others.
-	ErrCycle = errors.New("cfn: module cycle")
+	ErrCycle = errors.New("module cycle")
 	// ErrNameClash: a name emitted into the parent is already taken.
-	ErrNameClash = errors.New("cfn: name clash")
+	ErrNameClash = errors.New("name clash")
 	// ErrOutsideRoot: a file named by the template lies outside the project folder.
-	ErrOutsideRoot = errors.New("cfn: file outside the project folder")
+	ErrOutsideRoot = errors.New("file outside the project folder")
 	// ErrTooLarge: an input exceeds one of the size limits.
-	ErrTooLarge = errors.New("cfn: input too large")
+	ErrTooLarge = errors.New("input too large")
 	// ErrDangling: a Ref, Fn::GetAtt, DependsOn, Condition or Sub variable
 	// of the packaged template names nothing in it.
-	ErrDangling = errors.New("cfn: reference to nothing")
+	ErrDangling = errors.New("reference to nothing")
 )
 
 // Frame is one step of the module chain that led to an error.

@@ -15,7 +15,7 @@ import (
 // ErrNoArtifacts: a template ships a local file or folder (!Rain::S3,
 // !Rain::S3Http) and the packaging was given nowhere to put it
 // (Options.Artifacts is nil).
-var ErrNoArtifacts = errors.New("cfn: no place for local artifacts")
+var ErrNoArtifacts = errors.New("no place for local artifacts")
 
 // An Artifact is a local file or folder that a template ships with it.
 type Artifact struct {

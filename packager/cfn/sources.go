@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/cloud-assembly/assemble/packager/cfn/source"
 )
@@ -117,11 +116,7 @@ func wrapLoad(file string, line, col int, chain []Frame, err error) error {
 	if errors.As(err, &ce) {
 		return err
 	}
-	msg := err.Error()
-	for _, p := range []string{"source: ", "cfn: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	return &Error{File: file, Line: line, Col: col, Msg: msg, Chain: chain, Err: sentinelError{sourceSentinel(err), err}}
+	return &Error{File: file, Line: line, Col: col, Msg: err.Error(), Chain: chain, Err: sentinelError{sourceSentinel(err), err}}
 }
 
 // sentinelError makes an error match both our sentinel and the cause's.

@@ -127,7 +127,7 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 	case yaml.ScalarNode:
 		b.Write(jsonScalar(n))
 	default:
-		return fmt.Errorf("cfn: write json: unexpected node kind %d", n.Kind)
+		return fmt.Errorf("write json: unexpected node kind %d", n.Kind)
 	}
 	return nil
 }

@@ -38,11 +38,11 @@ const MaxNesting = 3
 // Sentinel errors; the errors this package returns wrap one of them.
 var (
 	// ErrInvalidFragment: the fragment breaks a module rule or does not parse.
-	ErrInvalidFragment = errors.New("registry: invalid module fragment")
+	ErrInvalidFragment = errors.New("invalid module fragment")
 	// ErrProject: the module project folder is not laid out as cfn expects.
-	ErrProject = errors.New("registry: invalid module project")
+	ErrProject = errors.New("invalid module project")
 	// ErrTypeName: the module type name does not match Org::Service::Name::MODULE.
-	ErrTypeName = errors.New("registry: invalid module type name")
+	ErrTypeName = errors.New("invalid module type name")
 )
 
 // typeNamePattern is the module meta-schema's typeName pattern.

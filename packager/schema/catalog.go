@@ -28,7 +28,7 @@ const (
 )
 
 // ErrCatalog is wrapped by LoadCatalog's errors.
-var ErrCatalog = errors.New("schema: cannot load resource type schemas")
+var ErrCatalog = errors.New("cannot load resource type schemas")
 
 // Catalog holds resource type schemas by type name, for checking templates.
 type Catalog struct {

@@ -19,7 +19,7 @@ const DefaultRegexBudget = time.Second
 
 // ErrRegexBudget: the regular expressions of the schemas took more than
 // their budget (a pattern too slow for the keys it is matched against).
-var ErrRegexBudget = errors.New("schema: regular expressions took too long")
+var ErrRegexBudget = errors.New("regular expressions took too long")
 
 // RegexBudget is the time left for the regular expression matches of one
 // run. It is safe for concurrent use.

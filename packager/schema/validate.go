@@ -41,9 +41,9 @@ const (
 // Sentinel errors.
 var (
 	// ErrInvalid is wrapped by every error that reports an invalid schema.
-	ErrInvalid = errors.New("schema: invalid resource type schema")
+	ErrInvalid = errors.New("invalid resource type schema")
 	// ErrTooLarge is returned for a file above MaxFileSize.
-	ErrTooLarge = errors.New("schema: file too large")
+	ErrTooLarge = errors.New("file too large")
 )
 
 //go:embed metaschema/*.json
@@ -162,23 +162,23 @@ func NewValidator() (*Validator, error) {
 	for _, m := range metaFiles {
 		b, err := metaFS.ReadFile("metaschema/" + m.file)
 		if err != nil {
-			return nil, fmt.Errorf("schema: embedded meta-schema: %w", err)
+			return nil, fmt.Errorf("embedded meta-schema: %w", err)
 		}
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 		if err != nil {
-			return nil, fmt.Errorf("schema: embedded meta-schema %s: %w", m.file, err)
+			return nil, fmt.Errorf("embedded meta-schema %s: %w", m.file, err)
 		}
 		if err := c.AddResource(m.url, doc); err != nil {
-			return nil, fmt.Errorf("schema: embedded meta-schema %s: %w", m.file, err)
+			return nil, fmt.Errorf("embedded meta-schema %s: %w", m.file, err)
 		}
 	}
 	s, err := c.Compile(metaBase + "provider.definition.schema.v1.json")
 	if err != nil {
-		return nil, fmt.Errorf("schema: compile meta-schema: %w", err)
+		return nil, fmt.Errorf("compile meta-schema: %w", err)
 	}
 	h, err := c.Compile(metaBase + "provider.definition.schema.hooks.v1.json")
 	if err != nil {
-		return nil, fmt.Errorf("schema: compile hook meta-schema: %w", err)
+		return nil, fmt.Errorf("compile hook meta-schema: %w", err)
 	}
 	compiled.Store(true)
 	return &Validator{meta: s, hook: h}, nil
@@ -195,7 +195,7 @@ func (n neverMatch) String() string          { return string(n) }
 type noLoader struct{}
 
 func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema: %s is not embedded and is never fetched", url)
+	return nil, fmt.Errorf("%s is not embedded and is never fetched", url)
 }
 
 // ecmaRegexp adapts regexp2 (ECMAScript mode) to jsonschema.Regexp.

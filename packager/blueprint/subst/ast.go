@@ -25,7 +25,7 @@ import (
 )
 
 // ErrSyntax is the class of every parse error.
-var ErrSyntax = errors.New("subst: syntax error")
+var ErrSyntax = errors.New("syntax error")
 
 // SyntaxError reports where in the source text a substitution failed to parse.
 type SyntaxError struct {

@@ -19,13 +19,13 @@ const Name = "Fn::Flatten"
 var (
 	// ErrArgs: the argument is malformed (unknown key, bad path, a
 	// Template reference that matches nothing, ...).
-	ErrArgs = errors.New("flatten: invalid Fn::Flatten argument")
+	ErrArgs = errors.New("invalid Fn::Flatten argument")
 	// ErrUnresolved: the Source, or a value a path must descend into, is an
 	// intrinsic function whose value is only known at deploy time.
-	ErrUnresolved = errors.New("flatten: Fn::Flatten source is not resolved")
+	ErrUnresolved = errors.New("Fn::Flatten source is not resolved")
 	// ErrTooLarge: the argument or the result has more than ynode.MaxNodes
 	// nodes (aliases expanded).
-	ErrTooLarge = errors.New("flatten: Fn::Flatten result too large")
+	ErrTooLarge = errors.New("Fn::Flatten result too large")
 )
 
 type variable struct {

@@ -12,13 +12,13 @@ import (
 var (
 	// ErrArgs: the argument of Fn::Merge is not a list of objects or a list
 	// of lists.
-	ErrArgs = errors.New("merge: invalid Fn::Merge argument")
+	ErrArgs = errors.New("invalid Fn::Merge argument")
 	// ErrUnresolved: an argument is an intrinsic function that cannot be
 	// resolved at packaging time.
-	ErrUnresolved = errors.New("merge: Fn::Merge argument is not resolved")
+	ErrUnresolved = errors.New("Fn::Merge argument is not resolved")
 	// ErrTooLarge: the argument has more than ynode.MaxNodes nodes once its
 	// aliases are expanded.
-	ErrTooLarge = errors.New("merge: Fn::Merge argument too large")
+	ErrTooLarge = errors.New("Fn::Merge argument too large")
 )
 
 // Name is the intrinsic function's name in templates.

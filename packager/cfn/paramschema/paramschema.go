@@ -19,12 +19,12 @@ var maxNodes = ynode.MaxNodes
 // Sentinel errors; every error of this package wraps one of them.
 var (
 	// ErrSchema: the ParameterSchema itself is malformed.
-	ErrSchema = errors.New("paramschema: invalid ParameterSchema")
+	ErrSchema = errors.New("invalid ParameterSchema")
 	// ErrViolation: a parameter value breaks its schema.
-	ErrViolation = errors.New("paramschema: parameter value violates its schema")
+	ErrViolation = errors.New("parameter value violates its schema")
 	// ErrTooLarge: a schema or value (with its aliases and defaults
 	// expanded) has more than ynode.MaxNodes nodes.
-	ErrTooLarge = errors.New("paramschema: value too large")
+	ErrTooLarge = errors.New("value too large")
 )
 
 // Limits on hostile schemas.

@@ -25,18 +25,18 @@ import (
 
 // Sentinel errors; every error of this package wraps one of them.
 var (
-	ErrBadSource         = errors.New("source: invalid source")
-	ErrNotFound          = errors.New("source: file not found")
-	ErrOutsideRoot       = errors.New("source: path leaves the project folder")
-	ErrOutsidePackage    = errors.New("source: path leaves its package")
-	ErrUnknownPackage    = errors.New("source: unknown package alias")
-	ErrBadPackage        = errors.New("source: invalid package")
-	ErrTooLarge          = errors.New("source: file too large")
-	ErrBadHash           = errors.New("source: invalid hash")
-	ErrHashMismatch      = errors.New("source: hash mismatch")
-	ErrNoCredentials     = errors.New("source: no AWS credentials")
-	ErrUnsupportedScheme = errors.New("source: unsupported URL scheme")
-	ErrFetch             = errors.New("source: download failed")
+	ErrBadSource         = errors.New("invalid source")
+	ErrNotFound          = errors.New("file not found")
+	ErrOutsideRoot       = errors.New("path leaves the project folder")
+	ErrOutsidePackage    = errors.New("path leaves its package")
+	ErrUnknownPackage    = errors.New("unknown package alias")
+	ErrBadPackage        = errors.New("invalid package")
+	ErrTooLarge          = errors.New("file too large")
+	ErrBadHash           = errors.New("invalid hash")
+	ErrHashMismatch      = errors.New("hash mismatch")
+	ErrNoCredentials     = errors.New("no AWS credentials")
+	ErrUnsupportedScheme = errors.New("unsupported URL scheme")
+	ErrFetch             = errors.New("download failed")
 )
 
 // Default limits; Options may lower or raise them.
