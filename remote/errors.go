@@ -7,28 +7,28 @@ import "errors"
 var (
 	// ErrLocation: the location is not one this package reads (scheme,
 	// syntax, or plain HTTP to a host that is not loopback).
-	ErrLocation = errors.New("remote: invalid location")
+	ErrLocation = errors.New("invalid location")
 	// ErrNotFound: no object, tag, manifest or blob at the location.
-	ErrNotFound = errors.New("remote: not found")
+	ErrNotFound = errors.New("not found")
 	// ErrChanged: the object changed while it was read: another ETag,
 	// version or size than the first response's, or a failed If-Match.
-	ErrChanged = errors.New("remote: object changed while being read")
+	ErrChanged = errors.New("object changed while being read")
 	// ErrBadResponse: a response that does not answer the request: a
 	// range with other bounds or length than asked, a server that ignores
 	// ranges, an unexpected status.
-	ErrBadResponse = errors.New("remote: bad response")
+	ErrBadResponse = errors.New("bad response")
 	// ErrDigestMismatch: the bytes read do not have the digest the
 	// location or the caller asked for.
-	ErrDigestMismatch = errors.New("remote: digest mismatch")
+	ErrDigestMismatch = errors.New("digest mismatch")
 	// ErrRedirect: a redirect to another scheme, refused.
-	ErrRedirect = errors.New("remote: redirect refused")
+	ErrRedirect = errors.New("redirect refused")
 	// ErrTimeout: a request took longer than its deadline, or its body
 	// stalled.
-	ErrTimeout = errors.New("remote: request timed out")
+	ErrTimeout = errors.New("request timed out")
 	// ErrNotAssembly: an OCI manifest that is not a Cloud Assembly
 	// artifact (docs/oci.md).
-	ErrNotAssembly = errors.New("remote: not a cloud assembly artifact")
+	ErrNotAssembly = errors.New("not a cloud assembly artifact")
 	// ErrUnsupported: an operation the location's scheme does not offer
 	// (pushing to https://).
-	ErrUnsupported = errors.New("remote: not supported")
+	ErrUnsupported = errors.New("not supported")
 )

@@ -268,7 +268,7 @@ func (o *Object) Close() error {
 // ReadAt reads len(p) bytes at off, as io.ReaderAt does.
 func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
-		return 0, fmt.Errorf("remote: negative offset %d", off)
+		return 0, fmt.Errorf("negative offset %d", off)
 	}
 	if off >= o.size {
 		if len(p) == 0 {
