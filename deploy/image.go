@@ -66,19 +66,24 @@ func (imageKind) ref(d *droplet) (name.Tag, error) {
 // could follow; it reads the spool. release frees the spool.
 func (imageKind) image(d *droplet) (img v1.Image, release func() error, err error) {
 	saved := str(d.props, "savedImage")
-	sp, err := newSpool(func(w io.Writer) error { return copyFile(w, d.run.src, saved) })
+	return spoolImage(func(w io.Writer) error { return copyFile(w, d.run.src, saved) }, func(err error) error {
+		return fmt.Errorf("properties.savedImage %s: not a `docker image save` archive: %v", saved, err)
+	})
+}
+
+// spoolImage writes a `docker image save` archive into a spool with write
+// and reads it as an image; release frees the spool. notImage words the
+// error of an archive that holds no image.
+func spoolImage(write func(io.Writer) error, notImage func(error) error) (img v1.Image, release func() error, err error) {
+	sp, err := newSpool(write)
 	if err != nil {
 		return nil, nil, err
 	}
-	if img, err = spooledImage(sp); err != nil {
+	if img, err = tarball.Image(func() (io.ReadCloser, error) { return io.NopCloser(sp.reader()), nil }, nil); err != nil {
 		sp.Close()
-		return nil, nil, fmt.Errorf("properties.savedImage %s: not a `docker image save` archive: %v", saved, err)
+		return nil, nil, notImage(err)
 	}
 	return img, sp.Close, nil
-}
-
-func spooledImage(sp *spool) (v1.Image, error) {
-	return tarball.Image(func() (io.ReadCloser, error) { return io.NopCloser(sp.reader()), nil }, nil)
 }
 
 // local is what the droplet pushes: the tag, the saved image and its
@@ -166,7 +171,8 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (k imageKind) attrs(ref name.Tag, digest v1.Hash) map[string]string {
+// imageAttrs are an image's attributes: where it was pushed, by digest and by tag.
+func imageAttrs(ref name.Tag, digest v1.Hash) map[string]string {
 	return map[string]string{"exactImageId": ref.Context().Name() + "@" + digest.String(), "imageName": ref.Name()}
 }
 
@@ -187,8 +193,27 @@ func remoteDigest(ctx context.Context, d *droplet, ref name.Tag) (v1.Hash, bool,
 	return desc.Digest, true, nil
 }
 
+// push writes the image to ref.
+func push(ctx context.Context, d *droplet, ref name.Tag, img v1.Image) error {
+	opts, err := remoteOptions(ctx, d, ref.Registry)
+	if err != nil {
+		return err
+	}
+	d.progress("pushing %s", ref)
+	if err := remote.Write(ref, img, opts...); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrPush, ref, err)
+	}
+	return nil
+}
+
 func (k imageKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
-	ref, err := k.ref(d)
+	return currentTag(ctx, d, k.ref)
+}
+
+// currentTag is the attributes of the image the droplet's tag points at;
+// ok is false when there is no such tag.
+func currentTag(ctx context.Context, d *droplet, refOf func(*droplet) (name.Tag, error)) (attrs map[string]string, ok bool, err error) {
+	ref, err := refOf(d)
 	if err != nil {
 		return nil, false, err
 	}
@@ -196,7 +221,7 @@ func (k imageKind) current(ctx context.Context, d *droplet) (map[string]string, 
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	return k.attrs(ref, h), true, nil
+	return imageAttrs(ref, h), true, nil
 }
 
 func (k imageKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
@@ -211,18 +236,13 @@ func (k imageKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 	}
 	if ok && have == digest {
 		d.res.action("%s already points at %s", ref, digest)
-		return Unchanged, k.attrs(ref, digest), nil
+		return Unchanged, imageAttrs(ref, digest), nil
 	}
-	opts, err := remoteOptions(ctx, d, ref.Registry)
-	if err != nil {
+	if err := push(ctx, d, ref, img); err != nil {
 		return "", nil, err
 	}
-	d.progress("pushing %s", ref)
-	if err := remote.Write(ref, img, opts...); err != nil {
-		return "", nil, fmt.Errorf("%w: %s: %v", ErrPush, ref, err)
-	}
 	d.res.action("pushed %s (%s)", ref, digest)
-	return Pushed, k.attrs(ref, digest), nil
+	return Pushed, imageAttrs(ref, digest), nil
 }
 
 func (k imageKind) plan(ctx context.Context, d *droplet) error {
@@ -241,11 +261,11 @@ func (k imageKind) plan(ctx context.Context, d *droplet) error {
 	}
 	if ok && have == digest {
 		d.res.action("%s unchanged (%s)", ref, digest)
-		d.run.setAttrs(d.id, k.attrs(ref, digest))
+		d.run.setAttrs(d.id, imageAttrs(ref, digest))
 		return nil
 	}
 	d.res.action("push %s (%s)", ref, digest)
-	d.run.setAttrs(d.id, k.attrs(ref, digest))
+	d.run.setAttrs(d.id, imageAttrs(ref, digest))
 	return nil
 }
 
@@ -259,7 +279,7 @@ func (k imageKind) status(ctx context.Context, d *droplet) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.run.setAttrs(d.id, k.attrs(ref, digest))
+	d.run.setAttrs(d.id, imageAttrs(ref, digest))
 	switch {
 	case !ok:
 		return []string{fmt.Sprintf("%s does not exist", ref)}, nil
@@ -377,22 +397,14 @@ func (buildKind) build(ctx context.Context, d *droplet) (img v1.Image, release f
 		return nil, nil, fmt.Errorf("%w: docker build wrote no image ID: %v", ErrPush, err)
 	}
 	stderr.Reset()
-	sp, err := newSpool(func(w io.Writer) error {
+	return spoolImage(func(w io.Writer) error {
 		cmd := osexec.CommandContext(ctx, "docker", "image", "save", strings.TrimSpace(string(id)))
 		cmd.Stdout, cmd.Stderr = w, &stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("%w: docker image save: %v: %s", ErrPush, err, lastLines(stderr.String()))
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if img, err = spooledImage(sp); err != nil {
-		sp.Close()
-		return nil, nil, fmt.Errorf("%w: docker image save wrote no image: %v", ErrPush, err)
-	}
-	return img, sp.Close, nil
+	}, func(err error) error { return fmt.Errorf("%w: docker image save wrote no image: %v", ErrPush, err) })
 }
 
 // buildArgs are the docker build flags of the droplet's properties.
@@ -424,15 +436,7 @@ func lastLines(s string) string {
 // current: the tag, when it exists (its name is CDK's hash of the build
 // context, so the tag present is this image, as cdk-assets judges it).
 func (k buildKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
-	ref, err := k.ref(d)
-	if err != nil {
-		return nil, false, err
-	}
-	h, ok, err := remoteDigest(ctx, d, ref)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	return imageKind{}.attrs(ref, h), true, nil
+	return currentTag(ctx, d, k.ref)
 }
 
 func (k buildKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
@@ -455,16 +459,11 @@ func (k buildKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 	if err != nil {
 		return "", nil, err
 	}
-	opts, err := remoteOptions(ctx, d, ref.Registry)
-	if err != nil {
+	if err := push(ctx, d, ref, img); err != nil {
 		return "", nil, err
 	}
-	d.progress("pushing %s", ref)
-	if err := remote.Write(ref, img, opts...); err != nil {
-		return "", nil, fmt.Errorf("%w: %s: %v", ErrPush, ref, err)
-	}
 	d.res.action("built and pushed %s (%s)", ref, digest)
-	return Pushed, imageKind{}.attrs(ref, digest), nil
+	return Pushed, imageAttrs(ref, digest), nil
 }
 
 func (k buildKind) plan(ctx context.Context, d *droplet) error {
