@@ -183,32 +183,13 @@ func TestTamperedMidFileUploadsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Where the middle of the content lies in the archive (stored as is).
-	raw, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := size / 2
-	at := bytes.Index(raw, content[q:q+64])
-	if at < 0 {
-		t.Fatal("the content's middle is not stored as is in the archive")
-	}
-	tampered := bytes.Clone(content)
-	forgeCRC(tampered[q:])
-	if crc32.ChecksumIEEE(tampered) != crc32.ChecksumIEEE(content) || bytes.Equal(tampered, content) {
-		t.Fatal("forgeCRC")
-	}
+	tamper := tamperer(t, p, content)
 	var once sync.Once
 	o := opts(cfg, nil)
 	o.Progress = func(e Event) {
 		if strings.HasPrefix(e.Message, "uploading ") {
 			once.Do(func() {
-				f, err := os.OpenFile(p, os.O_WRONLY, 0)
-				if err == nil {
-					_, err = f.WriteAt(tampered[q:q+5], int64(at))
-					f.Close()
-				}
-				if err != nil {
+				if err := tamper(); err != nil {
 					t.Error(err)
 				}
 			})
@@ -271,5 +252,110 @@ func TestSmallObjectCarriesChecksumSHA256(t *testing.T) {
 		t.Log("moto stored a body whose SHA-256 differs from its x-amz-checksum-sha256 (moto does not check it; S3 answers BadDigest)")
 	} else if code := apiCode(err); code != "BadDigest" && code != "InvalidRequest" {
 		t.Errorf("a wrong x-amz-checksum-sha256: %v", err)
+	}
+}
+
+// tamperer returns a function that changes a byte in the middle of
+// content, stored as is in the archive at p, keeping its CRC-32 right.
+func tamperer(t *testing.T, p string, content []byte) func() error {
+	t.Helper()
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := len(content) / 2
+	at := bytes.Index(raw, content[q:q+64])
+	if at < 0 {
+		t.Fatal("the content's middle is not stored as is in the archive")
+	}
+	tampered := bytes.Clone(content)
+	forgeCRC(tampered[q:])
+	if crc32.ChecksumIEEE(tampered) != crc32.ChecksumIEEE(content) || bytes.Equal(tampered, content) {
+		t.Fatal("forgeCRC")
+	}
+	return func() error {
+		f, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.WriteAt(tampered[q:q+5], int64(at))
+		return err
+	}
+}
+
+// A directory's zip is written from the verified files into an unnamed
+// temporary file (nothing in TMPDIR while it uploads, nothing after); a
+// file changed after verification fails the zip with signing's sentinel
+// before anything is sent.
+func TestDirectoryZipSpool(t *testing.T) {
+	cfg := awsConfig(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	bucket := "zip-" + uniq()
+	makeBucket(t, cfg, bucket)
+	content := bigContent(1<<20, 4)
+	write := func() string {
+		p := writeAssembly(t, manifest(map[string]any{
+			"Site": map[string]any{"type": "npm://@aws-cdk/assets.DirectoryDroplet", "environment": env,
+				"properties": map[string]any{"directory": "site", "bucketName": bucket, "objectKey": "site.zip"}},
+		}), files{"site/big.bin": string(content), "site/index.html": "<p>hi</p>"})
+		sign(t, p, "ed25519.sec.asc", time.Now())
+		return p
+	}
+	listTmp := func() []string {
+		es, err := os.ReadDir(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+
+	p := write()
+	src, err := open(t, p, "ed25519.pub.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts(cfg, nil)
+	var during []string
+	o.Progress = func(e Event) {
+		if strings.HasPrefix(e.Message, "uploading ") {
+			during = listTmp()
+		}
+	}
+	if _, err := Deploy(context.Background(), src, o); err != nil {
+		t.Fatal(err)
+	}
+	if len(during) != 0 || len(listTmp()) != 0 {
+		t.Errorf("TMPDIR while uploading %v, after %v: want the spool unnamed", during, listTmp())
+	}
+	if keys := objects(t, cfg, bucket); len(keys) != 1 || keys[0] != "site.zip" {
+		t.Fatalf("objects %v", keys)
+	}
+
+	bucket2 := "zip-" + uniq()
+	makeBucket(t, cfg, bucket2)
+	bucket = bucket2
+	p = write()
+	if src, err = open(t, p, "ed25519.pub.asc"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tamperer(t, p, content)(); err != nil {
+		t.Fatal(err)
+	}
+	cnt := &Counter{}
+	_, err = Deploy(context.Background(), src, opts(cfg, cnt))
+	if !errors.Is(err, signing.ErrDigestMismatch) {
+		t.Fatalf("deploy of a tampered folder: %v", err)
+	}
+	if keys := objects(t, cfg, bucket2); len(keys) != 0 || changes(cnt) != 0 {
+		t.Errorf("objects %v, calls %v", keys, cnt.Counts())
+	}
+	if len(listTmp()) != 0 {
+		t.Errorf("TMPDIR after a failed zip: %v", listTmp())
 	}
 }
