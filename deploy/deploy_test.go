@@ -480,6 +480,28 @@ func TestObjectTooLarge(t *testing.T) {
 	}
 }
 
+// A template or stack policy larger than CloudFormation takes is refused
+// before anything is read whole or changed.
+func TestTemplateTooLarge(t *testing.T) {
+	r := &runner{opts: Options{StagingBucket: "stage"}, src: &Source{sizes: map[string]int64{"big.yaml": MaxTemplateSize + 1, "ok.yaml": MaxTemplateSize, "p.json": MaxStackPolicy + 1}}}
+	spec := func(tpl, policy string) *assembly.Droplet {
+		p := map[string]any{"stackName": "s", "template": tpl}
+		if policy != "" {
+			p["stackPolicy"] = policy
+		}
+		return &assembly.Droplet{Properties: p}
+	}
+	if err := (stackKind{}).check(r, "S", spec("big.yaml", "")); !errors.Is(err, ErrUndeployable) {
+		t.Errorf("template: %v", err)
+	}
+	if err := (stackKind{}).check(r, "S", spec("ok.yaml", "p.json")); !errors.Is(err, ErrUndeployable) {
+		t.Errorf("policy: %v", err)
+	}
+	if err := (stackKind{}).check(r, "S", spec("ok.yaml", "")); err != nil {
+		t.Errorf("a template of %d bytes, staged: %v", MaxTemplateSize, err)
+	}
+}
+
 // A refusal leaves every targeted droplet not started, each with its own
 // reason when it has one.
 func TestRefusalPerDroplet(t *testing.T) {
