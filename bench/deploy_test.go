@@ -12,6 +12,7 @@ package bench
 //     ratio of the medians is reported (target <= 0.35).
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -21,6 +22,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -194,6 +199,15 @@ func benchConcurrency(b *testing.B, rtt time.Duration) {
 			}), middleware.After)
 		})
 	}
+	// Where the time goes: per run, the calls, the time spent in them as
+	// the client sees it (summed over calls), this process's CPU and
+	// moto_server's (the child process's, from /proc).
+	type account struct {
+		wall, inCalls, goCPU, motoCPU time.Duration
+		calls                         int64
+		ops                           map[string]int64 // the last run's calls
+	}
+	var acct [5]account
 	run := func(concurrency int) time.Duration {
 		u := uniqName()
 		ds := map[string]any{}
@@ -201,13 +215,34 @@ func benchConcurrency(b *testing.B, rtt time.Duration) {
 			ds[fmt.Sprintf("Stack%02d", i)] = stackDroplet(fmt.Sprintf("conc-%s-%02d", u, i))
 		}
 		src := signedSource(b, ds, map[string]string{"t.yaml": topicTemplate})
+		var inCalls, calls atomic.Int64
+		timing := func(st *middleware.Stack) error {
+			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("benchTiming", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				t := time.Now()
+				out, md, err := next.HandleInitialize(ctx, in)
+				inCalls.Add(int64(time.Since(t)))
+				calls.Add(1)
+				return out, md, err
+			}), middleware.Before)
+		}
+		counter := &deploy.Counter{}
+		goCPU0, motoCPU0 := selfCPU(), childrenCPU()
 		start := time.Now()
-		if _, err := deploy.Deploy(context.Background(), src, deploy.Options{AWS: &cfg, APIOptions: apiOptions, Concurrency: concurrency, PollInterval: 20 * time.Millisecond}); err != nil {
+		if _, err := deploy.Deploy(context.Background(), src, deploy.Options{AWS: &cfg, APIOptions: append(slices.Clone(apiOptions), timing, counter.Middleware), Concurrency: concurrency, PollInterval: 20 * time.Millisecond}); err != nil {
 			b.Fatal(err)
 		}
-		return time.Since(start)
+		wall := time.Since(start)
+		a := &acct[concurrency]
+		a.wall += wall
+		a.inCalls += time.Duration(inCalls.Load())
+		a.goCPU += selfCPU() - goCPU0
+		a.motoCPU += childrenCPU() - motoCPU0
+		a.calls += calls.Load()
+		a.ops = counter.Counts()
+		return wall
 	}
 	run(4) // warm moto up
+	acct[4] = account{}
 	var one, four []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -224,8 +259,49 @@ func benchConcurrency(b *testing.B, rtt time.Duration) {
 		slices.Sort(ds)
 		return ds[len(ds)/2]
 	}
+	for _, c := range []int{1, 4} {
+		a, n := acct[c], time.Duration(b.N)
+		b.Logf("--concurrency %d, per deploy of 16 stacks: wall %v, %d calls, in calls %v (summed), this process's CPU %v, moto_server's CPU %v; calls %v",
+			c, (a.wall / n).Round(time.Millisecond), a.calls/int64(b.N), (a.inCalls / n).Round(time.Millisecond), (a.goCPU / n).Round(time.Millisecond), (a.motoCPU / n).Round(time.Millisecond), a.ops)
+	}
 	m1, m4 := median(one), median(four)
 	b.ReportMetric(m1.Seconds(), "s-concurrency-1")
 	b.ReportMetric(m4.Seconds(), "s-concurrency-4")
 	b.ReportMetric(m4.Seconds()/m1.Seconds(), "ratio")
+}
+
+// selfCPU is this process's CPU time, user and system.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// childrenCPU is the CPU time, user and system, of this process's running
+// children (moto_server), read from /proc (0 where there is none).
+func childrenCPU() time.Duration {
+	entries, _ := os.ReadDir("/proc")
+	self := strconv.Itoa(os.Getpid())
+	var ticks int64
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ... utime(14) stime(15): after the ")".
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 13 || f[1] != self {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + st
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/ecr"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -19,9 +21,10 @@ import (
 
 // clients are the AWS clients of one region, made once.
 type clients struct {
-	cfn *cloudformation.Client
-	s3  *s3.Client
-	ecr *ecr.Client
+	cfn      *cloudformation.Client
+	s3       *s3.Client
+	uploader *transfermanager.Client
+	ecr      *ecr.Client
 }
 
 // awsSession holds the configuration and the clients by region.
@@ -60,9 +63,20 @@ func (s *awsSession) in(region string) *clients {
 	}
 	cfg := s.cfg.Copy()
 	cfg.Region = region
+	s3c := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.UsePathStyle = true
+		// objects uploaded in parts carry a checksum of checksums, which
+		// GetObject cannot validate: no log line on stderr for each
+		o.DisableLogOutputChecksumValidationSkipped = true
+	})
 	c := &clients{
 		cfn: cloudformation.NewFromConfig(cfg),
-		s3:  s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true }),
+		s3:  s3c,
+		uploader: transfermanager.New(s3c, func(o *transfermanager.Options) {
+			o.PartSizeBytes, o.MultipartUploadThreshold, o.Concurrency = partSize, multipartThreshold, uploadConcurrency
+			// a failed multipart upload is aborted even when ctx ended
+			o.FailTimeout = 30 * time.Second
+		}),
 		ecr: ecr.NewFromConfig(cfg),
 	}
 	s.regions[region] = c

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/google/go-containerregistry/pkg/authn"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
@@ -201,7 +202,7 @@ func (d *droplet) aws() *clients { return d.run.session.in(d.region) }
 func (d *droplet) setProps(props map[string]any) {
 	d.props = props
 	switch d.kind.(type) {
-	case fileKind, directoryKind, buildKind:
+	case objectKind, buildKind:
 	default:
 		return
 	}
@@ -251,9 +252,9 @@ func kindOf(typ string) (dropletKind, string) {
 	case droplets.StackType:
 		return stackKind{}, k.Alias
 	case droplets.FileType:
-		return fileKind{}, k.Alias
+		return objectKind{fileKind{}}, k.Alias
 	case droplets.DirectoryType:
-		return directoryKind{}, k.Alias
+		return objectKind{directoryKind{}}, k.Alias
 	case droplets.DockerImageType:
 		return imageKind{}, k.Alias
 	case droplets.DockerBuildType:
@@ -272,6 +273,15 @@ type runner struct {
 
 	attrMu sync.Mutex
 	attrs  map[string]map[string]string // deployed (or current) attributes
+
+	memOnce sync.Once
+	mem     *semaphore.Weighted // the bytes uploads may hold (uploadMemory)
+}
+
+// uploadMemory bounds the memory of the run's uploads together.
+func (r *runner) uploadMemory() *semaphore.Weighted {
+	r.memOnce.Do(func() { r.mem = semaphore.NewWeighted(uploadMemory) })
+	return r.mem
 }
 
 func (r *runner) progress(e Event) {

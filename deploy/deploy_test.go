@@ -52,7 +52,7 @@ func opts(cfg aws.Config, c *Counter) Options {
 }
 
 func changes(c *Counter) int64 {
-	return c.Count("CreateStack") + c.Count("UpdateStack") + c.Count("ExecuteChangeSet") + c.Count("PutObject") + c.Count("DeleteStack")
+	return c.Count("CreateStack") + c.Count("UpdateStack") + c.Count("ExecuteChangeSet") + c.Count("PutObject") + c.Count("CreateMultipartUpload") + c.Count("DeleteStack")
 }
 
 // Two stacks, the second's parameter an output of the first. moto's change
@@ -183,7 +183,7 @@ func TestFilesAndDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	if head.Metadata[MetaSHA256] != src.SHA256 || head.Metadata[MetaDroplet] != "Logo" ||
-		head.Metadata[MetaContentSHA256] != "4d9c6aa2d2a2cd8c37d0de9e4a0d2e8b5a0c2f8e7e6f2b3f8c9a4d8e4f3b6a2c"[:0]+newObject("", "", "", []byte("logo")).sum {
+		head.Metadata[MetaContentSHA256] != hexSHA256([]byte("logo")) {
 		t.Errorf("metadata %v", head.Metadata)
 	}
 
@@ -462,9 +462,10 @@ func TestDirectUpdateAndStackSettings(t *testing.T) {
 	}
 }
 
-// A file over one PutObject's 5 GiB is refused before anything changes.
+// A file over S3's 5 TiB object limit is refused before anything changes
+// (up to it, objects go in parts: see TestLargeFileStreams).
 func TestObjectTooLarge(t *testing.T) {
-	r := &runner{src: &Source{sizes: map[string]int64{"big.bin": MaxObjectSize + 1, "d/a": 3 << 30, "d/b": 3 << 30}, names: []string{"big.bin", "d/a", "d/b"}}}
+	r := &runner{src: &Source{sizes: map[string]int64{"big.bin": MaxObjectSize + 1, "d/a": 3 << 40, "d/b": 3 << 40}, names: []string{"big.bin", "d/a", "d/b"}}}
 	file := &assembly.Droplet{Properties: map[string]any{"file": "big.bin", "bucketName": "b", "objectKey": "k"}}
 	if err := (fileKind{}).check(r, "F", file); !errors.Is(err, ErrUpload) {
 		t.Errorf("file: %v", err)
@@ -476,6 +477,28 @@ func TestObjectTooLarge(t *testing.T) {
 	perFile := &assembly.Droplet{Properties: map[string]any{"directory": "d", "bucketName": "b"}}
 	if err := (directoryKind{}).check(r, "D", perFile); err != nil {
 		t.Errorf("per file: %v", err)
+	}
+}
+
+// A template or stack policy larger than CloudFormation takes is refused
+// before anything is read whole or changed.
+func TestTemplateTooLarge(t *testing.T) {
+	r := &runner{opts: Options{StagingBucket: "stage"}, src: &Source{sizes: map[string]int64{"big.yaml": MaxTemplateSize + 1, "ok.yaml": MaxTemplateSize, "p.json": MaxStackPolicy + 1}}}
+	spec := func(tpl, policy string) *assembly.Droplet {
+		p := map[string]any{"stackName": "s", "template": tpl}
+		if policy != "" {
+			p["stackPolicy"] = policy
+		}
+		return &assembly.Droplet{Properties: p}
+	}
+	if err := (stackKind{}).check(r, "S", spec("big.yaml", "")); !errors.Is(err, ErrUndeployable) {
+		t.Errorf("template: %v", err)
+	}
+	if err := (stackKind{}).check(r, "S", spec("ok.yaml", "p.json")); !errors.Is(err, ErrUndeployable) {
+		t.Errorf("policy: %v", err)
+	}
+	if err := (stackKind{}).check(r, "S", spec("ok.yaml", "")); err != nil {
+		t.Errorf("a template of %d bytes, staged: %v", MaxTemplateSize, err)
 	}
 }
 

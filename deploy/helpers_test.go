@@ -196,3 +196,8 @@ func manifest(ds map[string]any) map[string]any {
 }
 
 const env = "aws://" + motoAccount + "/us-east-1"
+
+func hexSHA256(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}

@@ -60,18 +60,46 @@ func (imageKind) ref(d *droplet) (name.Tag, error) {
 	return t, nil
 }
 
-// image reads the saved image from the verified assembly, whole (its
-// bytes checked against the signature before any is used).
-func (imageKind) image(d *droplet) (v1.Image, error) {
-	body, err := d.run.src.ReadFile(str(d.props, "savedImage"))
+// image reads the saved image into a spool, through the verification to
+// its end, before any of it is used: go-containerregistry reads the
+// archive many times, a part at a time, which no check of the whole file
+// could follow; it reads the spool. release frees the spool.
+func (imageKind) image(d *droplet) (img v1.Image, release func() error, err error) {
+	saved := str(d.props, "savedImage")
+	return spoolImage(func(w io.Writer) error { return copyFile(w, d.run.src, saved) }, func(err error) error {
+		return fmt.Errorf("properties.savedImage %s: not a `docker image save` archive: %v", saved, err)
+	})
+}
+
+// spoolImage writes a `docker image save` archive into a spool with write
+// and reads it as an image; release frees the spool. notImage words the
+// error of an archive that holds no image.
+func spoolImage(write func(io.Writer) error, notImage func(error) error) (img v1.Image, release func() error, err error) {
+	sp, err := newSpool(write)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	img, err := tarball.Image(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }, nil)
-	if err != nil {
-		return nil, fmt.Errorf("properties.savedImage %s: not a `docker image save` archive: %v", str(d.props, "savedImage"), err)
+	if img, err = tarball.Image(func() (io.ReadCloser, error) { return io.NopCloser(sp.reader()), nil }, nil); err != nil {
+		sp.Close()
+		return nil, nil, notImage(err)
 	}
-	return img, nil
+	return img, sp.Close, nil
+}
+
+// local is what the droplet pushes: the tag, the saved image and its
+// digest (release frees the image).
+func (k imageKind) local(d *droplet) (ref name.Tag, img v1.Image, digest v1.Hash, release func() error, err error) {
+	if ref, err = k.ref(d); err != nil {
+		return
+	}
+	if img, release, err = k.image(d); err != nil {
+		return
+	}
+	if digest, err = img.Digest(); err != nil {
+		release()
+		return ref, nil, digest, nil, fmt.Errorf("properties.savedImage: %v", err)
+	}
+	return
 }
 
 // ecrHostRE matches an ECR registry: ACCOUNT.dkr.ecr[-fips].REGION.amazonaws.com[.cn].
@@ -143,7 +171,8 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (k imageKind) attrs(ref name.Tag, digest v1.Hash) map[string]string {
+// imageAttrs are an image's attributes: where it was pushed, by digest and by tag.
+func imageAttrs(ref name.Tag, digest v1.Hash) map[string]string {
 	return map[string]string{"exactImageId": ref.Context().Name() + "@" + digest.String(), "imageName": ref.Name()}
 }
 
@@ -164,8 +193,27 @@ func remoteDigest(ctx context.Context, d *droplet, ref name.Tag) (v1.Hash, bool,
 	return desc.Digest, true, nil
 }
 
+// push writes the image to ref.
+func push(ctx context.Context, d *droplet, ref name.Tag, img v1.Image) error {
+	opts, err := remoteOptions(ctx, d, ref.Registry)
+	if err != nil {
+		return err
+	}
+	d.progress("pushing %s", ref)
+	if err := remote.Write(ref, img, opts...); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrPush, ref, err)
+	}
+	return nil
+}
+
 func (k imageKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
-	ref, err := k.ref(d)
+	return currentTag(ctx, d, k.ref)
+}
+
+// currentTag is the attributes of the image the droplet's tag points at;
+// ok is false when there is no such tag.
+func currentTag(ctx context.Context, d *droplet, refOf func(*droplet) (name.Tag, error)) (attrs map[string]string, ok bool, err error) {
+	ref, err := refOf(d)
 	if err != nil {
 		return nil, false, err
 	}
@@ -173,40 +221,28 @@ func (k imageKind) current(ctx context.Context, d *droplet) (map[string]string, 
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	return k.attrs(ref, h), true, nil
+	return imageAttrs(ref, h), true, nil
 }
 
 func (k imageKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
-	ref, err := k.ref(d)
+	ref, img, digest, release, err := k.local(d)
 	if err != nil {
 		return "", nil, err
 	}
-	img, err := k.image(d)
-	if err != nil {
-		return "", nil, err
-	}
-	digest, err := img.Digest()
-	if err != nil {
-		return "", nil, fmt.Errorf("properties.savedImage: %v", err)
-	}
+	defer release()
 	have, ok, err := remoteDigest(ctx, d, ref)
 	if err != nil {
 		return "", nil, err
 	}
 	if ok && have == digest {
 		d.res.action("%s already points at %s", ref, digest)
-		return Unchanged, k.attrs(ref, digest), nil
+		return Unchanged, imageAttrs(ref, digest), nil
 	}
-	opts, err := remoteOptions(ctx, d, ref.Registry)
-	if err != nil {
+	if err := push(ctx, d, ref, img); err != nil {
 		return "", nil, err
 	}
-	d.progress("pushing %s", ref)
-	if err := remote.Write(ref, img, opts...); err != nil {
-		return "", nil, fmt.Errorf("%w: %s: %v", ErrPush, ref, err)
-	}
 	d.res.action("pushed %s (%s)", ref, digest)
-	return Pushed, k.attrs(ref, digest), nil
+	return Pushed, imageAttrs(ref, digest), nil
 }
 
 func (k imageKind) plan(ctx context.Context, d *droplet) error {
@@ -214,50 +250,36 @@ func (k imageKind) plan(ctx context.Context, d *droplet) error {
 		d.res.action("push the image to a place known after deploy (%s)", strings.Join(d.unknown, ", "))
 		return nil
 	}
-	ref, err := k.ref(d)
+	ref, _, digest, release, err := k.local(d)
 	if err != nil {
 		return err
 	}
-	img, err := k.image(d)
-	if err != nil {
-		return err
-	}
-	digest, err := img.Digest()
-	if err != nil {
-		return err
-	}
+	defer release()
 	have, ok, err := remoteDigest(ctx, d, ref)
 	if err != nil {
 		return err
 	}
 	if ok && have == digest {
 		d.res.action("%s unchanged (%s)", ref, digest)
-		d.run.setAttrs(d.id, k.attrs(ref, digest))
+		d.run.setAttrs(d.id, imageAttrs(ref, digest))
 		return nil
 	}
 	d.res.action("push %s (%s)", ref, digest)
-	d.run.setAttrs(d.id, k.attrs(ref, digest))
+	d.run.setAttrs(d.id, imageAttrs(ref, digest))
 	return nil
 }
 
 func (k imageKind) status(ctx context.Context, d *droplet) ([]string, error) {
-	ref, err := k.ref(d)
+	ref, _, digest, release, err := k.local(d)
 	if err != nil {
 		return nil, err
 	}
-	img, err := k.image(d)
-	if err != nil {
-		return nil, err
-	}
-	digest, err := img.Digest()
-	if err != nil {
-		return nil, err
-	}
+	defer release()
 	have, ok, err := remoteDigest(ctx, d, ref)
 	if err != nil {
 		return nil, err
 	}
-	d.run.setAttrs(d.id, k.attrs(ref, digest))
+	d.run.setAttrs(d.id, imageAttrs(ref, digest))
 	switch {
 	case !ok:
 		return []string{fmt.Sprintf("%s does not exist", ref)}, nil
@@ -320,37 +342,40 @@ func (buildKind) ref(d *droplet) (name.Tag, error) {
 }
 
 // build builds the image with the local engine from a tar of the build
-// context read from the verified archive (fed on standard input: the
-// engine never reads a folder on disk), then saves it.
-func (buildKind) build(ctx context.Context, d *droplet) (v1.Image, error) {
+// context read from the verified archive, streamed to its standard input
+// (the engine never reads a folder on disk; a file that is not the signed
+// bytes ends the stream with an error, and the build fails), then saves it
+// to a spool (release frees it).
+func (buildKind) build(ctx context.Context, d *droplet) (img v1.Image, release func() error, err error) {
 	dir := strings.TrimSuffix(str(d.props, "directory"), "/")
 	exec := map[string]bool{}
 	for _, e := range strList(d.props, "executables") {
 		exec[e] = true
 	}
-	var buildContext bytes.Buffer
-	tw := tar.NewWriter(&buildContext)
-	for _, n := range d.run.src.filesUnder(dir) {
-		body, err := d.run.src.ReadFile(n)
-		if err != nil {
-			return nil, err
+	pr, pw := io.Pipe()
+	go func() {
+		tw := tar.NewWriter(pw)
+		for _, n := range d.run.src.filesUnder(dir) {
+			rel := strings.TrimPrefix(n, dir+"/")
+			mode := int64(0o644)
+			if exec[rel] {
+				mode = 0o755
+			}
+			if err := tw.WriteHeader(&tar.Header{Name: rel, Mode: mode, Size: d.run.src.sizes[n], Typeflag: tar.TypeReg}); err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			if err := copyFile(tw, d.run.src, n); err != nil {
+				pw.CloseWithError(err)
+				return
+			}
 		}
-		rel := strings.TrimPrefix(n, dir+"/")
-		mode := int64(0o644)
-		if exec[rel] {
-			mode = 0o755
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: rel, Mode: mode, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
-			return nil, err
-		}
-		tw.Write(body)
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
+		pw.CloseWithError(tw.Close())
+	}()
+	defer pr.Close()
 	tmp, err := os.MkdirTemp("", "assemble-build-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer os.RemoveAll(tmp)
 	iid := filepath.Join(tmp, "iid")
@@ -363,27 +388,23 @@ func (buildKind) build(ctx context.Context, d *droplet) (v1.Image, error) {
 	d.progress("docker %s", strings.Join(args, " "))
 	var stderr bytes.Buffer
 	cmd := osexec.CommandContext(ctx, "docker", args...)
-	cmd.Stdin, cmd.Stderr = &buildContext, &stderr
+	cmd.Stdin, cmd.Stderr = pr, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%w: docker build: %v: %s", ErrPush, err, lastLines(stderr.String()))
+		return nil, nil, fmt.Errorf("%w: docker build: %v: %s", ErrPush, err, lastLines(stderr.String()))
 	}
 	id, err := os.ReadFile(iid)
 	if err != nil {
-		return nil, fmt.Errorf("%w: docker build wrote no image ID: %v", ErrPush, err)
+		return nil, nil, fmt.Errorf("%w: docker build wrote no image ID: %v", ErrPush, err)
 	}
-	var saved bytes.Buffer
 	stderr.Reset()
-	cmd = osexec.CommandContext(ctx, "docker", "image", "save", strings.TrimSpace(string(id)))
-	cmd.Stdout, cmd.Stderr = &saved, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%w: docker image save: %v: %s", ErrPush, err, lastLines(stderr.String()))
-	}
-	body := saved.Bytes()
-	img, err := tarball.Image(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%w: docker image save wrote no image: %v", ErrPush, err)
-	}
-	return img, nil
+	return spoolImage(func(w io.Writer) error {
+		cmd := osexec.CommandContext(ctx, "docker", "image", "save", strings.TrimSpace(string(id)))
+		cmd.Stdout, cmd.Stderr = w, &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%w: docker image save: %v: %s", ErrPush, err, lastLines(stderr.String()))
+		}
+		return nil
+	}, func(err error) error { return fmt.Errorf("%w: docker image save wrote no image: %v", ErrPush, err) })
 }
 
 // buildArgs are the docker build flags of the droplet's properties.
@@ -415,15 +436,7 @@ func lastLines(s string) string {
 // current: the tag, when it exists (its name is CDK's hash of the build
 // context, so the tag present is this image, as cdk-assets judges it).
 func (k buildKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
-	ref, err := k.ref(d)
-	if err != nil {
-		return nil, false, err
-	}
-	h, ok, err := remoteDigest(ctx, d, ref)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	return imageKind{}.attrs(ref, h), true, nil
+	return currentTag(ctx, d, k.ref)
 }
 
 func (k buildKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
@@ -437,24 +450,20 @@ func (k buildKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 	if err != nil {
 		return "", nil, err
 	}
-	img, err := k.build(ctx, d)
+	img, release, err := k.build(ctx, d)
 	if err != nil {
 		return "", nil, err
 	}
+	defer release()
 	digest, err := img.Digest()
 	if err != nil {
 		return "", nil, err
 	}
-	opts, err := remoteOptions(ctx, d, ref.Registry)
-	if err != nil {
+	if err := push(ctx, d, ref, img); err != nil {
 		return "", nil, err
 	}
-	d.progress("pushing %s", ref)
-	if err := remote.Write(ref, img, opts...); err != nil {
-		return "", nil, fmt.Errorf("%w: %s: %v", ErrPush, ref, err)
-	}
 	d.res.action("built and pushed %s (%s)", ref, digest)
-	return Pushed, imageKind{}.attrs(ref, digest), nil
+	return Pushed, imageAttrs(ref, digest), nil
 }
 
 func (k buildKind) plan(ctx context.Context, d *droplet) error {

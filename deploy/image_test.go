@@ -12,13 +12,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/cloud-assembly/assemble/signing"
 )
 
 // savedImage is a `docker image save` archive of a random image, as
@@ -268,5 +272,48 @@ func TestDockerBuildRefusesOutsideInputs(t *testing.T) {
 	o.DockerAvailable = func(context.Context) bool { return true }
 	if _, err := Deploy(context.Background(), src, o); !errors.Is(err, ErrUndeployable) || !strings.Contains(err.Error(), "buildSecrets") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A saved image changed after verification (a byte in the middle of its
+// layer, CRC-32 kept right) fails with signing's sentinel while it is
+// copied into the spool, before the registry is asked anything: the
+// registry holds no tag.
+func TestTamperedImagePushesNothing(t *testing.T) {
+	cfg := awsConfig(t)
+	var requests atomic.Int64
+	reg := registry.New()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		reg.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	img, err := random.Image(1<<20, 1) // a layer of random bytes: stored as is in the archive
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := tarball.Write(mustTag(t, "example.com/app:saved"), img, &buf); err != nil {
+		t.Fatal(err)
+	}
+	p := writeAssembly(t, manifest(map[string]any{
+		"Image": map[string]any{"type": "npm://@aws-cdk/aws-ecr.DockerImageDroplet", "environment": env,
+			"properties": map[string]any{"savedImage": "docker/app.tar", "pushTarget": host + "/team/app", "tagName": "v1"}},
+	}), files{"docker/app.tar": buf.String()})
+	sign(t, p, "ed25519.sec.asc", time.Now())
+	src, err := open(t, p, "ed25519.pub.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tamperer(t, p, buf.Bytes())(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Deploy(context.Background(), src, opts(cfg, nil))
+	if !errors.Is(err, signing.ErrDigestMismatch) {
+		t.Fatalf("deploy: %v", err)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests to the registry", n)
 	}
 }

@@ -2,9 +2,9 @@ package deploy
 
 import (
 	"archive/zip"
-	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
+	tmtypes "github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/sync/errgroup"
 
@@ -33,20 +35,56 @@ const (
 	MetaDroplet = "assemble-droplet"
 )
 
-// An object is one S3 object a droplet uploads: its verified content.
+// An object is one S3 object a droplet uploads: its verified content,
+// streamed (never held whole in memory).
 type object struct {
 	bucket, key string
 	name        string // the file in the assembly ("" for a zip made here)
-	body        []byte
-	sum         string // hex SHA-256 of body
+	size        int64
+	sum         []byte // SHA-256 of the content
+	// open reads the content again, checked again as it is read (a
+	// file's reader fails at its end, with signing's sentinel, when the
+	// bytes are not the signed ones).
+	open    func() (io.ReadCloser, error)
+	release func() error // frees a spool; nil for a file
 }
 
-func newObject(bucket, key, name string, body []byte) *object {
-	s := sha256.Sum256(body)
-	return &object{bucket: bucket, key: key, name: name, body: body, sum: hex.EncodeToString(s[:])}
+// fileObject is the object of a file of the assembly. A first pass reads
+// it through the verification, to its end, for its plain SHA-256: what
+// S3 stores with it and what a rerun compares; the upload reads it again.
+func fileObject(src *Source, bucket, key, name string) (*object, error) {
+	rc, err := src.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, rc)
+	if err != nil {
+		return nil, err
+	}
+	return &object{bucket: bucket, key: key, name: name, size: n, sum: h.Sum(nil),
+		open: func() (io.ReadCloser, error) { return src.Open(name) }}, nil
+}
+
+// spooledObject is the object of content made here, held in sp.
+func spooledObject(bucket, key string, sp *spool) *object {
+	return &object{bucket: bucket, key: key, size: sp.size, sum: sp.sum,
+		open: func() (io.ReadCloser, error) { return io.NopCloser(sp.reader()), nil }, release: sp.Close}
+}
+
+// releaseAll frees the objects' spools.
+func releaseAll(objs []*object) {
+	for _, o := range objs {
+		if o.release != nil {
+			o.release()
+		}
+	}
 }
 
 func (o *object) url() string { return "s3://" + o.bucket + "/" + o.key }
+
+func (o *object) hexSum() string { return hex.EncodeToString(o.sum) }
 
 // state compares the object in S3 with o: "" when it holds the same
 // bytes (by the stored SHA-256, else, when byContent, by reading it),
@@ -63,10 +101,10 @@ func (o *object) state(ctx context.Context, c *s3.Client, byContent bool) (strin
 		return "", fmt.Errorf("%w: s3:HeadObject %s: %s", ErrAWS, o.url(), apiMessage(err))
 	}
 	if sum := head.Metadata[MetaContentSHA256]; sum != "" {
-		if sum == o.sum && aws.ToInt64(head.ContentLength) == int64(len(o.body)) {
+		if sum == o.hexSum() && aws.ToInt64(head.ContentLength) == o.size {
 			return "", nil
 		}
-		return fmt.Sprintf("%s holds other bytes (SHA-256 %s, want %s)", o.url(), sum, o.sum), nil
+		return fmt.Sprintf("%s holds other bytes (SHA-256 %s, want %s)", o.url(), sum, o.hexSum()), nil
 	}
 	if !byContent {
 		return o.url() + " was not uploaded by assemble (no SHA-256 recorded)", nil
@@ -77,38 +115,83 @@ func (o *object) state(ctx context.Context, c *s3.Client, byContent bool) (strin
 	}
 	defer get.Body.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(get.Body, int64(len(o.body))+1)); err != nil {
+	if _, err := io.Copy(h, io.LimitReader(get.Body, o.size+1)); err != nil {
 		return "", fmt.Errorf("%w: s3:GetObject %s: %v", ErrAWS, o.url(), err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != o.sum {
-		return fmt.Sprintf("%s holds other bytes (SHA-256 %s, want %s)", o.url(), got, o.sum), nil
+	if got := hex.EncodeToString(h.Sum(nil)); got != o.hexSum() {
+		return fmt.Sprintf("%s holds other bytes (SHA-256 %s, want %s)", o.url(), got, o.hexSum()), nil
 	}
 	return "", nil
 }
 
+// Uploads stream: an object below multipartThreshold goes in one
+// PutObject, read whole (to the end of the verification) before its first
+// byte is sent and carrying the first pass's SHA-256 as
+// x-amz-checksum-sha256, so that S3 refuses a body that differs; a larger
+// one goes in parts of partSize, uploadConcurrency at a time, and the
+// upload is completed only after the last read, which fails (and the
+// upload is aborted) when the bytes are not the signed ones. An upload
+// holds at most uploadBuffer bytes (more only over S3's 10,000 parts, from
+// 50 GB, where the parts must grow); all uploads of a run together at
+// most uploadMemory.
+const (
+	partSize           = 5 << 20 // S3's smallest part
+	multipartThreshold = partSize
+	uploadConcurrency  = 2
+	uploadBuffer       = partSize * (uploadConcurrency + 2)
+	uploadMemory       = 64 << 20
+)
+
+// MaxObjectSize is the largest object deploy uploads: S3's limit for one
+// object (5 TiB).
+const MaxObjectSize = 5 << 40
+
 // put uploads o unless S3 holds its bytes already; it reports whether it
 // uploaded.
 func (o *object) put(ctx context.Context, d *droplet) (bool, error) {
-	c := d.aws().s3
-	st, err := o.state(ctx, c, false)
+	st, err := o.state(ctx, d.aws().s3, false)
 	if err != nil {
 		return false, err
 	}
 	if st == "" {
 		return false, nil
 	}
+	if err := o.upload(ctx, d); err != nil {
+		if apiCode(err) != "" {
+			return false, fmt.Errorf("%w: s3 upload %s: %s", ErrUpload, o.url(), apiMessage(err))
+		}
+		// a read of the content failed (not the signed bytes), or ctx ended
+		return false, fmt.Errorf("%w: %s: %w", ErrUpload, o.url(), err)
+	}
+	d.progress("uploaded %s (%d bytes)", o.url(), o.size)
+	return true, nil
+}
+
+func (o *object) upload(ctx context.Context, d *droplet) error {
+	weight := min(o.size, uploadBuffer)
+	mem := d.run.uploadMemory()
+	if err := mem.Acquire(ctx, weight); err != nil {
+		return err
+	}
+	defer mem.Release(weight)
 	ctype := mime.TypeByExtension(path.Ext(o.key))
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
-	_, err = c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key), Body: bytes.NewReader(o.body),
-		ContentLength: aws.Int64(int64(len(o.body))), ContentType: aws.String(ctype),
-		Metadata: map[string]string{MetaContentSHA256: o.sum, MetaSHA256: d.run.src.SHA256, MetaDroplet: d.id}})
+	body, err := o.open()
 	if err != nil {
-		return false, fmt.Errorf("%w: s3:PutObject %s: %s", ErrUpload, o.url(), apiMessage(err))
+		return err
 	}
-	d.progress("uploaded %s (%d bytes)", o.url(), len(o.body))
-	return true, nil
+	defer body.Close()
+	d.progress("uploading %s (%d bytes)", o.url(), o.size)
+	in := &transfermanager.UploadObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key), Body: body,
+		ContentLength: aws.Int64(o.size), ContentType: aws.String(ctype), ChecksumAlgorithm: tmtypes.ChecksumAlgorithmSha256,
+		Metadata: map[string]string{MetaContentSHA256: o.hexSum(), MetaSHA256: d.run.src.SHA256, MetaDroplet: d.id}}
+	if o.size < multipartThreshold {
+		in.ChecksumSHA256 = aws.String(base64.StdEncoding.EncodeToString(o.sum))
+	}
+	_, err = d.aws().uploader.UploadObject(ctx, in)
+	return err
 }
 
 // objectConcurrency is how many objects of one droplet go at once.
@@ -132,7 +215,7 @@ func putAll(ctx context.Context, d *droplet, objs []*object) (Outcome, error) {
 	for i, o := range objs {
 		if uploaded[i] {
 			n++
-			d.res.action("uploaded %s (%d bytes)", o.url(), len(o.body))
+			d.res.action("uploaded %s (%d bytes)", o.url(), o.size)
 		}
 	}
 	if err != nil {
@@ -159,7 +242,7 @@ func planAll(ctx context.Context, d *droplet, objs []*object) error {
 		}
 		if st != "" {
 			n++
-			d.res.action("upload %s (%d bytes): %s", o.url(), len(o.body), st)
+			d.res.action("upload %s (%d bytes): %s", o.url(), o.size, st)
 		}
 	}
 	if n == 0 {
@@ -189,19 +272,64 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// MaxObjectSize is the largest object deploy uploads: S3's limit for one
-// PutObject (each object is read whole from the verified archive, checked
-// against its signed hash, before any byte is sent).
-const MaxObjectSize = 5 << 30
-
-// checkSizes refuses, before any change, a file too large for one PutObject.
+// checkSizes refuses, before any change, a file too large for S3.
 func checkSizes(r *runner, names ...string) error {
 	for _, n := range names {
 		if size := r.src.sizes[n]; size > MaxObjectSize {
-			return fmt.Errorf("%w: %s is %d bytes, over the %d bytes of one S3 PutObject (multipart uploads are not supported)", ErrUpload, n, size, int64(MaxObjectSize))
+			return fmt.Errorf("%w: %s is %d bytes, over the %d bytes of one S3 object", ErrUpload, n, size, int64(MaxObjectSize))
 		}
 	}
 	return nil
+}
+
+// objectKind deploys the droplets that upload objects, the file and the
+// directory kinds: they differ only in their check, their objects and
+// their attributes.
+type objectKind struct{ objectDroplet }
+
+type objectDroplet interface {
+	check(r *runner, id string, spec *assembly.Droplet) error
+	attrs(d *droplet) map[string]string
+	objects(d *droplet) ([]*object, error)
+}
+
+func (k objectKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
+	return k.attrs(d), true, nil
+}
+
+func (k objectKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
+	objs, err := k.objects(d)
+	if err != nil {
+		return "", nil, err
+	}
+	defer releaseAll(objs)
+	out, err := putAll(ctx, d, objs)
+	return out, k.attrs(d), err
+}
+
+func (k objectKind) plan(ctx context.Context, d *droplet) error {
+	objs, err := k.objects(d)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(objs)
+	if err := planAll(ctx, d, objs); err != nil {
+		return err
+	}
+	if len(d.unknown) == 0 {
+		d.run.setAttrs(d.id, k.attrs(d))
+	}
+	return nil
+}
+
+func (k objectKind) status(ctx context.Context, d *droplet) ([]string, error) {
+	objs, err := k.objects(d)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(objs)
+	d.run.setAttrs(d.id, k.attrs(d))
+	return statusAll(ctx, d, objs)
 }
 
 // fileKind uploads one file.
@@ -222,49 +350,12 @@ func (fileKind) attrs(d *droplet) map[string]string {
 	return map[string]string{"bucketName": str(d.props, "bucketName"), "objectKey": str(d.props, "objectKey")}
 }
 
-func (k fileKind) objects(d *droplet) ([]*object, error) {
-	name := str(d.props, "file")
-	body, err := d.run.src.ReadFile(name)
+func (fileKind) objects(d *droplet) ([]*object, error) {
+	o, err := fileObject(d.run.src, str(d.props, "bucketName"), str(d.props, "objectKey"), str(d.props, "file"))
 	if err != nil {
 		return nil, err
 	}
-	return []*object{newObject(str(d.props, "bucketName"), str(d.props, "objectKey"), name, body)}, nil
-}
-
-func (k fileKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
-	return k.attrs(d), true, nil
-}
-
-func (k fileKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
-	objs, err := k.objects(d)
-	if err != nil {
-		return "", nil, err
-	}
-	out, err := putAll(ctx, d, objs)
-	return out, k.attrs(d), err
-}
-
-func (k fileKind) plan(ctx context.Context, d *droplet) error {
-	objs, err := k.objects(d)
-	if err != nil {
-		return err
-	}
-	if err := planAll(ctx, d, objs); err != nil {
-		return err
-	}
-	if len(d.unknown) == 0 {
-		d.run.setAttrs(d.id, k.attrs(d))
-	}
-	return nil
-}
-
-func (k fileKind) status(ctx context.Context, d *droplet) ([]string, error) {
-	objs, err := k.objects(d)
-	if err != nil {
-		return nil, err
-	}
-	d.run.setAttrs(d.id, k.attrs(d))
-	return statusAll(ctx, d, objs)
+	return []*object{o}, nil
 }
 
 // directoryKind uploads a folder, file by file under keyPrefix, or as one
@@ -307,11 +398,11 @@ func (directoryKind) objects(d *droplet) ([]*object, error) {
 	if zipKey == "" {
 		var objs []*object
 		for _, n := range names {
-			body, err := d.run.src.ReadFile(n)
+			o, err := fileObject(d.run.src, bucket, prefix+strings.TrimPrefix(n, dir+"/"), n)
 			if err != nil {
 				return nil, err
 			}
-			objs = append(objs, newObject(bucket, prefix+strings.TrimPrefix(n, dir+"/"), n, body))
+			objs = append(objs, o)
 		}
 		return objs, nil
 	}
@@ -320,68 +411,42 @@ func (directoryKind) objects(d *droplet) ([]*object, error) {
 	for _, e := range strList(d.props, "executables") {
 		exec[e] = true
 	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, n := range names {
-		body, err := d.run.src.ReadFile(n)
-		if err != nil {
-			return nil, err
+	sp, err := newSpool(func(out io.Writer) error {
+		zw := zip.NewWriter(out)
+		for _, n := range names {
+			rel := strings.TrimPrefix(n, dir+"/")
+			h := &zip.FileHeader{Name: rel, Method: zip.Deflate, Modified: time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)}
+			mode := 0o644
+			if exec[rel] {
+				mode = 0o755
+			}
+			h.SetMode(fsMode(mode))
+			w, err := zw.CreateHeader(h)
+			if err != nil {
+				return err
+			}
+			if err := copyFile(w, d.run.src, n); err != nil {
+				return err
+			}
 		}
-		rel := strings.TrimPrefix(n, dir+"/")
-		h := &zip.FileHeader{Name: rel, Method: zip.Deflate, Modified: time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)}
-		mode := 0o644
-		if exec[rel] {
-			mode = 0o755
-		}
-		h.SetMode(fsMode(mode))
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := w.Write(body); err != nil {
-			return nil, err
-		}
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return []*object{newObject(bucket, zipKey, "", buf.Bytes())}, nil
-}
-
-func (k directoryKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {
-	return k.attrs(d), true, nil
-}
-
-func (k directoryKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error) {
-	objs, err := k.objects(d)
-	if err != nil {
-		return "", nil, err
-	}
-	out, err := putAll(ctx, d, objs)
-	return out, k.attrs(d), err
-}
-
-func (k directoryKind) plan(ctx context.Context, d *droplet) error {
-	objs, err := k.objects(d)
-	if err != nil {
-		return err
-	}
-	if err := planAll(ctx, d, objs); err != nil {
-		return err
-	}
-	if len(d.unknown) == 0 {
-		d.run.setAttrs(d.id, k.attrs(d))
-	}
-	return nil
-}
-
-func (k directoryKind) status(ctx context.Context, d *droplet) ([]string, error) {
-	objs, err := k.objects(d)
+		return zw.Close()
+	})
 	if err != nil {
 		return nil, err
 	}
-	d.run.setAttrs(d.id, k.attrs(d))
-	return statusAll(ctx, d, objs)
+	return []*object{spooledObject(bucket, zipKey, sp)}, nil
+}
+
+// copyFile copies a file of the assembly to w through the verification:
+// it fails, at the file's end, when the bytes are not the signed ones.
+func copyFile(w io.Writer, src *Source, name string) error {
+	rc, err := src.Open(name)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	_, err = io.Copy(w, rc)
+	return err
 }
 
 func fsMode(m int) fs.FileMode { return fs.FileMode(m) }

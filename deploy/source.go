@@ -26,15 +26,16 @@ type Source struct {
 	order    []string
 	names    []string // the files, sorted, signature.asc excluded
 	sizes    map[string]int64
-	read     func(name string) ([]byte, error)
+	open     func(name string) (io.ReadCloser, error)
 }
 
 // FromVerified is the Source of a verified, signed assembly: every byte
-// deploy sends is read through v (v.ReadFile checks the whole file against
-// its signed size and salted hash before it returns it).
+// deploy sends is read through v.Open, whose reader checks the file
+// against its signed size and salted hash as it reaches the end, and
+// fails there, with signing's sentinel, when they differ.
 func FromVerified(v *signing.Verified, sha256 string) *Source {
 	rep := v.Report()
-	s := &Source{SHA256: sha256, Authenticated: true, manifest: v.Manifest(), graph: rep.Graph, order: rep.Order, read: v.ReadFile, sizes: map[string]int64{}}
+	s := &Source{SHA256: sha256, Authenticated: true, manifest: v.Manifest(), graph: rep.Graph, order: rep.Order, open: v.Open, sizes: map[string]int64{}}
 	for name, it := range v.Attestation().Items {
 		s.names = append(s.names, name)
 		s.sizes[name] = it.Size
@@ -67,17 +68,12 @@ func FromUnsigned(r *assembly.Reader, rep *assembly.Report, sha256 string) *Sour
 		s.sizes[f.Name()] = f.Size()
 	}
 	sort.Strings(s.names)
-	s.read = func(name string) ([]byte, error) {
+	s.open = func(name string) (io.ReadCloser, error) {
 		f := r.File(name)
 		if f == nil || name == assembly.SignatureName {
 			return nil, errors.New(name + ": not in the assembly")
 		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, err
-		}
-		defer rc.Close()
-		return io.ReadAll(rc)
+		return f.Open()
 	}
 	return s
 }
@@ -85,8 +81,22 @@ func FromUnsigned(r *assembly.Reader, rep *assembly.Report, sha256 string) *Sour
 // Manifest is the assembly's checked manifest.
 func (s *Source) Manifest() *assembly.Manifest { return s.manifest }
 
-// ReadFile returns a file's verified content.
-func (s *Source) ReadFile(name string) ([]byte, error) { return s.read(name) }
+// Open returns a reader of a file's content, checked as it is read: the
+// reader fails at the end when the bytes are not the signed ones (for an
+// unsigned source, when the CRC-32 differs). Nothing read from it may be
+// trusted before it has returned io.EOF.
+func (s *Source) Open(name string) (io.ReadCloser, error) { return s.open(name) }
+
+// ReadFile returns a file's verified content, read whole: for small files
+// (templates, policies); deploy streams the others.
+func (s *Source) ReadFile(name string) ([]byte, error) {
+	rc, err := s.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
 
 // filesUnder lists the files below the folder dir ("site" holds
 // "site/index.html"), sorted.

@@ -27,6 +27,14 @@ const (
 	TagDroplet = "assemble:droplet"
 )
 
+// Templates and stack policies are read whole (they are sent as request
+// parameters or staged whole): CloudFormation takes none larger than
+// these, so neither is memory unbounded.
+const (
+	MaxTemplateSize = 1 << 20 // a template staged in S3 (TemplateURL)
+	MaxStackPolicy  = 16384   // StackPolicyBody
+)
+
 // stackKind deploys CloudFormation stacks.
 type stackKind struct{}
 
@@ -40,12 +48,19 @@ func (stackKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	if !ok {
 		return fmt.Errorf("properties.template: %q is not in the assembly", tpl)
 	}
+	if size > MaxTemplateSize {
+		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template (in S3): split the stack (nested stacks), or move content out of the template", ErrUndeployable, tpl, size, MaxTemplateSize)
+	}
 	if size > MaxTemplateBody && r.opts.StagingBucket == "" {
 		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template body: name a bucket to stage it in with --staging-bucket (or the policy file's staging-bucket)", ErrStagingBucket, tpl, size, MaxTemplateBody)
 	}
 	if sp := str(p, "stackPolicy"); sp != "" {
-		if _, ok := r.src.sizes[sp]; !ok {
+		size, ok := r.src.sizes[sp]
+		if !ok {
 			return fmt.Errorf("properties.stackPolicy: %q is not in the assembly", sp)
+		}
+		if size > MaxStackPolicy {
+			return fmt.Errorf("%w: stack policy %s is %d bytes, over CloudFormation's %d for a stack policy body", ErrUndeployable, sp, size, MaxStackPolicy)
 		}
 	}
 	if _, _, err := boolProp(p, "terminationProtection"); err != nil {

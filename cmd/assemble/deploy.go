@@ -78,8 +78,7 @@ Examples:
    assemble deploy --keyring release.pub.asc app.cloud
    assemble deploy --keyring release.pub.asc --plan app.cloud
    assemble deploy --policy release-policy.yaml --parameter Service.AlertEmail=ops@example.com app.cloud`,
-		Flags: append(trustFlags(),
-			&cli.BoolFlag{Name: "allow-unsigned", Usage: "deploy an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+		Flags: assemblyFlags("deploy",
 			&cli.BoolFlag{Name: "plan", Usage: "show what deploy would do, changing nothing"},
 			&cli.StringSliceFlag{Name: "parameter", Usage: "supply a stack parameter the assembly leaves `ID.NAME=VALUE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "only", Usage: "deploy only the droplet `ID` (repeatable); references to others are read from what is deployed"},
@@ -88,21 +87,13 @@ Examples:
 			&cli.StringFlag{Name: "staging-bucket", Usage: "S3 `BUCKET` that receives templates over 51,200 bytes"},
 			&cli.StringSliceFlag{Name: "capabilities", Usage: "grant stacks the `CAPABILITY` IAM, NAMED_IAM or AUTO_EXPAND (repeatable)"},
 			&cli.BoolFlag{Name: "force", Usage: "deploy droplets that carry error metadata"},
-			strictFlag,
-			jsonFlag,
-			quietFlag,
-			progressFlag,
 		),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("deploy takes one ASSEMBLY argument, got %d", c.NArg())
-			}
 			opts, err := deployOptions(c)
 			if err != nil {
 				return err
 			}
-			name := c.Args().First()
-			src, vres, err := openDeploySource(c, name)
+			name, src, vres, err := openDeploySource(c)
 			defer vres.close()
 			if err != nil {
 				return err
@@ -173,20 +164,26 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 	return o, nil
 }
 
-// openDeploySource verifies the assembly as verify does (the one place
-// deploy and status open it) and returns what deploy reads.
-func openDeploySource(c *cli.Context, name string) (*deploy.Source, *verifyResult, error) {
+// openDeploySource verifies the command's one ASSEMBLY argument as verify
+// does (the one place deploy and status open it) and returns its name and
+// what deploy reads; vres is to be closed, after an error too.
+func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, error) {
+	none := &verifyResult{close: func() {}}
+	if c.NArg() != 1 {
+		return "", nil, none, usagef("%s takes one ASSEMBLY argument, got %d", c.Command.Name, c.NArg())
+	}
+	name := c.Args().First()
 	if !c.Bool("allow-unsigned") && len(c.StringSlice("keyring")) == 0 && c.String("policy") == "" {
-		return nil, &verifyResult{close: func() {}}, usagef("%s needs at least one --keyring FILE of trusted public keys (or --policy FILE, or --allow-unsigned)", c.Command.Name)
+		return name, nil, none, usagef("%s needs at least one --keyring FILE of trusted public keys (or --policy FILE, or --allow-unsigned)", c.Command.Name)
 	}
 	res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
 	if err != nil {
 		if c.Context.Err() != nil {
 			err = interrupted{err}
 		}
-		return nil, res, withResult(err, res.failure())
+		return name, nil, res, withResult(err, res.failure())
 	}
-	return deploy.FromTrust(res.trusted), res, nil
+	return name, deploy.FromTrust(res.trusted), res, nil
 }
 
 // deployJSON is what deploy prints with --json (docs/json/deploy.json).
@@ -321,20 +318,11 @@ EXIT CODES:
 
 Example:
    assemble status --keyring release.pub.asc app.cloud`,
-		Flags: append(trustFlags(),
-			&cli.BoolFlag{Name: "allow-unsigned", Usage: "compare an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+		Flags: assemblyFlags("compare",
 			&cli.StringSliceFlag{Name: "only", Usage: "compare only the droplet `ID` (repeatable)"},
-			strictFlag,
-			jsonFlag,
-			quietFlag,
-			progressFlag,
 		),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("status takes one ASSEMBLY argument, got %d", c.NArg())
-			}
-			name := c.Args().First()
-			src, vres, err := openDeploySource(c, name)
+			name, src, vres, err := openDeploySource(c)
 			defer vres.close()
 			if err != nil {
 				return err
@@ -380,4 +368,14 @@ type statusJSON struct {
 	Authenticated bool          `json:"authenticated"`
 	Signer        *signerResult `json:"signer,omitempty"`
 	*deploy.StatusResult
+}
+
+// assemblyFlags are the flags of a command that verifies one assembly and
+// acts on it (to act: what it does, "deploy"): the trust flags,
+// --allow-unsigned, the command's own, then --strict, --json, -q and
+// --progress. extract's are the same ("extract").
+func assemblyFlags(act string, own ...cli.Flag) []cli.Flag {
+	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"})
+	fs = append(fs, own...)
+	return append(fs, strictFlag, jsonFlag, quietFlag, progressFlag)
 }

@@ -1,0 +1,68 @@
+package deploy
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+)
+
+// A spool holds content deploy makes from verified bytes (a directory's
+// zip, a saved image read through the verification, docker's output) in
+// an unnamed temporary file: memory stays bounded whatever the size, and
+// once the name is removed (at once, where the system allows it) no other
+// process can open the file to change it.
+type spool struct {
+	f    *os.File
+	path string // set when the name could not be removed at once
+	size int64
+	sum  []byte // SHA-256 of the content
+}
+
+// newSpool writes the content with write, counting and hashing it.
+func newSpool(write func(w io.Writer) error) (*spool, error) {
+	f, err := os.CreateTemp("", "assemble-spool-")
+	if err != nil {
+		return nil, fmt.Errorf("a temporary file: %w", err)
+	}
+	s := &spool{f: f}
+	if os.Remove(f.Name()) != nil {
+		s.path = f.Name()
+	}
+	h := sha256.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 256<<10)
+	cw := &countingWriter{w: bw}
+	err = write(cw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.size, s.sum = cw.n, h.Sum(nil)
+	return s, nil
+}
+
+// reader reads the content from the start; readers are independent.
+func (s *spool) reader() *io.SectionReader { return io.NewSectionReader(s.f, 0, s.size) }
+
+func (s *spool) Close() error {
+	err := s.f.Close()
+	if s.path != "" {
+		os.Remove(s.path)
+	}
+	return err
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
