@@ -46,16 +46,7 @@ func Open(root *os.Root, name string) (*os.File, error) {
 		}
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, Kind(st.Mode()))
-	}
-	return f, nil
+	return regular(f, name)
 }
 
 // OpenFile opens the file at path, anywhere, for reading: a regular file,
@@ -66,6 +57,12 @@ func OpenFile(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return regular(f, path)
+}
+
+// regular returns f if it is a regular file, else closes it and says
+// what it is (name is how errors call it).
+func regular(f *os.File, name string) (*os.File, error) {
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -73,7 +70,7 @@ func OpenFile(path string) (*os.File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, Kind(st.Mode()))
+		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, Kind(st.Mode()))
 	}
 	return f, nil
 }
