@@ -77,6 +77,7 @@ EXIT CODES:
 Examples:
    assemble deploy --keyring release.pub.asc app.cloud
    assemble deploy --keyring release.pub.asc --plan app.cloud
+   assemble deploy --keyring release.pub.asc oci://registry.example.com/team/app:1.4.0
    assemble deploy --policy release-policy.yaml --parameter Service.AlertEmail=ops@example.com app.cloud`,
 		Flags: assemblyFlags("deploy",
 			&cli.BoolFlag{Name: "plan", Usage: "show what deploy would do, changing nothing"},
@@ -316,8 +317,9 @@ EXIT CODES:
    1  something is absent or differs (each is named), or the assembly was refused
    2  usage error
 
-Example:
-   assemble status --keyring release.pub.asc app.cloud`,
+Examples:
+   assemble status --keyring release.pub.asc app.cloud
+   assemble status --keyring release.pub.asc s3://releases/app/1.4.0.cloud`,
 		Flags: assemblyFlags("compare",
 			&cli.StringSliceFlag{Name: "only", Usage: "compare only the droplet `ID` (repeatable)"},
 		),

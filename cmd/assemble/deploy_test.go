@@ -1,7 +1,6 @@
 package main
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"crypto"
@@ -9,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,29 +121,8 @@ func TestDeployRefusalsChangeNothing(t *testing.T) {
 		{name: "tampered", code: "digest_mismatch", make: func(t *testing.T, dir, unsigned string) string {
 			// The signed archive, f.txt's byte changed ("f" to "F"), the
 			// rest (signature.asc too) copied as it is.
-			signed := sign(t, dir, unsigned)
-			zr, err := zip.OpenReader(signed)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer zr.Close()
-			var buf bytes.Buffer
-			zw := zip.NewWriter(&buf)
-			for _, f := range zr.File {
-				if f.Name == "f.txt" {
-					w, _ := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate})
-					w.Write([]byte("F"))
-					continue
-				}
-				raw, _ := f.OpenRaw()
-				w, _ := zw.CreateRaw(&f.FileHeader)
-				io.Copy(w, raw)
-			}
-			if err := zw.Close(); err != nil {
-				t.Fatal(err)
-			}
 			out := filepath.Join(dir, "tampered.cloud")
-			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+			if err := os.WriteFile(out, tamperedCopy(t, sign(t, dir, unsigned)), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			return out
