@@ -35,6 +35,10 @@ func (s *Set) Export(t *cfn.Template, file string) error {
 			}
 		}
 	}
+	if s.pre == nil {
+		s.pre = ex.startPrefetch()
+		defer func() { s.pre.stop(); s.pre = nil }()
+	}
 	if err := ex.run(); err != nil {
 		return err
 	}

@@ -82,8 +82,9 @@ type Asset struct {
 	Template bool
 	Folder   bool
 
-	data []byte // the content, when made by the build
-	rel  string // else the file under the Root, read again by Open
+	data []byte    // the content, when made by the build
+	sum  *[32]byte // its SHA-256, when known already
+	rel  string    // else the file under the Root, read again by Open
 	set  *Set
 }
 
@@ -145,7 +146,8 @@ type Set struct {
 	files       []string // their real paths
 	takesBucket bool
 	keyExt      string // AddJoined's extension, while it adds
-	joined      bool   // AddJoined is adding
+	pre         *prefetcher
+	joined      bool // AddJoined is adding
 }
 
 // keyPrefixRE is what an object key prefix may hold: S3's safe characters.
@@ -358,6 +360,10 @@ func (s *Set) add(dir, local string, zip, fileOnly bool, at Pos) (Ref, error) {
 		if fileOnly {
 			return Ref{}, s.errAt(at, fmt.Errorf("%w: %s is a folder and this property takes one file: name the file", ErrArtifact, rel))
 		}
+		if data, sum, ok := s.pre.take(rel, true); ok {
+			a = &Asset{data: data, sum: &sum, Source: rel, Folder: true}
+			break
+		}
 		files, err := collect(s.root, rel, display)
 		if err != nil {
 			return Ref{}, s.errAt(at, err)
@@ -389,6 +395,10 @@ func (s *Set) add(dir, local string, zip, fileOnly bool, at Pos) (Ref, error) {
 		}
 		if zip && !isZ {
 			f.Close()
+			if data, sum, ok := s.pre.take(rel, false); ok {
+				a = &Asset{data: data, sum: &sum, Source: rel}
+				break
+			}
 			name := path.Base(rel)
 			data, err := makeZip(s.root, []zipFile{{name: name, rel: rel, exec: st.Mode()&0o111 != 0, size: st.Size()}})
 			if err != nil {
@@ -418,7 +428,12 @@ func (s *Set) add(dir, local string, zip, fileOnly bool, at Pos) (Ref, error) {
 // put names an asset and adds it, or returns the one of equal content.
 func (s *Set) put(a *Asset, at Pos, ext, keyExt string) (Ref, error) {
 	if a.data != nil {
-		sum := sha256.Sum256(a.data)
+		sum := a.sum
+		if sum == nil {
+			h := sha256.Sum256(a.data)
+			sum = &h
+		}
+		a.sum = nil
 		a.SHA256, a.Size = hex.EncodeToString(sum[:]), int64(len(a.data))
 		a.Name = "assets/" + a.SHA256 + ext
 	}

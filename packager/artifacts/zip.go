@@ -175,6 +175,12 @@ func makeZip(root *os.Root, files []zipFile) ([]byte, error) {
 	}
 	close(next)
 	wg.Wait()
+	return writeZip(files, out)
+}
+
+// writeZip writes the compressed entries out[i] of files into a zip (see
+// makeZip).
+func writeZip(files []zipFile, out []compressed) ([]byte, error) {
 	var buf bytes.Buffer
 	need := 22 // the end record
 	for i, f := range files {
@@ -215,6 +221,12 @@ func makeZip(root *os.Root, files []zipFile) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// wholeFile is the size under which a file is read in one piece.
+const wholeFile = 1 << 20
+
+// bufPool holds the buffers files under wholeFile are read into.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, wholeFile); return &b }}
+
 func compressOne(root *os.Root, f zipFile, fw *flate.Writer) compressed {
 	r, err := root.Open(f.rel)
 	if err != nil {
@@ -224,15 +236,38 @@ func compressOne(root *os.Root, f zipFile, fw *flate.Writer) compressed {
 	var dst bytes.Buffer
 	dst.Grow(int(f.size/2) + 64) // source text deflates to about a third
 	fw.Reset(&dst)
-	h := crc32.NewIEEE()
-	n, err := io.Copy(io.MultiWriter(fw, h), io.LimitReader(r, f.size+1))
-	if err == nil {
-		err = fw.Close()
+	var n int64
+	var crc uint32
+	if f.size < wholeFile {
+		// One read and one write: the deflate stream does not depend on
+		// how the input is cut into writes.
+		b := bufPool.Get().(*[]byte)
+		defer bufPool.Put(b)
+		buf := (*b)[:f.size+1]
+		m, rerr := io.ReadFull(r, buf)
+		n = int64(m)
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			rerr = nil
+		}
+		err = rerr
+		if err == nil {
+			crc = crc32.ChecksumIEEE(buf[:m])
+			if _, err = fw.Write(buf[:m]); err == nil {
+				err = fw.Close()
+			}
+		}
+	} else {
+		h := crc32.NewIEEE()
+		n, err = io.Copy(io.MultiWriter(fw, h), io.LimitReader(r, f.size+1))
+		if err == nil {
+			err = fw.Close()
+		}
+		crc = h.Sum32()
 	}
 	if err == nil && n != f.size {
 		err = fmt.Errorf("%w: %s changed size while it was zipped: build again", ErrArtifact, f.name)
 	}
-	return compressed{data: dst.Bytes(), crc: h.Sum32(), size: n, err: err}
+	return compressed{data: dst.Bytes(), crc: crc, size: n, err: err}
 }
 
 // checkZip checks a zip offered as an artifact (shipped as it is): its
