@@ -187,7 +187,7 @@ func Open(ctx context.Context, location string, opts *Options) (*Object, error) 
 func OpenLocation(ctx context.Context, loc *Location, opts *Options) (*Object, error) {
 	o := &Object{loc: loc, opts: opts.withDefaults(), blocks: map[int64]*block{}, lru: list.New(), h: sha256.New()}
 	if d := o.opts.Digest; d != "" {
-		hx, err := parseDigest(d)
+		hx, err := ParseDigest(d)
 		if err != nil {
 			return nil, err
 		}
@@ -769,7 +769,7 @@ func (o *Object) SHA256(ctx context.Context) (string, error) {
 }
 
 // parseDigest returns the hex of "sha256:HEX".
-func parseDigest(d string) (string, error) {
+func ParseDigest(d string) (string, error) {
 	hx, ok := strings.CutPrefix(d, "sha256:")
 	if !ok || len(hx) != 64 || strings.ToLower(hx) != hx {
 		return "", fmt.Errorf("%w: digest %q: want sha256: and 64 lowercase hex digits", ErrLocation, d)

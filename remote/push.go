@@ -59,7 +59,7 @@ func Push(ctx context.Context, location string, f File, opts *Options) (*Pushed,
 	if err != nil {
 		return nil, err
 	}
-	hx, err := parseDigest(f.SHA256)
+	hx, err := ParseDigest(f.SHA256)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (m rawManifest) MediaType() (types.MediaType, error) { return m.mt, nil }
 // Manifest returns the OCI artifact manifest of a pushed assembly
 // (docs/oci.md): artifactType ArtifactType, the empty config, one layer.
 func Manifest(f File, created time.Time) ([]byte, error) {
-	hx, err := parseDigest(f.SHA256)
+	hx, err := ParseDigest(f.SHA256)
 	if err != nil {
 		return nil, err
 	}

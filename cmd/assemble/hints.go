@@ -47,15 +47,15 @@ var codeHints = map[string]string{
 	codeFailure:     "",
 
 	// Remote locations.
-	"bad_location":           "a location is oci://REGISTRY/REPOSITORY[:TAG|@sha256:DIGEST], s3://BUCKET/KEY[?versionId=V] or https://HOST/PATH (http:// only to a loopback host)",
-	"remote_not_found":       "check the location: no object, tag or blob is there (push it first with 'assemble push')",
-	"remote_changed":         "the object was replaced while it was read: read it again, or pin it (oci://...@sha256:DIGEST, s3://...?versionId=V)",
-	"bad_response":           "the server answered a request with something else than what was asked: try again, or check the server (or a proxy before it)",
-	"remote_digest_mismatch": "what arrived is not what the location or --digest names: check the digest, and push the assembly again",
-	"redirect_refused":       "the server redirected to another scheme: name the final location yourself",
-	"timeout":                "the server did not answer in time: check the network and try again",
-	"not_assembly_artifact":  "the OCI manifest is not a Cloud Assembly artifact (docs/oci.md): push the assembly with 'assemble push'",
-	"remote_unsupported":     "this location cannot do that: push to oci:// or s3:// (https:// is read-only)",
+	"bad_location":           "locations look like oci://REGISTRY/REPOSITORY:TAG (or @sha256:DIGEST), s3://BUCKET/KEY[?versionId=V], https://HOST/PATH; a file whose name starts so is ./NAME",
+	"remote_not_found":       "check the location; 'assemble push ASSEMBLY LOCATION' puts an assembly there",
+	"remote_changed":         "the object was replaced while it was read: read it again, or name one version (oci://...@sha256:DIGEST, s3://...?versionId=V)",
+	"bad_response":           "the server does not answer byte ranges as HTTP asks (RFC 9110); read the file from a server that does",
+	"remote_digest_mismatch": "the bytes that arrived are not the ones asked for: the server or the --digest is wrong; do not use them",
+	"redirect_refused":       "the server redirected to another scheme, which is refused; use the final https:// location",
+	"timeout":                "the server is slow or unreachable; try again",
+	"not_assembly_artifact":  "the manifest is not a Cloud Assembly artifact (docs/oci.md); push one with 'assemble push'",
+	"remote_unsupported":     "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY",
 	"output_direct":          "write to a file with -o FILE: standard output and pipes are written in order only",
 
 	// Damaged or foreign archives.

@@ -52,27 +52,12 @@ func openReader(c *cli.Context, verb, name string) (*assembly.Reader, io.Closer,
 	return r, cl, nil
 }
 
-// remoteHint adds the hint for a remote location's failure.
+// remoteHint adds the hint for a remote location's failure: its code's
+// (codeHints), or how credentials are given when the server refused them.
 func remoteHint(err error) error {
 	switch {
-	case errors.Is(err, remote.ErrLocation):
-		return withHint(err, "locations look like oci://REGISTRY/REPOSITORY:TAG (or @sha256:DIGEST), s3://BUCKET/KEY[?versionId=V], https://HOST/PATH; a file whose name starts so is ./NAME")
-	case errors.Is(err, remote.ErrNotFound):
-		return withHint(err, "check the location; 'assemble push ASSEMBLY LOCATION' puts an assembly there")
-	case errors.Is(err, remote.ErrChanged):
-		return withHint(err, "the object was replaced while it was read: read it again, or name one version (oci://...@sha256:DIGEST, s3://...?versionId=V)")
-	case errors.Is(err, remote.ErrDigestMismatch):
-		return withHint(err, "the bytes that arrived are not the ones asked for: the server or the --digest is wrong; do not use them")
-	case errors.Is(err, remote.ErrNotAssembly):
-		return withHint(err, "the manifest is not a Cloud Assembly artifact (docs/oci.md); push one with 'assemble push'")
-	case errors.Is(err, remote.ErrTimeout):
-		return withHint(err, "the server is slow or unreachable; try again")
-	case errors.Is(err, remote.ErrRedirect):
-		return withHint(err, "the server redirected to another scheme, which is refused; use the final https:// location")
-	case errors.Is(err, remote.ErrBadResponse):
-		return withHint(err, "the server does not answer byte ranges as HTTP asks (RFC 9110); read the file from a server that does")
-	case errors.Is(err, remote.ErrUnsupported):
-		return withHint(err, "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY")
+	case isRemoteErr(err):
+		return withHint(err, codeHints[codeOf(err)])
 	case strings.Contains(err.Error(), "UNAUTHORIZED") || strings.Contains(err.Error(), "401 Unauthorized") || strings.Contains(err.Error(), "access denied") || strings.Contains(err.Error(), "AccessDenied"):
 		return withHint(err, "registry credentials come from the Docker configuration ('docker login', credential helpers), S3's from the AWS default chain (AWS_PROFILE, AWS_ACCESS_KEY_ID, roles)")
 	}

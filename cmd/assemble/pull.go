@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/hex"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -69,7 +67,7 @@ func runPull(c *cli.Context) error {
 		return withHint(usagef("--json and -o - both write to standard output"), "write the assembly to a file with -o FILE")
 	}
 	digest := c.String("digest")
-	if hx, ok := strings.CutPrefix(digest, "sha256:"); digest != "" && (!ok || len(hx) != 64 || strings.ToLower(hx) != hx || !isHex(hx)) {
+	if _, err := remote.ParseDigest(digest); digest != "" && err != nil {
 		return withHint(usagef("--digest %q is not a SHA-256 digest", digest), "give it as sha256: and 64 lowercase hex digits, as 'assemble push' prints it")
 	}
 	if _, err := remote.Parse(loc); err != nil {
@@ -116,9 +114,4 @@ func runPull(c *cli.Context) error {
 		printf(c, c.App.Writer, "wrote %s\n", out)
 	}
 	return nil
-}
-
-func isHex(s string) bool {
-	_, err := hex.DecodeString(s)
-	return err == nil
 }
