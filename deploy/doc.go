@@ -2,9 +2,10 @@
 // droplets to AWS, in dependency order, from the verified bytes only, and
 // tells whether what is deployed matches the assembly (Status).
 //
-// A Source is made from a verification's outcome (FromVerified, or
-// FromUnsigned for an assembly checked without a signature); nothing in it
-// reads a file on disk. Deploy then runs every check before anything that
+// A Source is made only from a verification's outcome: FromVerified (a
+// *signing.Verified), or FromTrust (trust.Verify's result, which may be an
+// unsigned assembly its caller allowed and trust.Verify checked); nothing
+// in it reads a file on disk. Deploy then runs every check before anything that
 // changes the cloud is called: the account of each targeted droplet's
 // environment (STS GetCallerIdentity; the AWS CDK's unknown-account and
 // unknown-region mean the caller's own), every manifest `missing` entry

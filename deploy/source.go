@@ -52,13 +52,13 @@ func FromTrust(r *trust.Result) *Source {
 		s.Authenticated = r.Authenticated
 		return s
 	}
-	return FromUnsigned(r.Reader, r.Report, r.SHA256)
+	return fromUnsigned(r.Reader, r.Report, r.SHA256)
 }
 
-// FromUnsigned is the Source of an unsigned assembly that passed its
+// fromUnsigned is the Source of an unsigned assembly that passed its
 // check (rep is r.Check's report): nothing is authenticated, the files
 // are read from r (their CRC-32 checked).
-func FromUnsigned(r *assembly.Reader, rep *assembly.Report, sha256 string) *Source {
+func fromUnsigned(r *assembly.Reader, rep *assembly.Report, sha256 string) *Source {
 	s := &Source{SHA256: sha256, manifest: rep.Manifest, graph: rep.Graph, order: rep.Order, sizes: map[string]int64{}}
 	for _, f := range r.Files() {
 		if f.Name() == assembly.SignatureName {
