@@ -19,16 +19,20 @@ func TestImportDirection(t *testing.T) {
 		"assembly": {"packager", "signing", "trust", "deploy", "remote", "cmd"},
 		"signing":  {"packager", "trust", "deploy", "remote", "cmd"},
 		"packager": {"signing", "trust", "deploy", "remote", "cmd"},
-		"internal": {"droplets", "assembly", "packager", "signing", "trust", "deploy", "remote", "cmd"},
+		"internal": {"droplets", "assembly", "packager", "signing", "trust", "deploy", "remote", "provenance", "cmd"},
 		"trust":    {"packager", "deploy", "remote", "cmd"},
 		// remote gives bytes (an io.ReaderAt and its size) and takes none
 		// of the decisions about them.
-		"remote": {"droplets", "assembly", "packager", "signing", "trust", "deploy", "cmd"},
-		"deploy": {"packager", "remote", "cmd"},
+		"remote": {"droplets", "assembly", "packager", "signing", "trust", "deploy", "provenance", "cmd"},
+		// provenance makes and judges statements from what its callers
+		// give it (names and SHA-256s, not archives): packager and trust
+		// call it, it calls neither.
+		"provenance": {"droplets", "assembly", "packager", "signing", "trust", "deploy", "remote", "cmd"},
+		"deploy":     {"packager", "remote", "cmd"},
 		// The seams every package shares are leaves: a code for each
 		// failure, and the one digest type.
-		"errcode": {"digest", "droplets", "assembly", "packager", "signing", "trust", "deploy", "remote", "internal", "cmd"},
-		"digest":  {"droplets", "assembly", "packager", "signing", "trust", "deploy", "remote", "internal", "cmd"},
+		"errcode": {"digest", "droplets", "assembly", "packager", "signing", "trust", "deploy", "remote", "internal", "provenance", "cmd"},
+		"digest":  {"droplets", "assembly", "packager", "signing", "trust", "deploy", "remote", "internal", "provenance", "cmd"},
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "./...").Output()
 	if err != nil {

@@ -3,9 +3,11 @@ package assembly
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"math"
@@ -129,6 +131,7 @@ type Sealer interface {
 type Writer struct {
 	opts      WriterOptions
 	entries   []input
+	trailer   *trailer
 	names     map[string]bool
 	set       *nameSet // the reader's name rules
 	nameBytes int
@@ -187,6 +190,30 @@ func (w *Writer) AddFunc(name string, open func() (io.ReadCloser, error)) error 
 // which WriterOptions.Progress then counts in its total.
 func (w *Writer) AddOpener(name string, size int64, open func() (io.ReadCloser, error)) error {
 	return w.add(input{name: name, size: size, open: open})
+}
+
+// A trailer is an entry made from the others' content (SetTrailer).
+type trailer struct {
+	name string
+	make func(sums map[string][sha256.Size]byte) ([]byte, error)
+}
+
+// SetTrailer adds the entry name, written after all the others (and
+// before a Sealer's end): make is called, once they are read, with the
+// SHA-256 of every other entry's content by name, and returns its
+// content. The sums are taken as the entries stream through, so nothing
+// is read twice. Build's provenance is the one trailer (package
+// provenance).
+func (w *Writer) SetTrailer(name string, make func(sums map[string][sha256.Size]byte) ([]byte, error)) error {
+	if w.trailer != nil {
+		return fmt.Errorf("a trailer %q is already set", w.trailer.name)
+	}
+	if err := w.add(input{name: name, size: -1}); err != nil {
+		return err
+	}
+	w.entries = w.entries[:len(w.entries)-1]
+	w.trailer = &trailer{name: name, make: make}
+	return nil
 }
 
 // Has reports whether an entry of that name was added.
@@ -254,6 +281,9 @@ type hasher struct {
 type hashJob struct {
 	w io.Writer
 	c *chunk
+	// flushed, when set (and c nil), is closed once every job before it
+	// is done.
+	flushed chan struct{}
 }
 
 func startHasher(n int) *hasher {
@@ -261,6 +291,10 @@ func startHasher(n int) *hasher {
 	go func() {
 		var err error
 		for j := range h.jobs {
+			if j.flushed != nil {
+				close(j.flushed)
+				continue
+			}
 			if err == nil {
 				_, err = j.w.Write(j.c.data)
 			}
@@ -303,6 +337,9 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if w.trailer != nil {
+		entries = append(entries, input{name: w.trailer.name, size: -1})
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -319,7 +356,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 	readErr := make(chan error, 1)
 	progress := newProgress(w.opts.Progress, sizes)
 	go func() {
-		err := readEntries(ctx, entries, jobs, ordered, progress, w.opts.Sealer, workers)
+		err := readEntries(ctx, entries, w.trailer, jobs, ordered, progress, w.opts.Sealer, workers)
 		close(jobs)
 		close(ordered)
 		readErr <- err
@@ -439,9 +476,27 @@ func mendZip64Offsets(records [][]byte) {
 	}
 }
 
+// flush waits until every chunk given so far is hashed.
+func (h *hasher) flush(ctx context.Context) error {
+	done := make(chan struct{})
+	select {
+	case h.jobs <- hashJob{flushed: done}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // readEntries reads every entry in order, cuts it into chunks, and hands
-// each chunk both to the workers and, in order, to the writer.
-func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chunk, progress func(int64), sealer Sealer, workers int) (err error) {
+// each chunk both to the workers and, in order, to the writer. With a
+// trailer, entries ends with its placeholder: the others' content is
+// hashed as it passes, and the trailer's content made from the sums.
+func readEntries(ctx context.Context, entries []input, tr *trailer, jobs, ordered chan<- *chunk, progress func(int64), sealer Sealer, workers int) (err error) {
 	send := func(c *chunk) error {
 		select {
 		case ordered <- c:
@@ -456,7 +511,7 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 		}
 	}
 	var h *hasher
-	if sealer != nil {
+	if sealer != nil || tr != nil {
 		h = startHasher(2*workers + 2)
 		defer func() {
 			if herr := h.wait(); err == nil && herr != nil {
@@ -465,14 +520,47 @@ func readEntries(ctx context.Context, entries []input, jobs, ordered chan<- *chu
 		}()
 	}
 	var total int64
+	var sums map[string]hash.Hash
+	if tr != nil {
+		sums = make(map[string]hash.Hash, len(entries)-1)
+	}
 	for i, e := range entries {
+		if tr != nil && i == len(entries)-1 {
+			if err := h.flush(ctx); err != nil {
+				return err
+			}
+			got := make(map[string][sha256.Size]byte, len(sums))
+			for name, s := range sums {
+				got[name] = [sha256.Size]byte(s.Sum(nil))
+			}
+			data, err := tr.make(got)
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.name, err)
+			}
+			e = input{name: e.name, size: int64(len(data)), data: data}
+		}
 		hash := func(*chunk) error { return nil }
 		if h != nil {
-			sink := sealer.Entry(e.name)
+			var sink io.Writer
+			if sealer != nil {
+				sink = sealer.Entry(e.name)
+			}
+			if tr != nil && i < len(entries)-1 {
+				s := sha256.New()
+				sums[e.name] = s
+				if sink == nil {
+					sink = s
+				} else {
+					sink = io.MultiWriter(sink, s)
+				}
+			}
+			if sink == nil {
+				sink = io.Discard
+			}
 			hash = func(c *chunk) error {
 				c.refs.Add(1)
 				select {
-				case h.jobs <- hashJob{sink, c}:
+				case h.jobs <- hashJob{w: sink, c: c}:
 					return nil
 				case <-ctx.Done():
 					c.release()

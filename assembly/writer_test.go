@@ -3,6 +3,7 @@ package assembly
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -558,4 +559,67 @@ func zip64FieldsSaturated(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// TestWriterTrailer: the trailer is made from the SHA-256 of every other
+// entry's content, taken as they stream (an entry over one chunk too), and
+// written last; its name obeys the same rules as any entry's.
+func TestWriterTrailer(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), (3*chunkSize)/16+7)
+	contents := map[string][]byte{"b.txt": []byte("bee"), "a/big.bin": big, "empty": nil, "manifest.json": []byte("{}")}
+	w := NewWriter(WriterOptions{Workers: 3})
+	for name, data := range contents {
+		if err := w.AddBytes(name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seen map[string][sha256.Size]byte
+	if err := w.SetTrailer("zz/../t", nil); err == nil {
+		t.Error("a trailer name with a .. segment was accepted")
+	}
+	if err := w.SetTrailer("B.TXT", nil); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("a trailer name equal to an entry's after folding: %v, want ErrDuplicate", err)
+	}
+	if err := w.SetTrailer("trailer.json", func(sums map[string][sha256.Size]byte) ([]byte, error) {
+		seen = sums
+		return []byte("made from " + fmt.Sprint(len(sums))), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(contents) {
+		t.Fatalf("trailer saw %d sums, want %d", len(seen), len(contents))
+	}
+	for name, data := range contents {
+		if seen[name] != sha256.Sum256(data) {
+			t.Errorf("sum of %s is not its content's", name)
+		}
+	}
+	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := zr.File[len(zr.File)-1]
+	if last.Name != "trailer.json" {
+		t.Fatalf("last entry %s, want the trailer", last.Name)
+	}
+	rc, _ := last.Open()
+	got, _ := io.ReadAll(rc)
+	if string(got) != "made from 4" {
+		t.Errorf("trailer content %q", got)
+	}
+	if _, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len())); err != nil {
+		t.Errorf("the reader refuses an archive with a trailer: %v", err)
+	}
+	// A failing trailer fails the write.
+	w2 := NewWriter(WriterOptions{})
+	w2.AddBytes("manifest.json", []byte("{}"))
+	boom := errors.New("boom")
+	w2.SetTrailer("t", func(map[string][sha256.Size]byte) ([]byte, error) { return nil, boom })
+	if _, err := w2.WriteTo(context.Background(), io.Discard); !errors.Is(err, boom) {
+		t.Errorf("failing trailer: %v, want boom", err)
+	}
 }

@@ -78,7 +78,7 @@ func TestBuildBlueprint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "bp/app.include/core.yaml bp/app.yaml manifest.json"
+	want := "bp/app.include/core.yaml bp/app.yaml manifest.json provenance.intoto.json"
 	if got := strings.Join(plan.Files(), " "); got != want {
 		t.Fatalf("files = %s, want %s", got, want)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cdk"
 	"github.com/cloud-assembly/assemble/packager/schema"
+	"github.com/cloud-assembly/assemble/provenance"
 )
 
 // BuildOptions configures Load and Build.
@@ -52,6 +53,11 @@ type BuildOptions struct {
 	// ${Id.output.Name} reference to a stack deployed first.
 	AssetBucket    string
 	AssetKeyPrefix string
+	// Provenance are the explicit inputs of the provenance every build
+	// writes (package provenance): the CI environment to read, builder,
+	// invocation, times. The zero value makes a local provenance, the same
+	// every time.
+	Provenance provenance.Options
 }
 
 // A Plan is a loaded, validated project: the manifest to write and the
@@ -76,6 +82,9 @@ type Plan struct {
 	inputs  []string          // real paths of the project files read
 	dirs    []string          // real paths of the folders shipped
 	bodies  map[string][]byte // archive name -> packaged bytes
+	read    []string          // files the packaging read (provenance dependencies)
+
+	statement *provenance.Statement
 }
 
 // Files lists the archive's entries, sorted.
@@ -105,6 +114,7 @@ func (p *Plan) Write(ctx context.Context, out string) error {
 	}
 	return f.Commit()
 }
+
 
 // WriteTo streams the assembly to w. Every project file is opened through
 // the project folder's os.Root and must still be the file that was checked
@@ -295,6 +305,9 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	if len(b.missing) > 0 {
 		return nil, errors.Join(b.missing...)
 	}
+	if err := p.addProvenance(opts, spec.file, p.fileDependencies()); err != nil {
+		return nil, err
+	}
 	rep, err := p.finish()
 	if err != nil {
 		return nil, spec.locate(err)
@@ -388,7 +401,10 @@ func (b *builder) droplet(id string) error {
 			addFile := func(rel string, body []byte) error {
 				return b.add(path.Join(path.Dir(name), rel), "", body, "packaged "+real+" ("+rel+")")
 			}
-			read := func(file string) { b.plan.inputs = append(b.plan.inputs, file) }
+			read := func(file string) {
+				b.plan.inputs = append(b.plan.inputs, file)
+				b.plan.read = append(b.plan.read, file)
+			}
 			var set *artifacts.Set
 			if prop.Template {
 				if set, err = b.assetSet(read); err != nil {

@@ -120,7 +120,7 @@ func TestBuildExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"config/settings.json", "docker/app-image.tar", "manifest.json", "site/css/style.css", "site/index.html", "stacks/network.yaml", "stacks/service-policy.json", "stacks/service.yaml"}
+	want := []string{"config/settings.json", "docker/app-image.tar", "manifest.json", "provenance.intoto.json", "site/css/style.css", "site/index.html", "stacks/network.yaml", "stacks/service-policy.json", "stacks/service.yaml"}
 	if got := strings.Join(plan.Files(), " "); got != strings.Join(want, " ") {
 		t.Errorf("files = %s", got)
 	}
@@ -244,7 +244,7 @@ droplets:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(p.Files(), " "); got != "manifest.json site/alias.txt site/index.html" {
+	if got := strings.Join(p.Files(), " "); got != "manifest.json provenance.intoto.json site/alias.txt site/index.html" {
 		t.Errorf("files = %s", got)
 	}
 }

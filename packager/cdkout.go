@@ -76,6 +76,9 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
+	if err := p.addProvenance(opts, source, cdkDependencies(dir)); err != nil {
+		return nil, err
+	}
 	rep, err := p.finish()
 	if err != nil {
 		return nil, fmt.Errorf("%s: the droplets made from it are invalid: %w", source, err)

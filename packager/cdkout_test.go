@@ -100,8 +100,8 @@ func TestBuildCDKOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rc.Files()) != n+1 || len(plan.Files()) != n+1 {
-		t.Errorf("archive holds %d files, plan %d, the folder %d (+ manifest.json)", len(rc.Files()), len(plan.Files()), n)
+	if len(rc.Files()) != n+2 || len(plan.Files()) != n+2 {
+		t.Errorf("archive holds %d files, plan %d, the folder %d (+ manifest.json and provenance.intoto.json)", len(rc.Files()), len(plan.Files()), n)
 	}
 
 	// The same folder at another path, touched, built through the app

@@ -71,7 +71,7 @@ func BenchmarkHashStored(b *testing.B) {
 	b.SetBytes(f.Size())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := hashEntry(b.Context(), f, crypto.SHA256, make([]byte, 32), f.Size()+1, nil); err != nil {
+		if _, err := hashEntry(b.Context(), f, crypto.SHA256, make([]byte, 32), f.Size()+1, nil, false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,6 +3,8 @@ package signing
 import (
 	"context"
 	"crypto"
+	"crypto/sha256"
+	"hash"
 	"io"
 	"runtime"
 	"sort"
@@ -20,8 +22,9 @@ var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return
 
 // digest is the result of hashing one entry.
 type digest struct {
-	size int64 // bytes read, at most limit
-	sum  []byte
+	size  int64 // bytes read, at most limit
+	sum   []byte
+	plain [sha256.Size]byte // SHA-256 of the content alone, when asked for
 }
 
 // openContent returns the entry's uncompressed content, checked by package
@@ -32,7 +35,10 @@ func openContent(f *assembly.File) (io.ReadCloser, error) { return f.Open() }
 // hashEntry streams the entry once, reading at most limit bytes, into
 // H(content || nonce). Reading and hashing overlap: one goroutine reads
 // (and inflates) the next chunk while this one hashes the last.
-func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byte, limit int64, m *meter) (digest, error) {
+//
+// With plain, the content's own SHA-256 is taken beside it, from the same
+// bytes (digest.plain).
+func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byte, limit int64, m *meter, plain bool) (digest, error) {
 	rc, err := openContent(f)
 	if err != nil {
 		return digest{}, err
@@ -40,6 +46,10 @@ func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byt
 	defer rc.Close()
 	src := io.LimitReader(rc, limit)
 	hw := h.New()
+	var pw hash.Hash
+	if plain {
+		pw = sha256.New()
+	}
 
 	type chunk struct {
 		buf *[]byte
@@ -68,6 +78,9 @@ func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byt
 	var size int64
 	for c := range full {
 		hw.Write((*c.buf)[:c.n])
+		if pw != nil {
+			pw.Write((*c.buf)[:c.n])
+		}
 		size += int64(c.n)
 		m.add(int64(c.n))
 		chunkPool.Put(c.buf)
@@ -82,7 +95,11 @@ func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byt
 		}
 	}
 	hw.Write(nonce)
-	return digest{size: size, sum: hw.Sum(nil)}, nil
+	d := digest{size: size, sum: hw.Sum(nil)}
+	if pw != nil {
+		d.plain = [sha256.Size]byte(pw.Sum(nil))
+	}
+	return d, nil
 }
 
 // hashAll hashes files in parallel (largest first, GOMAXPROCS at a time);
@@ -91,7 +108,7 @@ func hashEntry(ctx context.Context, f *assembly.File, h crypto.Hash, nonce []byt
 // progress, if not nil, is told the bytes hashed so far (see
 // SignOptions.Progress). The returned digests are in the order of files.
 func hashAll(ctx context.Context, files []*assembly.File, h crypto.Hash, nonce []byte,
-	limit func(*assembly.File) int64, check func(*assembly.File, digest) error, progress func(done, total int64)) ([]digest, error) {
+	limit func(*assembly.File) int64, check func(*assembly.File, digest) error, progress func(done, total int64), plain bool) ([]digest, error) {
 	m := newMeter(files, progress)
 	defer m.end()
 	out := make([]digest, len(files))
@@ -105,7 +122,7 @@ func hashAll(ctx context.Context, files []*assembly.File, h crypto.Hash, nonce [
 	for _, i := range order {
 		f := files[i]
 		g.Go(func() error {
-			d, err := hashEntry(ctx, f, h, nonce, limit(f), m)
+			d, err := hashEntry(ctx, f, h, nonce, limit(f), m, plain)
 			if err != nil {
 				return err
 			}

@@ -315,7 +315,7 @@ func seal(ctx context.Context, dst io.Writer, r *assembly.Reader, signers []Sign
 			p.att, p.text = a, bytes.TrimSuffix(body, []byte("\n"))
 			return nil
 		}
-		if _, err := checkAttested(ctx, r, p.att, opts.progress()); err != nil {
+		if _, _, err := checkAttested(ctx, r, p.att, opts.progress(), false); err != nil {
 			return fmt.Errorf("%w: %w", ErrAttestationMismatch, err)
 		}
 		return nil

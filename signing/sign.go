@@ -140,7 +140,7 @@ func Attest(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attest
 				return fmt.Errorf("%w: %q: header says %d bytes, content has %d or more", assembly.ErrFormat, f.Name(), f.Size(), d.size)
 			}
 			return nil
-		}, opts.progress())
+		}, opts.progress(), false)
 	if err != nil {
 		return nil, err
 	}

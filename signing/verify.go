@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,10 @@ type VerifyOptions struct {
 	// keys do not hold (its user ID and fingerprint, as gpg --verify names
 	// a key in its keyring that it does not trust). They never count.
 	Known openpgp.EntityList
+	// ContentSums takes each file's own SHA-256 beside its salted hash,
+	// from the same bytes (Verified.ContentSums): what a provenance's
+	// subject is checked against.
+	ContentSums bool
 }
 
 func (o *VerifyOptions) policy() Policy {
@@ -87,6 +92,7 @@ type Verified struct {
 	report      *assembly.Report
 	signatures  []Signature
 	policy      PolicyResult
+	sums        map[string][sha256.Size]byte
 }
 
 // Signer is the trusted entity that made the first trusted signature (in
@@ -243,7 +249,7 @@ func VerifyContext(ctx context.Context, r *assembly.Reader, trusted openpgp.Enti
 		return nil, err
 	}
 	v.r = r
-	if v.bytes, err = checkAttested(ctx, r, v.att, opts.progress()); err != nil {
+	if v.bytes, v.sums, err = checkAttested(ctx, r, v.att, opts.progress(), opts != nil && opts.ContentSums); err != nil {
 		return nil, err
 	}
 	// Step 5: only now is the assembly checked, from verified bytes.
@@ -252,6 +258,10 @@ func VerifyContext(ctx context.Context, r *assembly.Reader, trusted openpgp.Enti
 	}
 	return v, nil
 }
+
+// ContentSums are the SHA-256 of each attested file's content, by name,
+// taken from the verified bytes; nil unless VerifyOptions.ContentSums.
+func (v *Verified) ContentSums() map[string][sha256.Size]byte { return v.sums }
 
 // check runs assembly.Check on the verified manifest.json and the attested
 // files (their sizes are the attested ones).
@@ -381,27 +391,27 @@ func hashHeaderName(h crypto.Hash) string {
 // the one check that an archive is what an attestation says: Verify runs
 // it, and so does signing an existing attestation (an external signature,
 // a co-signature).
-func checkAttested(ctx context.Context, r *assembly.Reader, att *Attestation, progress func(done, total int64)) (int64, error) {
+func checkAttested(ctx context.Context, r *assembly.Reader, att *Attestation, progress func(done, total int64), plain bool) (int64, map[string][sha256.Size]byte, error) {
 	files := contentFiles(r)
 	inArchive := make(map[string]bool, len(files))
 	for _, f := range files {
 		inArchive[f.Name()] = true
 		if _, ok := att.Items[f.Name()]; !ok {
-			return 0, fmt.Errorf("%w: %q is in the archive but not in the signed attestation", ErrUnlisted, f.Name())
+			return 0, nil, fmt.Errorf("%w: %q is in the archive but not in the signed attestation", ErrUnlisted, f.Name())
 		}
 	}
 	for _, name := range att.Names() {
 		if !inArchive[name] {
-			return 0, fmt.Errorf("%w: %q is attested but not in the archive", ErrMissing, name)
+			return 0, nil, fmt.Errorf("%w: %q is attested but not in the archive", ErrMissing, name)
 		}
 	}
 	// Headers first: a wrong stated size fails before anything is inflated.
 	for _, f := range files {
 		if it := att.Items[f.Name()]; f.Size() != it.Size {
-			return 0, &SizeError{Name: f.Name(), Want: it.Size, Got: f.Size()}
+			return 0, nil, &SizeError{Name: f.Name(), Want: it.Size, Got: f.Size()}
 		}
 	}
-	_, err := hashAll(ctx, files, att.Algorithm, att.Nonce,
+	ds, err := hashAll(ctx, files, att.Algorithm, att.Nonce,
 		func(f *assembly.File) int64 { return att.Items[f.Name()].Size + 1 },
 		func(f *assembly.File, d digest) error {
 			it := att.Items[f.Name()]
@@ -412,22 +422,29 @@ func checkAttested(ctx context.Context, r *assembly.Reader, att *Attestation, pr
 				return &DigestError{Name: f.Name(), Want: it.Hash, Got: d.sum}
 			}
 			return nil
-		}, progress)
+		}, progress, plain)
 	if err != nil {
 		if errors.Is(err, assembly.ErrCorrupt) {
 			// The data does not match its own headers (CRC-32, length,
 			// bytes after the deflate stream): refused whatever it hashes to.
-			return 0, fmt.Errorf("%w: %w", ErrVerification, err)
+			return 0, nil, fmt.Errorf("%w: %w", ErrVerification, err)
 		}
 		if !errors.Is(err, ErrVerification) {
 			// An I/O error: the content cannot match what was signed.
-			return 0, fmt.Errorf("%w: %v", ErrDigestMismatch, err)
+			return 0, nil, fmt.Errorf("%w: %v", ErrDigestMismatch, err)
 		}
-		return 0, err
+		return 0, nil, err
 	}
 	var n int64
-	for _, f := range files {
-		n += f.Size()
+	var sums map[string][sha256.Size]byte
+	if plain {
+		sums = make(map[string][sha256.Size]byte, len(files))
 	}
-	return n, nil
+	for i, f := range files {
+		n += f.Size()
+		if plain {
+			sums[f.Name()] = ds[i].plain
+		}
+	}
+	return n, sums, nil
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -16,12 +17,13 @@ import (
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/suggest"
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
+	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
 // PolicyKeys are the keys of a policy file, in the order help lists them.
 func PolicyKeys() []string {
-	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities"}
+	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "provenance"}
 }
 
 // A PolicyFile is what a policy file says; keyring paths are made
@@ -35,7 +37,15 @@ type PolicyFile struct {
 	// capabilities deploy may grant (IAM, NAMED_IAM, AUTO_EXPAND).
 	StagingBucket string
 	Capabilities  []string
-	Has           map[string]bool
+	// Provenance is the provenance section: what an assembly's provenance
+	// must say (package provenance); nil when the policy has none.
+	Provenance *provenance.Policy
+	Has        map[string]bool
+}
+
+// ProvenanceKeys are the keys of a policy's provenance section.
+func ProvenanceKeys() []string {
+	return []string{"predicate-type", "builders", "repositories", "refs", "max-age", "bundle-keys"}
 }
 
 // bucketRE is an S3 bucket name.
@@ -158,6 +168,8 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 					}
 				}
 			}
+		case "provenance":
+			p.Provenance, err = readProvenance(v, dir, at, strs)
 		case "min-signers":
 			n, cerr := strconv.Atoi(v.Value)
 			if v.Kind != yaml.ScalarNode || cerr != nil || n < 1 {
@@ -172,4 +184,84 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 		}
 	}
 	return p, nil
+}
+
+// readProvenance reads the provenance section: a mapping of
+// ProvenanceKeys. Patterns are checked, max-age is a Go duration ("720h")
+// or a number of days ("30d"), bundle-keys are PEM public key files
+// (relative to the policy's folder).
+func readProvenance(n *yaml.Node, dir string, at func(*yaml.Node, string, ...any) error, strs func(k, v *yaml.Node) ([]string, error)) (*provenance.Policy, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, at(n, "provenance must be a mapping of %s", strings.Join(ProvenanceKeys(), ", "))
+	}
+	pol := &provenance.Policy{}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			return nil, at(k, "provenance.%s is given twice", k.Value)
+		}
+		seen[k.Value] = true
+		patterns := func() ([]string, error) {
+			ps, err := strs(k, v)
+			for j, p := range ps {
+				if perr := provenance.CheckPattern(p); perr != nil {
+					return nil, at(v.Content[j], "provenance.%s: %v", k.Value, perr)
+				}
+			}
+			return ps, err
+		}
+		var err error
+		switch k.Value {
+		case "predicate-type":
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				return nil, at(v, "provenance.predicate-type must be a URI (%s)", provenance.PredicateType)
+			}
+			pol.PredicateType = v.Value
+		case "builders":
+			pol.Builders, err = patterns()
+		case "repositories":
+			pol.Repositories, err = patterns()
+		case "refs":
+			pol.Refs, err = patterns()
+		case "max-age":
+			d, derr := parseAge(v.Value)
+			if v.Kind != yaml.ScalarNode || derr != nil || d <= 0 {
+				return nil, at(v, "provenance.max-age must be a positive duration: 720h, 90m, or 30d")
+			}
+			pol.MaxAge = d
+		case "bundle-keys":
+			var files []string
+			if files, err = strs(k, v); err == nil {
+				for j, f := range files {
+					if !filepath.IsAbs(f) {
+						f = filepath.Join(dir, f)
+					}
+					key, kerr := provenance.ReadPublicKey(f)
+					if kerr != nil {
+						return nil, at(v.Content[j], "provenance.bundle-keys: %v", kerr)
+					}
+					pol.BundleKeys = append(pol.BundleKeys, provenance.BundleKey{File: f, Key: key})
+				}
+			}
+		default:
+			return nil, at(k, "unknown key provenance.%s%s", k.Value, suggest.Hint(k.Value, ProvenanceKeys()))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return pol, nil
+}
+
+// parseAge reads a duration: Go's syntax, or whole days ("30d").
+func parseAge(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(d)
+		if err != nil || n <= 0 || n > 100000 {
+			return 0, fmt.Errorf("bad days %q", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(s)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
+	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -54,6 +55,9 @@ type Trust struct {
 	Files []string
 	// PolicyFile is the policy read, nil when none was given.
 	PolicyFile *PolicyFile
+	// Provenance is what the assembly's provenance must say (the policy
+	// file's provenance section); nil requires none.
+	Provenance *provenance.Policy
 }
 
 // Load reads the policy file and the keyrings and checks that the policy
@@ -140,6 +144,7 @@ func Load(opts Options) (*Trust, error) {
 			t.Policy.Algorithms = append(t.Policy.Algorithms, h)
 		}
 	}
+	t.Provenance = p.Provenance
 	return t, nil
 }
 

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/hint"
+	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -30,6 +33,14 @@ type VerifyOptions struct {
 	// file beside the verification (a reader whose every read costs, such
 	// as a remote object whose digest is known otherwise).
 	SkipDigest bool
+	// Provenance evaluates the assembly's provenance (Result.Provenance)
+	// even when the trust has no provenance policy: the rules of an empty
+	// policy (present, well formed, subject) are then recorded, not
+	// enforced. With a policy they are enforced either way.
+	Provenance bool
+	// Now is the time the provenance's age is judged at (default
+	// time.Now).
+	Now func() time.Time
 }
 
 // A Result is an assembly Verify accepted.
@@ -56,6 +67,9 @@ type Result struct {
 	Signatures   []signing.Signature
 	PolicyResult signing.PolicyResult
 	Policy       signing.Policy
+	// Provenance is how the provenance met the trust's provenance policy
+	// (nil when neither it nor VerifyOptions.Provenance asked).
+	Provenance *provenance.Verdict
 }
 
 // Files is the number of the assembly's files but signature.asc: what
@@ -143,7 +157,8 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	if t == nil {
 		return res, &OptionError{Msg: "needs at least one --keyring FILE of trusted public keys (or a --policy FILE naming keyrings)", Err: ErrNoKeyring}
 	}
-	v, err := signing.VerifyContext(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known})
+	judge := t.Provenance != nil || opts.Provenance
+	v, err := signing.VerifyContext(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known, ContentSums: judge})
 	if err != nil {
 		var se *signing.SignaturesError
 		if errors.As(err, &se) {
@@ -154,7 +169,36 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	res.Verified, res.Authenticated = v, true
 	res.Signatures, res.PolicyResult = v.Signatures(), v.Policy()
 	res.Report, res.Manifest = v.Report(), v.Manifest()
+	if judge {
+		if err := judgeProvenance(res, t.Provenance, opts); err != nil {
+			return res, err
+		}
+	}
 	return finish()
+}
+
+// judgeProvenance evaluates the verified assembly's provenance entry
+// (read from the verified bytes) against pol, the one provenance verdict:
+// with a policy a failed rule fails the verification; without one the
+// verdict is only recorded.
+func judgeProvenance(res *Result, pol *provenance.Policy, opts VerifyOptions) error {
+	var body []byte
+	if slices.Contains(res.Verified.Files(), provenance.EntryName) {
+		var err error
+		if body, err = res.Verified.ReadFile(provenance.EntryName); err != nil {
+			return err
+		}
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	verdict, err := provenance.Evaluate(body, res.Verified.ContentSums(), pol, now())
+	res.Provenance = verdict
+	if pol == nil {
+		return nil
+	}
+	return err
 }
 
 // A Digester is a reader that takes the SHA-256 of everything read

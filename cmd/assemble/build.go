@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager"
+	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -36,6 +38,16 @@ func buildCmd() *cli.Command {
    followed by 'assemble sign' writes. --local-user and --passphrase-file
    work as for sign.
 
+   Every build writes provenance.intoto.json, an in-toto statement with a
+   SLSA provenance v1 predicate whose subject is the digest of the other
+   files (docs/provenance.md): the git commit of the checkout holding the
+   project, the files the packaging read, images by digest, CDK versions.
+   Builder and invocation come from --provenance-builder and
+   --provenance-invocation, else the CI environment (GitHub Actions, GitLab
+   CI, CodeBuild, Buildkite), else they are "local"; times only from the
+   --provenance-started/--provenance-finished flags or the CI environment,
+   so the same inputs give the same bytes.
+
    Example: assemble build -o webapp.cloud fixtures/examples/webapp
             assemble build -o webapp.cloud --sign-key release.asc fixtures/examples/webapp
             cdk synth && assemble build -o app.cloud cdk.out`,
@@ -50,6 +62,10 @@ func buildCmd() *cli.Command {
 			&cli.StringFlag{Name: "schemas", Usage: "check every packaged template against the resource type schemas (*.json) in `DIR`"},
 			&cli.BoolFlag{Name: "schemas-warn", Usage: "report --schemas findings as warnings instead of failing the build"},
 			&cli.StringFlag{Name: "sign-algorithm", Value: "SHA256", Usage: "with --sign-key or --sign-gpg: hash `ALGORITHM`, SHA256, SHA384 or SHA512"},
+			&cli.StringFlag{Name: "provenance-builder", Usage: "the provenance's builder.id `URI` (default: from the CI environment, else " + provenance.LocalBuilder + ")"},
+			&cli.StringFlag{Name: "provenance-invocation", Usage: "the provenance's invocationId `ID` (default: from the CI environment, else local)"},
+			&cli.StringFlag{Name: "provenance-started", Usage: "the provenance's startedOn `TIME` (RFC 3339; default: from the CI environment where it says it, else none)"},
+			&cli.StringFlag{Name: "provenance-finished", Usage: "the provenance's finishedOn `TIME` (RFC 3339; default: none)"},
 			quietFlag,
 			progressFlag,
 		}, buildFlags.flags()...),
@@ -94,6 +110,23 @@ func runBuild(c *cli.Context) error {
 		Environment:    c.String("environment"),
 		AssetBucket:    c.String("asset-bucket"),
 		AssetKeyPrefix: c.String("asset-prefix"),
+		Provenance: provenance.Options{
+			LookupEnv:    os.LookupEnv,
+			BuilderID:    c.String("provenance-builder"),
+			InvocationID: c.String("provenance-invocation"),
+		},
+	}
+	for _, f := range []struct {
+		flag string
+		t    *time.Time
+	}{{"provenance-started", &opts.Provenance.StartedOn}, {"provenance-finished", &opts.Provenance.FinishedOn}} {
+		if v := c.String(f.flag); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return usagef("--%s %q: want an RFC 3339 time (2026-01-02T03:04:05Z)", f.flag, v)
+			}
+			*f.t = t
+		}
 	}
 	if err := buildSchemas(c, &opts); err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/packager"
+	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -58,7 +59,7 @@ func TestFormatDocExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	var manifest []byte
+	var manifest, prov []byte
 	var entries strings.Builder
 	width := 0
 	for _, f := range rc.Files() {
@@ -81,6 +82,13 @@ func TestFormatDocExample(t *testing.T) {
 			r.Close()
 			manifest = buf.Bytes()
 		}
+		if f.Name() == provenance.EntryName {
+			r, _ := f.Open()
+			var buf bytes.Buffer
+			buf.ReadFrom(r)
+			r.Close()
+			prov = buf.Bytes()
+		}
 	}
 	nonce := make([]byte, 32)
 	for i := range nonce {
@@ -97,7 +105,7 @@ func TestFormatDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"manifest.json": string(manifest), "entries": entries.String(), "attestation": string(attJSON)}
+	want := map[string]string{"manifest.json": string(manifest), "entries": entries.String(), "attestation": string(attJSON), "provenance": string(prov)}
 	text := string(doc)
 	for name, got := range want {
 		if !strings.HasSuffix(got, "\n") {

@@ -23,6 +23,7 @@ import (
 	"github.com/cloud-assembly/assemble/packager/cfn/source"
 	"github.com/cloud-assembly/assemble/packager/registry"
 	"github.com/cloud-assembly/assemble/packager/schema"
+	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/remote"
 	"github.com/cloud-assembly/assemble/signing"
 	"github.com/cloud-assembly/assemble/trust"
@@ -262,6 +263,11 @@ var errorCodes = []errorCode{
 	{trust.ErrKeyringFile, "keyring_file"},
 	{trust.ErrNoKeyring, "no_keyring"},
 	{trust.ErrOption, "trust_option"},
+
+	// Provenance (errcode sentinels: their code and hint are their own).
+	{provenance.ErrPolicy, provenance.ErrPolicy.Code()},
+	{provenance.ErrMalformed, provenance.ErrMalformed.Code()},
+	{provenance.ErrKey, provenance.ErrKey.Code()},
 }
 
 // Codes of failures no sentinel above names.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/provenance"
 )
 
 // overridingHints say more than any hint a command attaches to an error
@@ -40,6 +41,11 @@ func hintOf(err error, attached string) string {
 // command attached a hint to: the README promises a hint line with every
 // error, and TestEveryCodeHasAHint holds us to it.
 var codeHints = map[string]string{
+	// Provenance: the sentinels' own hints.
+	provenance.ErrPolicy.Code():    provenance.ErrPolicy.Hint(),
+	provenance.ErrMalformed.Code(): provenance.ErrMalformed.Hint(),
+	provenance.ErrKey.Code():       provenance.ErrKey.Hint(),
+
 	codeUsage:       "run 'assemble --help' for usage",
 	codeNotFound:    "check the path: the file or folder it names does not exist",
 	codePermission:  "check the file's permissions, or name a file you may read (or a folder you may write)",

@@ -87,7 +87,7 @@ func TestReleaseSnapshot(t *testing.T) {
 	var stdout, stderr strings.Builder
 	code := run(context.Background(), []string{"assemble", "verify", "--keyring", filepath.Join(root, "fixtures", "keys", "ed25519.pub.asc"), clouds[0]},
 		strings.NewReader(""), &stdout, &stderr)
-	if code != 0 || !strings.Contains(stdout.String(), "verified 4 files") {
+	if code != 0 || !strings.Contains(stdout.String(), "verified 5 files") {
 		t.Errorf("assemble verify: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 
