@@ -163,6 +163,11 @@ func (in *stackInput) stage(ctx context.Context, d *droplet) (func(), error) {
 	bucket := d.run.opts.StagingBucket
 	sum := sha256.Sum256(in.body)
 	key := "assemble/templates/" + hex.EncodeToString(sum[:]) + ".template"
+	if d.run.opts.Plan {
+		// A key of the plan's own, which it deletes: never one a deploy
+		// staged (the same template at the same key) and may still need.
+		key = fmt.Sprintf("assemble/plan-templates/%x-%d.template", sum[:8], time.Now().UnixNano())
+	}
 	c := d.aws().s3
 	if url, ok := d.run.staged.Load(d.region + "/" + key); ok {
 		in.url = url.(string) // staged by the preflight
@@ -362,7 +367,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		if creating {
 			typ = cfntypes.ChangeSetTypeCreate
 		}
-		cs, id, err := createChangeSet(ctx, d, c, in, typ)
+		cs, id, err := createChangeSet(ctx, d, c, in, typ, nil)
 		if err != nil {
 			return "", nil, err
 		}
@@ -418,8 +423,10 @@ func changeSetName(sha string, plan bool) string {
 }
 
 // createChangeSet creates a change set and waits until it is ready. It
-// returns nil (and deletes the change set) when it holds no changes.
-func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, in *stackInput, typ cfntypes.ChangeSetType) (*cloudformation.DescribeChangeSetOutput, string, error) {
+// returns nil (and deletes the change set) when it holds no changes. The
+// stack's id is returned whenever the change set was made, and made, when
+// not nil, is told the ids as soon as CloudFormation gives them.
+func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, in *stackInput, typ cfntypes.ChangeSetType, made *madeChangeSet) (*cloudformation.DescribeChangeSetOutput, string, error) {
 	body, url := in.template()
 	name := changeSetName(d.run.src.SHA256, d.run.opts.Plan)
 	out, err := c.CreateChangeSet(ctx, &cloudformation.CreateChangeSetInput{StackName: aws.String(in.name), ChangeSetName: aws.String(name),
@@ -428,15 +435,18 @@ func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, 
 	if err != nil {
 		return nil, "", stackCallError("CreateChangeSet", in.name, err)
 	}
+	id, stackID := aws.ToString(out.Id), aws.ToString(out.StackId)
+	if made != nil {
+		*made = madeChangeSet{id: id, stackID: stackID}
+	}
 	d.progress("created change set %s", name)
-	id := aws.ToString(out.Id)
 	for wait := time.Duration(0); ; wait = d.run.opts.PollInterval {
 		if err := sleep(ctx, wait); err != nil {
-			return nil, "", err
+			return nil, stackID, err
 		}
 		cs, err := c.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: aws.String(id)})
 		if err != nil {
-			return nil, "", fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
+			return nil, stackID, fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
 		}
 		switch cs.Status {
 		case cfntypes.ChangeSetStatusCreateComplete:
@@ -445,19 +455,19 @@ func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, 
 			for next != nil {
 				more, err := c.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: aws.String(id), NextToken: next})
 				if err != nil {
-					return nil, "", fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
+					return nil, stackID, fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
 				}
 				cs.Changes = append(cs.Changes, more.Changes...)
 				next = more.NextToken
 			}
-			return cs, aws.ToString(out.StackId), nil
+			return cs, stackID, nil
 		case cfntypes.ChangeSetStatusFailed:
 			reason := aws.ToString(cs.StatusReason)
 			c.DeleteChangeSet(context.WithoutCancel(ctx), &cloudformation.DeleteChangeSetInput{ChangeSetName: aws.String(id)})
 			if strings.Contains(reason, "didn't contain changes") || strings.Contains(reason, "No updates are to be performed") {
-				return nil, aws.ToString(out.StackId), nil
+				return nil, stackID, nil
 			}
-			return nil, "", fmt.Errorf("%w: stack %s: change set %s failed: %s", ErrStackFailed, in.name, name, reason)
+			return nil, stackID, fmt.Errorf("%w: stack %s: change set %s failed: %s", ErrStackFailed, in.name, name, reason)
 		}
 	}
 }
@@ -623,14 +633,11 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 	if verb == "create" {
 		typ = cfntypes.ChangeSetTypeCreate
 	}
-	cs, _, err := createChangeSet(ctx, d, c, in, typ)
-	// A change set of type CREATE made a stack in REVIEW_IN_PROGRESS: it
-	// goes too, unless it was there before.
-	defer func() {
-		if typ == cfntypes.ChangeSetTypeCreate && s == nil {
-			c.DeleteStack(context.WithoutCancel(ctx), &cloudformation.DeleteStackInput{StackName: aws.String(in.name)})
-		}
-	}()
+	var made madeChangeSet
+	cs, _, err := createChangeSet(ctx, d, c, in, typ, &made)
+	// What the plan made goes, by id: the change set, and the review stack
+	// a CREATE change set made when there was no stack.
+	defer made.remove(context.WithoutCancel(ctx), d, c, typ == cfntypes.ChangeSetTypeCreate && s == nil)
 	if err != nil {
 		return err
 	}
@@ -641,7 +648,6 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 		}
 		return nil
 	}
-	c.DeleteChangeSet(context.WithoutCancel(ctx), &cloudformation.DeleteChangeSetInput{ChangeSetName: cs.ChangeSetId})
 	d.res.action("%s stack %s: %s", verb, in.name, summarize(cs.Changes))
 	for _, ch := range cs.Changes {
 		if rc := ch.ResourceChange; rc != nil {
