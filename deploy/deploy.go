@@ -191,6 +191,9 @@ type droplet struct {
 	res     *DropletResult
 	run     *runner
 	doing   atomic.Pointer[string] // the last progress message: what it does
+	// deployedBy is, for Status, the hex SHA-256 of the assembly that
+	// deployed what runs, when it is not this one.
+	deployedBy string
 }
 
 func (d *droplet) progress(format string, args ...any) {
@@ -285,6 +288,10 @@ type runner struct {
 	mem     *semaphore.Weighted // the bytes uploads may hold (uploadMemory)
 
 	staged sync.Map // staging key -> template URL, staged by this deploy
+
+	// forStatus: a Status, which needs none of a deploy's own
+	// prerequisites (a staging bucket, a Docker engine).
+	forStatus bool
 }
 
 // uploadMemory bounds the memory of the run's uploads together.
@@ -336,7 +343,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second
 	}
-	r := &runner{src: src, opts: opts, attrs: map[string]map[string]string{}}
+	r := &runner{src: src, opts: opts, attrs: map[string]map[string]string{}, forStatus: forStatus}
 	m := src.manifest
 	order := src.order
 	if order == nil {
@@ -402,6 +409,11 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 			continue
 		}
 		if err := kind.check(r, id, spec); err != nil {
+			if forStatus {
+				// Status says, for this droplet, that it cannot judge it.
+				dr.Err = &DropletError{Droplet: id, Err: err}
+				continue
+			}
 			errs = append(errs, &DropletError{Droplet: id, Err: err})
 			continue
 		}

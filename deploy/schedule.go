@@ -122,7 +122,7 @@ func interruptedErr(res *Result, ds []*droplet) error {
 			}
 		}
 		if !res.Plan {
-			b.WriteString(": a CloudFormation operation or upload under way goes on; check it, then deploy again")
+			b.WriteString(": a stack operation already started goes on in CloudFormation (a change set not executed was deleted); check it, then deploy again")
 		} else {
 			b.WriteString(": a change set or review stack this plan made may be left; deleting them was tried")
 		}

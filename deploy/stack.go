@@ -51,7 +51,7 @@ func (stackKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	if size > MaxTemplateSize {
 		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template (in S3): split the stack (nested stacks), or move content out of the template", ErrUndeployable, tpl, size, MaxTemplateSize)
 	}
-	if size > MaxTemplateBody && r.opts.StagingBucket == "" {
+	if size > MaxTemplateBody && r.opts.StagingBucket == "" && !r.forStatus {
 		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template body: name a bucket to stage it in with --staging-bucket (or the policy file's staging-bucket)", ErrStagingBucket, tpl, size, MaxTemplateBody)
 	}
 	if sp := str(p, "stackPolicy"); sp != "" {
@@ -367,8 +367,12 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		if creating {
 			typ = cfntypes.ChangeSetTypeCreate
 		}
-		cs, id, err := createChangeSet(ctx, d, c, in, typ, nil)
+		var made madeChangeSet
+		cs, id, err := createChangeSet(ctx, d, c, in, typ, &made)
 		if err != nil {
+			// Never executed (interrupted, or it failed): it goes, and the
+			// review stack it made.
+			made.remove(context.WithoutCancel(ctx), d, c, s == nil)
 			return "", nil, err
 		}
 		if cs == nil { // no changes
@@ -668,9 +672,18 @@ func (k stackKind) status(ctx context.Context, d *droplet) ([]string, error) {
 		return nil, err
 	}
 	if s == nil || s.StackStatus == cfntypes.StackStatusReviewInProgress {
-		return []string{fmt.Sprintf("stack %s does not exist", in.name)}, nil
+		return nil, absent("stack %s does not exist", in.name)
 	}
 	var diff []string
+	switch owner := tagValue(s.Tags, TagDroplet); {
+	case owner == "":
+		diff = append(diff, fmt.Sprintf("stack %s was not made by this droplet (it has no %s tag)", in.name, TagDroplet))
+	case owner != d.id:
+		diff = append(diff, fmt.Sprintf("stack %s was made by droplet %s, not this one (its %s tag)", in.name, owner, TagDroplet))
+	}
+	if sha := tagValue(s.Tags, TagSHA256); sha != d.run.src.SHA256 {
+		d.deployedBy = sha
+	}
 	if !stackReady(s) {
 		diff = append(diff, fmt.Sprintf("stack %s is %s", in.name, s.StackStatus))
 	}
