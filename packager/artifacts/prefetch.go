@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/klauspost/compress/flate"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -96,7 +95,7 @@ func (ex *exporter) startPrefetch() *prefetcher {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			fw, _ := flate.NewWriter(io.Discard, ZipLevel)
+			fw := newFlaters()
 			for t := range p.tasks {
 				select {
 				case <-p.quit:

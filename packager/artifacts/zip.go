@@ -41,6 +41,25 @@ var artifactLimit int64 = MaxArtifactBytes
 // ZipLevel is the deflate level of the zips made from folders.
 const ZipLevel = 6
 
+// smallLevel is the second deflate level tried on entries under smallFile
+// bytes: klauspost's level 6 writes a stored block for inputs of up to
+// about 100 bytes, where its lazy level 7 writes fixed Huffman codes as
+// zlib does. The smaller of the two is kept, and an entry that neither
+// makes smaller is stored (method 0): compressed only when it saves bytes.
+const (
+	smallLevel = 7
+	smallFile  = 4 << 10
+)
+
+// Version fields of the zips made from folders (APPNOTE 4.4.2, 4.4.3):
+// made by Unix (3), spec 2.0; needed to extract 2.0 for deflate, 1.0 for a
+// stored entry.
+const (
+	zipMadeBy      = 3<<8 | 20
+	zipNeedDeflate = 20
+	zipNeedStore   = 10
+)
+
 // ZipTime is the time every entry of a zip made from a folder carries:
 // 1980-01-01 00:00:00, the first time a ZIP can store. It is fixed (not
 // SOURCE_DATE_EPOCH, not the files' times) so that the same sources give
@@ -143,12 +162,24 @@ func openErr(display, name string, err error) error {
 	return fmt.Errorf("%w: %s: %v", ErrArtifact, what, err)
 }
 
-// compressed is one entry of a zip, compressed.
+// compressed is one entry of a zip, compressed (or stored: see
+// smallLevel).
 type compressed struct {
-	data []byte
-	crc  uint32
-	size int64
-	err  error
+	data   []byte
+	crc    uint32
+	size   int64
+	stored bool
+	err    error
+}
+
+// flaters are one worker's deflate writers: ZipLevel, and smallLevel for
+// small entries.
+type flaters struct{ std, small *flate.Writer }
+
+func newFlaters() flaters {
+	std, _ := flate.NewWriter(io.Discard, ZipLevel)
+	small, _ := flate.NewWriter(io.Discard, smallLevel)
+	return flaters{std, small}
 }
 
 // makeZip writes the files into a byte-reproducible zip: entries sorted by
@@ -164,7 +195,7 @@ func makeZip(root *os.Root, files []zipFile) ([]byte, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fw, _ := flate.NewWriter(io.Discard, ZipLevel)
+			fw := newFlaters()
 			for i := range next {
 				out[i] = compressOne(root, files[i], fw)
 			}
@@ -201,6 +232,10 @@ func writeZip(files []zipFile, out []compressed) ([]byte, error) {
 			mode = ZipMode(0o111)
 		}
 		fh.SetMode(mode)
+		fh.CreatorVersion, fh.ReaderVersion = zipMadeBy, zipNeedDeflate
+		if c.stored {
+			fh.Method, fh.ReaderVersion = zip.Store, zipNeedStore
+		}
 		if !utf8.ValidString(f.name) || strings.ContainsFunc(f.name, func(r rune) bool { return r >= utf8.RuneSelf }) {
 			fh.Flags |= 0x800 // UTF-8 name
 		}
@@ -227,7 +262,7 @@ const wholeFile = 1 << 20
 // bufPool holds the buffers files under wholeFile are read into.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, wholeFile); return &b }}
 
-func compressOne(root *os.Root, f zipFile, fw *flate.Writer) compressed {
+func compressOne(root *os.Root, f zipFile, fw flaters) compressed {
 	r, err := root.Open(f.rel)
 	if err != nil {
 		return compressed{err: openErr("", f.rel, err)}
@@ -235,9 +270,10 @@ func compressOne(root *os.Root, f zipFile, fw *flate.Writer) compressed {
 	defer r.Close()
 	var dst bytes.Buffer
 	dst.Grow(int(f.size/2) + 64) // source text deflates to about a third
-	fw.Reset(&dst)
+	fw.std.Reset(&dst)
 	var n int64
 	var crc uint32
+	stored := false
 	if f.size < wholeFile {
 		// One read and one write: the deflate stream does not depend on
 		// how the input is cut into writes.
@@ -251,23 +287,42 @@ func compressOne(root *os.Root, f zipFile, fw *flate.Writer) compressed {
 		}
 		err = rerr
 		if err == nil {
-			crc = crc32.ChecksumIEEE(buf[:m])
-			if _, err = fw.Write(buf[:m]); err == nil {
-				err = fw.Close()
+			data := buf[:m]
+			crc = crc32.ChecksumIEEE(data)
+			err = deflateTo(fw.std, &dst, data)
+			if err == nil && m < smallFile {
+				var alt bytes.Buffer
+				if err = deflateTo(fw.small, &alt, data); alt.Len() < dst.Len() {
+					dst = alt
+				}
+			}
+			if err == nil && dst.Len() >= m {
+				dst.Reset()
+				dst.Write(data)
+				stored = true
 			}
 		}
 	} else {
 		h := crc32.NewIEEE()
-		n, err = io.Copy(io.MultiWriter(fw, h), io.LimitReader(r, f.size+1))
+		n, err = io.Copy(io.MultiWriter(fw.std, h), io.LimitReader(r, f.size+1))
 		if err == nil {
-			err = fw.Close()
+			err = fw.std.Close()
 		}
 		crc = h.Sum32()
 	}
 	if err == nil && n != f.size {
 		err = fmt.Errorf("%w: %s changed size while it was zipped: build again", ErrArtifact, f.name)
 	}
-	return compressed{data: dst.Bytes(), crc: crc, size: n, err: err}
+	return compressed{data: dst.Bytes(), crc: crc, size: n, stored: stored, err: err}
+}
+
+// deflateTo deflates data into dst with fw, in one write.
+func deflateTo(fw *flate.Writer, dst *bytes.Buffer, data []byte) error {
+	fw.Reset(dst)
+	if _, err := fw.Write(data); err != nil {
+		return err
+	}
+	return fw.Close()
 }
 
 // checkZip checks a zip offered as an artifact (shipped as it is): its
