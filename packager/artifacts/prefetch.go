@@ -3,7 +3,6 @@ package artifacts
 import (
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"path"
 	"runtime"
 	"strings"
@@ -259,9 +258,7 @@ func (p *prefetcher) files(e *entry) []zipFile {
 	if err != nil || !st.Mode().IsRegular() || st.Size() > artifactLimit {
 		return nil
 	}
-	head := make([]byte, 4)
-	n, _ := io.ReadFull(f, head)
-	if isZip(head[:n]) {
+	if isZipFile(f, st.Size()) {
 		return nil
 	}
 	return []zipFile{{name: path.Base(e.dir), rel: e.dir, exec: st.Mode()&0o111 != 0, size: st.Size()}}

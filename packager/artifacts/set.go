@@ -384,9 +384,7 @@ func (s *Set) add(dir, local string, zip, fileOnly bool, at Pos) (Ref, error) {
 		if err != nil {
 			return Ref{}, s.errAt(at, fmt.Errorf("%w: %s: %v", ErrArtifact, rel, err))
 		}
-		head := make([]byte, 4)
-		n, _ := io.ReadFull(f, head)
-		isZ := isZip(head[:n])
+		isZ := isZipFile(f, st.Size())
 		if isZ {
 			if err := checkZip(f, st.Size(), rel); err != nil {
 				f.Close()

@@ -368,8 +368,51 @@ func fsValidLocal(name string) bool {
 }
 
 // isZip tells a zip file by its first bytes (a local file header or the
-// end record of an empty zip), as Python's zipfile.is_zipfile accepts
-// them.
+// end record of an empty zip).
 func isZip(head []byte) bool {
 	return bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06"))
+}
+
+// isZipFile tells whether the file f of size bytes is a zip, as Python's
+// zipfile.is_zipfile (aws-cli's test) does: it starts as one (isZip), or
+// an end of central directory record lies in its last 64 KiB and the
+// central directory it names reads. The second is an executable jar or
+// a self-extracting archive: a launch script or program before the zip
+// data. A file that only holds the record's signature by chance is not
+// a zip.
+func isZipFile(f io.ReaderAt, size int64) bool {
+	head := make([]byte, 4)
+	n, _ := f.ReadAt(head, 0)
+	if isZip(head[:n]) {
+		return true
+	}
+	if !hasEndRecord(f, size) {
+		return false
+	}
+	_, err := zip.NewReader(f, size)
+	return err == nil
+}
+
+// hasEndRecord tells whether an end of central directory record (APPNOTE
+// 4.3.16: its signature, 18 bytes, a comment of the length it gives) ends
+// the file.
+func hasEndRecord(f io.ReaderAt, size int64) bool {
+	const rec, maxComment = 22, 1<<16 - 1
+	n := min(size, rec+maxComment)
+	if n < rec {
+		return false
+	}
+	tail := make([]byte, n)
+	if _, err := f.ReadAt(tail, size-n); err != nil && err != io.EOF {
+		return false
+	}
+	for i := len(tail) - rec; i >= 0; i-- {
+		if tail[i] == 'P' && bytes.HasPrefix(tail[i:], []byte("PK\x05\x06")) {
+			comment := int(tail[i+20]) | int(tail[i+21])<<8
+			if i+rec+comment == len(tail) {
+				return true
+			}
+		}
+	}
+	return false
 }
