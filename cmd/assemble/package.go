@@ -66,8 +66,12 @@ Example:
 				if setRoot == "" {
 					setRoot = filepath.Dir(tmpl)
 				}
+				outDir := ""
+				if dst != "" && dst != "-" {
+					outDir = filepath.Dir(dst)
+				}
 				var err error
-				set, err = artifacts.New(artifacts.Options{Root: setRoot, Bucket: bucket, KeyPrefix: c.String("asset-prefix"), NoSourceMap: c.Bool("no-source-map"), Read: readFn})
+				set, err = artifacts.New(artifacts.Options{Root: setRoot, Bucket: bucket, KeyPrefix: c.String("asset-prefix"), NoSourceMap: c.Bool("no-source-map"), Read: readFn, OutputDir: outDir})
 				if err != nil {
 					return usagef("--asset-prefix: %v", err)
 				}

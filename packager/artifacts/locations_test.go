@@ -2,6 +2,8 @@ package artifacts
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -150,5 +152,48 @@ Resources:
 	}
 	if !strings.Contains(out, "s3://elsewhere/two.yaml") || strings.Count(out, "Location: s3://bkt/") != 4 {
 		t.Errorf("packaged template:\n%s", out)
+	}
+}
+
+// TestOutputFolderLeftOut: a folder zipped leaves out the output folder
+// (and a link to it), whatever the previous run left there; a folder that
+// is the output folder, or the key prefix's folder in it, is refused
+// (issue 28 item 5).
+func TestOutputFolderLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"template.yaml":   "Resources:\n  F:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: .\n",
+		"index.js":        "x",
+		"out/packaged":    "previous run",
+		"out/0123abcd":    "previous artifact",
+		"sub/out2/p/file": "previous artifact",
+		"sub/keep.txt":    "k",
+	})
+	if err := os.Symlink("out", filepath.Join(dir, "out-link")); err != nil {
+		t.Fatal(err)
+	}
+	_, s, err := pack(t, dir, Options{Bucket: "bkt", OutputDir: filepath.Join(dir, "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(zipNames(t, s.Assets()[0].Data()), ","); got != "index.js,sub/keep.txt,sub/out2/p/file,template.yaml" {
+		t.Errorf("zip holds %s", got)
+	}
+	// The prefix folder inside the output folder, zipped by a folder
+	// within the output folder.
+	write(t, dir, map[string]string{"template.yaml": "Resources:\n  F:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: sub\n"})
+	_, s, err = pack(t, dir, Options{Bucket: "bkt", OutputDir: dir, KeyPrefix: "sub/out2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(zipNames(t, s.Assets()[0].Data()), ","); got != "keep.txt" {
+		t.Errorf("zip holds %s", got)
+	}
+	for _, tc := range []struct{ code, out, prefix string }{{".", "", ""}, {"out", "out", ""}, {"sub/out2", "sub", "out2"}} {
+		write(t, dir, map[string]string{"template.yaml": "Resources:\n  F:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: " + tc.code + "\n"})
+		_, _, err := pack(t, dir, Options{Bucket: "bkt", OutputDir: filepath.Join(dir, tc.out), KeyPrefix: tc.prefix})
+		if !errors.Is(err, ErrArtifact) || !strings.Contains(err.Error(), "is the folder the output is written to") {
+			t.Errorf("Code: %s, output %s: got %v", tc.code, tc.out, err)
+		}
 	}
 }

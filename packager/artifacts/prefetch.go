@@ -243,7 +243,7 @@ func (p *prefetcher) dispatch() {
 func (p *prefetcher) files(e *entry) []zipFile {
 	root := p.s.root
 	if !e.zip {
-		files, err := collect(root, e.dir, e.dir)
+		files, err := collect(root, e.dir, e.dir, p.s.skip...)
 		if err != nil || len(files) == 0 {
 			return nil
 		}

@@ -88,8 +88,9 @@ func ZipMode(m fs.FileMode) fs.FileMode {
 
 // collect lists the regular files under dir (a path under root), following
 // symbolic links that stay in root as aws-cli's os.walk(followlinks=True)
-// does, sorted by their slash path.
-func collect(root *os.Root, dir string, display string) ([]zipFile, error) {
+// does, sorted by their slash path. A folder that is one of skip (the
+// output folder: see Options.OutputDir) is left out.
+func collect(root *os.Root, dir string, display string, skip ...os.FileInfo) ([]zipFile, error) {
 	var files []zipFile
 	var total int64
 	var visit func(rel, prefix string, seen []os.FileInfo) error
@@ -107,6 +108,12 @@ func collect(root *os.Root, dir string, display string) ([]zipFile, error) {
 			if os.SameFile(s, st) {
 				d.Close()
 				return fmt.Errorf("%w: %s: a symbolic link loops back to a folder above it: remove the link", ErrArtifact, path.Join(display, prefix))
+			}
+		}
+		for _, s := range skip {
+			if os.SameFile(s, st) {
+				d.Close()
+				return nil
 			}
 		}
 		seen = append(seen, st)
