@@ -169,10 +169,31 @@ func CheckKeyPrefix(p string) error {
 	return nil
 }
 
-// New returns an empty Set for the project folder opts.Root.
+// bucketNameRE is an S3 bucket name (the rules for new buckets: 3 to 63
+// lower-case letters, digits, dots and hyphens, a letter or digit at each
+// end).
+var bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+
+// CheckBucket checks an asset bucket's name: the one rule of assemble
+// package --asset-bucket and of assemble build's bucket when it is a name.
+func CheckBucket(name string) error {
+	if !bucketNameRE.MatchString(name) || strings.Contains(name, "..") {
+		return fmt.Errorf("%q is %w", name, ErrBucketName)
+	}
+	return nil
+}
+
+// New returns an empty Set for the project folder opts.Root. A Bucket
+// that is not an S3 bucket name (CheckBucket) or a KeyPrefix that
+// CheckKeyPrefix refuses is an error.
 func New(opts Options) (*Set, error) {
 	if err := CheckKeyPrefix(opts.KeyPrefix); err != nil {
 		return nil, err
+	}
+	if opts.Bucket != "" {
+		if err := CheckBucket(opts.Bucket); err != nil {
+			return nil, err
+		}
 	}
 	opts.KeyPrefix = strings.Trim(opts.KeyPrefix, "/")
 	abs, err := filepath.Abs(opts.Root)
