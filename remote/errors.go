@@ -32,3 +32,4 @@ var (
 	// (pushing to https://).
 	ErrUnsupported = errors.New("not supported")
 )
+
