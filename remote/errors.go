@@ -32,4 +32,3 @@ var (
 	// (pushing to https://).
 	ErrUnsupported = errors.New("not supported")
 )
-
