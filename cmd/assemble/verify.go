@@ -13,6 +13,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/plural"
+	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/signing"
 	"github.com/cloud-assembly/assemble/trust"
 )
@@ -117,6 +118,9 @@ type verifyResult struct {
 	// first trusted one), Policy how they met the policy.
 	Signatures []signatureResult `json:"signatures,omitempty"`
 	Policy     *policyResult     `json:"policy,omitempty"`
+	// Provenance is how the provenance met the policy's provenance
+	// section, when it has one.
+	Provenance *provenanceResult `json:"provenance,omitempty"`
 
 	reader   *assembly.Reader  // the assembly, open until close
 	verified *signing.Verified // reads through reader; nil when unsigned
@@ -135,10 +139,34 @@ type verifyFailure struct {
 	Signed        bool              `json:"signed"`
 	Signatures    []signatureResult `json:"signatures,omitempty"`
 	Policy        *policyResult     `json:"policy,omitempty"`
+	Provenance    *provenanceResult `json:"provenance,omitempty"`
 }
 
 func (r *verifyResult) failure() verifyFailure {
-	return verifyFailure{File: r.File, Signed: r.Signed, Signatures: r.Signatures, Policy: r.Policy}
+	return verifyFailure{File: r.File, Signed: r.Signed, Signatures: r.Signatures, Policy: r.Policy, Provenance: r.Provenance}
+}
+
+// provenanceResult is the provenance verdict (provenance.Verdict): every
+// rule checked, in order, and the one that failed ("" when none did).
+type provenanceResult struct {
+	Rule    string             `json:"rule,omitempty"`
+	Met     bool               `json:"met"`
+	Builder string             `json:"builder,omitempty"`
+	Checks  []provenance.Check `json:"checks"`
+}
+
+func newProvenanceResult(v *provenance.Verdict) *provenanceResult {
+	if v == nil {
+		return nil
+	}
+	r := &provenanceResult{Met: v.Failed == nil, Checks: v.Checks}
+	if v.Failed != nil {
+		r.Rule = v.Failed.Rule
+	}
+	if v.Statement != nil {
+		r.Builder = v.Statement.Predicate.RunDetails.Builder.ID
+	}
+	return r
 }
 
 // A signerResult names a signing key: the primary key's fingerprint, the
@@ -243,6 +271,7 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 		return res, remoteHint(err)
 	}
 	res.reader, res.verified, res.Signed = v.Reader, v.Verified, v.Signed
+	res.Provenance = newProvenanceResult(v.Provenance)
 	if v.Report != nil {
 		showFindings(c, name, v.Report)
 	}
