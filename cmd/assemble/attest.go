@@ -29,21 +29,39 @@ signature.asc, byte for byte, for a co-signer to sign elsewhere and add with
 With --json, standard output gets one object describing the attestation
 (and holding it, as "text", when there is no -o FILE).
 
+PROVENANCE: --provenance writes instead a Sigstore bundle v0.3
+(application/vnd.dev.sigstore.bundle.v0.3+json): a DSSE envelope of an
+in-toto statement whose subject is the .cloud file's SHA-256 and whose
+predicate is the assembly's own SLSA provenance (provenance.intoto.json),
+signed with --key FILE (or $ASSEMBLE_PROVENANCE_KEY), a PEM Ed25519 or
+ECDSA private key. The assembly is verified first (--keyring/--policy, as
+verify) and its provenance must name its content. sigstore-go and cosign
+verify the bundle offline with the public key ('cosign
+verify-blob-attestation --key KEY.pub --bundle FILE --insecure-ignore-tlog
+--type slsaprovenance1 app.cloud'); so does 'assemble verify --bundle FILE'.
+
 Example:
    assemble attest -o att.json app.cloud
    gpg --clearsign --local-user release@example.com att.json   # writes att.json.asc
-   assemble sign --signature att.json.asc --keyring release.pub.asc app.cloud`,
-		Flags: []cli.Flag{
+   assemble sign --signature att.json.asc --keyring release.pub.asc app.cloud
+   assemble attest --provenance --key provenance.key --keyring release.pub.asc -o app.sigstore.json app.cloud`,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the attestation to `FILE` (default: standard output)"},
 			&cli.StringFlag{Name: "algorithm", Value: "SHA256", Usage: "hash `ALGORITHM`: SHA256, SHA384 or SHA512"},
 			&cli.BoolFlag{Name: "signed", Usage: "write the attestation already signed in signature.asc (to co-sign it elsewhere)"},
 			jsonFlag,
-		},
+		}, attestProvenanceFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("attest takes one ASSEMBLY argument, got %d", c.NArg())
 			}
 			in := c.Args().First()
+			if c.Bool("provenance") {
+				return runAttestProvenance(c, in)
+			}
+			if c.String("key") != "" || trustGiven(c) {
+				return usagef("--key and the trust flags go with --provenance")
+			}
 			if c.Bool("signed") {
 				if c.IsSet("algorithm") {
 					return usagef("--signed writes the attestation signed already, with its algorithm: it takes no --algorithm")

@@ -277,6 +277,8 @@ var errorCodes = []errorCode{
 	{provenance.ErrPolicy, provenance.ErrPolicy.Code()},
 	{provenance.ErrMalformed, provenance.ErrMalformed.Code()},
 	{provenance.ErrKey, provenance.ErrKey.Code()},
+	{provenance.ErrBundle, provenance.ErrBundle.Code()},
+	{provenance.ErrNotAttestable, provenance.ErrNotAttestable.Code()},
 }
 
 // Codes of failures no sentinel above names.

@@ -42,9 +42,11 @@ func hintOf(err error, attached string) string {
 // error, and TestEveryCodeHasAHint holds us to it.
 var codeHints = map[string]string{
 	// Provenance: the sentinels' own hints.
-	provenance.ErrPolicy.Code():    provenance.ErrPolicy.Hint(),
-	provenance.ErrMalformed.Code(): provenance.ErrMalformed.Hint(),
-	provenance.ErrKey.Code():       provenance.ErrKey.Hint(),
+	provenance.ErrPolicy.Code():        provenance.ErrPolicy.Hint(),
+	provenance.ErrMalformed.Code():     provenance.ErrMalformed.Hint(),
+	provenance.ErrKey.Code():           provenance.ErrKey.Hint(),
+	provenance.ErrBundle.Code():        provenance.ErrBundle.Hint(),
+	provenance.ErrNotAttestable.Code(): provenance.ErrNotAttestable.Hint(),
 
 	codeUsage:       "run 'assemble --help' for usage",
 	codeNotFound:    "check the path: the file or folder it names does not exist",

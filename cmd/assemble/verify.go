@@ -264,7 +264,8 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 	res.trust = tr
 	res.source = f
 	prog := newProgress(c, "verifying "+name)
-	v, err := trust.VerifyTo(c.Context, name, f, size, w, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want})
+	v, err := trust.VerifyTo(c.Context, name, f, size, w, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want,
+		Provenance: wantsProvenance(c)})
 	prog.Done()
 	if err != nil && v.SHA256 != "" {
 		// Verified, then the writing failed.
@@ -474,4 +475,11 @@ func openError(name string, err error) error {
 		return withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
 	}
 	return err
+}
+
+// wantsProvenance reports whether the command reports or signs the
+// provenance verdict even without a provenance policy (attest
+// --provenance, verify --vsa).
+func wantsProvenance(c *cli.Context) bool {
+	return c.Bool("provenance") || c.String("vsa") != ""
 }
