@@ -51,6 +51,7 @@ func (c *checker) validate(m *Manifest, files *FileSet, rep *Report) {
 		c.references(m, id, d, ids, g)
 	}
 	c.targets(m)
+	c.stacks(m)
 	for _, key := range sortedKeys(m.Missing) {
 		ms, field := m.Missing[key], "missing."+key
 		switch {

@@ -62,6 +62,10 @@ type Options struct {
 	Capabilities []string
 	// Force deploys droplets that carry `error` metadata.
 	Force bool
+	// Adopt names the stack droplets that may deploy over a stack of
+	// their name that they did not make (no assemble:droplet tag naming
+	// them); any other such stack is refused before anything changes.
+	Adopt []string
 	// Plan changes nothing: it shows what a deploy would do.
 	Plan bool
 	// Progress, when set, is told what happens, one call at a time.
@@ -309,6 +313,7 @@ type runner struct {
 	// pair the environment its environment-agnostic droplets take.
 	target *assembly.Target
 	pair   string
+	sc     *scope
 	mu     sync.Mutex // serializes Progress
 
 	attrMu sync.Mutex
@@ -316,6 +321,8 @@ type runner struct {
 
 	memOnce sync.Once
 	mem     *semaphore.Weighted // the bytes uploads may hold (uploadMemory)
+
+	staged sync.Map // staging key -> template URL, staged by this deploy
 }
 
 // uploadMemory bounds the memory of the run's uploads together.
@@ -371,7 +378,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second
 	}
-	r := &runner{src: src, opts: opts, attrs: map[string]map[string]string{}, target: sc.target, pair: sc.pair}
+	r := &runner{src: src, opts: opts, attrs: map[string]map[string]string{}, target: sc.target, pair: sc.pair, sc: sc}
 	m := src.manifest
 	order := src.order
 	if order == nil {
@@ -484,54 +491,19 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	if errs = r.creds.reachAll(ctx, ds); len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
-	// Droplets referenced but not targeted: their attributes are read from
-	// what is deployed, in their own account and region (nothing changes).
-	need := map[string]bool{}
-	for _, d := range ds {
-		refs, _ := assembly.ScanProperties(d.spec.Properties)
-		for _, ref := range refs {
-			if !targeted[ref.Droplet] && !sc.deferred[ref.Droplet] && !m.IsTargetReference(ref.Reference) {
-				need[ref.Droplet] = true
-			}
-		}
-	}
-	for _, id := range sortedKeys(need) {
-		spec := m.Droplets[id]
-		kind, alias := kindOf(spec.Type)
-		if kind == nil {
-			errs = append(errs, dropletErr(id, ErrUnresolved, "it is referenced, left out by --only, and its type %s has no deployer to read its attributes", spec.Type))
-			continue
-		}
-		env, err := sc.environment(spec)
-		if err != nil || env.Protocol != "aws" {
-			errs = append(errs, dropletErr(id, ErrEnvironment, "environment %s: deploy supports aws://ACCOUNT/REGION only", spec.Environment))
-			continue
-		}
-		o := &droplet{id: id, spec: spec, kind: kind, alias: alias, account: env.Account, region: env.Region, res: &DropletResult{ID: id}, run: r}
-		if perrs := r.place(o); len(perrs) > 0 {
-			errs = append(errs, perrs...)
-			continue
-		}
-		if o.cl, err = r.creds.reach(ctx, o.account, o.region, purposeOf(kind)); err != nil {
-			errs = append(errs, &DropletError{Droplet: id, Err: fmt.Errorf("it is referenced, and its account cannot be read: %w", err)})
-			continue
-		}
-		// Its own references are resolved from what is deployed too, as far
-		// as they are known.
-		props, _, _ := resolve(id, spec.Properties, r.lookup)
-		o.setProps(props)
-		attrs, ok, err := kind.current(ctx, o)
-		switch {
-		case err != nil:
-			errs = append(errs, &DropletError{Droplet: id, Err: err})
-		case !ok:
-			errs = append(errs, dropletErr(id, ErrUnresolved, "it is referenced, left out by --only, and not deployed: deploy it first, or name it with --only"))
-		default:
-			r.setAttrs(id, attrs)
-		}
-	}
-	if len(errs) > 0 {
+	// Droplets needed but not targeted are read from what is deployed, in
+	// their own account and region (nothing changes).
+	if errs := r.readOutside(ctx, ds, targeted); len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
+	}
+	if !forStatus {
+		all := map[string]*droplet{}
+		for _, d := range ds {
+			all[d.id] = d
+		}
+		if err := r.preflight(ctx, all, ds); err != nil {
+			return nil, nil, err
+		}
 	}
 	return r, ds, nil
 }
@@ -582,6 +554,9 @@ func checkParameters(m *assembly.Manifest, targeted map[string]bool, params map[
 // do. The Result is returned even with an error: which droplets were
 // deployed, which failed and why, which were not started.
 func Deploy(ctx context.Context, src *Source, opts Options) (*Result, error) {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
 	res := newResult(src, opts)
 	name, t, err := chooseTarget(src, opts)
 	if err != nil {

@@ -194,23 +194,45 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 		ds  []*droplet
 		res *Result
 	}
+	// A pair refused here (its account or region does not allow it)
+	// counts as a failed pair: with more than MaxFailures, nothing starts.
 	runs := make([]run, len(pairs))
-	var errs []error
+	perr := make([]error, len(pairs))
+	failed := 0
 	for i, env := range pairs {
 		pr := newResult(src, opts)
 		pr.Target, pr.Environment = res.Target, env
 		res.Pairs = append(res.Pairs, pr)
 		r, ds, err := prepare(ctx, src, opts, pr, false, mx.pair(env, deferred))
 		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
 			markRefused(pr, err)
 			pr.Error = err.Error()
-			errs = append(errs, fmt.Errorf("%s: %w", env, err))
+			perr[i] = err
+			failed++
 			continue
 		}
 		runs[i] = run{r, ds, pr}
 	}
-	if len(errs) > 0 {
+	joined := func() error {
+		var errs []error
+		for i, err := range perr {
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", pairs[i], err))
+			}
+		}
 		return errors.Join(errs...)
+	}
+	if failed > opts.MaxFailures {
+		for i, rn := range runs {
+			if rn.r != nil {
+				perr[i] = fmt.Errorf("%w (%d refused before any change, --max-failures %d)", ErrPairNotStarted, failed, opts.MaxFailures)
+				notStarted(rn.res, perr[i])
+			}
+		}
+		return joined()
 	}
 	// The droplets with their own environment, once.
 	if len(ds0) > 0 {
@@ -222,11 +244,16 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 		}
 		if err != nil {
 			for _, rn := range runs {
-				notStarted(rn.res, fmt.Errorf("%w: the droplets with an environment of their own were not deployed", ErrDependency))
+				if rn.r != nil {
+					notStarted(rn.res, fmt.Errorf("%w: the droplets with an environment of their own were not deployed", ErrDependency))
+				}
 			}
 			return err
 		}
 		for _, rn := range runs {
+			if rn.r == nil {
+				continue
+			}
 			for id := range deferred {
 				if a, ok := r0.attrs[id]; ok {
 					rn.r.setAttrs(id, a)
@@ -236,11 +263,12 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 	}
 	// The pairs.
 	var mu sync.Mutex
-	failed := 0
 	sem := make(chan struct{}, opts.Concurrency)
 	var wg sync.WaitGroup
-	perr := make([]error, len(runs))
 	for i, rn := range runs {
+		if rn.r == nil {
+			continue // refused
+		}
 		acquired := false
 		select {
 		case sem <- struct{}{}:
@@ -282,12 +310,7 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 		}(i, rn)
 	}
 	wg.Wait()
-	for i, err := range perr {
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", pairs[i], err))
-		}
-	}
-	return errors.Join(errs...)
+	return joined()
 }
 
 // notStarted marks a pair that was not started, and why.

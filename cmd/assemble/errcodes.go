@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
@@ -52,6 +53,9 @@ type errorCode struct {
 var errorCodes = []errorCode{
 	// Remote locations: a transport's failure says what went wrong on
 	// the way, whatever was being read.
+	{digest.ErrMismatch, "changed_after_verification"},
+	{digest.ErrMalformed, "bad_digest"},
+	{trust.ErrWrongDigest, "wrong_digest"},
 	{remote.ErrLocation, "bad_location"},
 	{remote.ErrNotFound, "remote_not_found"},
 	{remote.ErrChanged, "remote_changed"},
@@ -226,6 +230,8 @@ var errorCodes = []errorCode{
 	{assembly.ErrTarget, "target"},
 	{assembly.ErrCycle, "cycle"},
 	{assembly.ErrMissingFile, "missing_file"},
+	{assembly.ErrStackName, "stack_name"},
+	{assembly.ErrDuplicateStack, "duplicate_stack"},
 	{droplets.ErrSpecifier, "type_specifier"},
 	{droplets.ErrUnknownProperty, "unknown_property"},
 	{droplets.ErrAttribute, "unknown_attribute"},
@@ -256,6 +262,8 @@ var errorCodes = []errorCode{
 	{deploy.ErrUpload, "upload_failed"},
 	{deploy.ErrPush, "push_failed"},
 	{deploy.ErrDependency, "dependency_failed"},
+	{deploy.ErrForeignStack, "foreign_stack"},
+	{deploy.ErrBucket, "bucket_unusable"},
 	{deploy.ErrAWS, "aws_failed"},
 	{deploy.ErrDiffers, "differs"},
 
