@@ -37,8 +37,9 @@ type Target struct {
 	Environments []string `json:"environments"`
 	// Values are what ${target.NAME} stands for in droplet properties.
 	Values map[string]string `json:"values,omitempty"`
-	// Tags are added to every stack the target deploys (a droplet's own
-	// tag of the same key wins).
+	// Tags are added to every stack that takes the target's environment
+	// (a droplet's own tag of the same key wins; a droplet with its own
+	// environment is shared by the targets and takes none).
 	Tags map[string]string `json:"tags,omitempty"`
 	// DeployRole is the role assumed for an account the caller's
 	// credentials are not in; ${AWS::AccountId} and ${AWS::Region} stand

@@ -236,8 +236,10 @@ func (d *droplet) setProps(props map[string]any) {
 	d.props = props
 	switch d.kind.(type) {
 	case stackKind:
-		// The target's tags; the droplet's own tag of a key wins.
-		if t := d.run.target; t != nil && len(t.Tags) > 0 {
+		// The target's tags, on the stacks that take the target's
+		// environment (one with its own is shared by every target); the
+		// droplet's own tag of a key wins.
+		if t := d.run.target; t != nil && len(t.Tags) > 0 && agnostic(d.spec) {
 			tags, _ := props["tags"].(map[string]any)
 			merged := make(map[string]any, len(tags)+len(t.Tags))
 			for k, v := range t.Tags {

@@ -163,6 +163,9 @@ func TestPromoteAcrossAccounts(t *testing.T) {
 		o.Target = target
 		st, err := Status(context.Background(), src, o)
 		if err != nil || !st.Match {
+			for _, d := range st.Droplets {
+				t.Logf("%s: %s %v %s", d.ID, d.State, d.Differences, d.Error)
+			}
 			t.Fatalf("status --target %s: %v %+v", target, err, st)
 		}
 	}
