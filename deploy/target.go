@@ -238,7 +238,7 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 	if len(ds0) > 0 {
 		var err error
 		if opts.Plan {
-			err = r0.plan(ctx, ds0)
+			err = r0.plan(ctx, ds0, res)
 		} else {
 			err = r0.deploy(ctx, ds0, res)
 		}
@@ -296,7 +296,7 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 			defer func() { <-sem }()
 			var err error
 			if opts.Plan {
-				err = rn.r.plan(ctx, rn.ds)
+				err = rn.r.plan(ctx, rn.ds, rn.res)
 			} else {
 				err = rn.r.deploy(ctx, rn.ds, rn.res)
 			}
