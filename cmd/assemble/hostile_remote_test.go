@@ -350,3 +350,51 @@ func TestPromoteKeepsTheManifest(t *testing.T) {
 		t.Errorf("verify by the file's digest: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestRemoteErrorCodes (issue 26, item 8): a failure after the first
+// request keeps its own code through the ZIP and signature checks that
+// were reading (not corrupt, with "the archive is damaged").
+func TestRemoteErrorCodes(t *testing.T) {
+	good := bigAssembly(t, 3<<20)
+	keyring := filepath.Join("..", "..", "fixtures", "keys", "ed25519.pub.asc")
+	for _, c := range []struct {
+		name  string
+		fault func(s *rangeServer, w http.ResponseWriter, r *http.Request, n int64) bool
+		code  string
+	}{
+		{"412", func(s *rangeServer, w http.ResponseWriter, r *http.Request, n int64) bool {
+			if n == 1 {
+				return false
+			}
+			w.WriteHeader(http.StatusPreconditionFailed)
+			return true
+		}, "remote_changed"},
+		{"redirect to file://", func(s *rangeServer, w http.ResponseWriter, r *http.Request, n int64) bool {
+			if n == 1 {
+				return false
+			}
+			http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+			return true
+		}, "redirect_refused"},
+		{"bad range", func(s *rangeServer, w http.ResponseWriter, r *http.Request, n int64) bool {
+			if n == 1 {
+				return false
+			}
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-9/%d", len(good)))
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(good[:10])
+			return true
+		}, "bad_response"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, url := serveBytes(t, good)
+			s.fault = c.fault
+			code, stdout, stderr := runRemoteCLI("verify", "--json", "--keyring", keyring, url)
+			var obj struct{ Error struct{ Code, Hint string } }
+			json.Unmarshal([]byte(stdout), &obj)
+			if code != 1 || obj.Error.Code != c.code || strings.Contains(obj.Error.Hint, "damaged") {
+				t.Errorf("verify: exit %d, code %q, hint %q; want 1, %s\n%s%s", code, obj.Error.Code, obj.Error.Hint, c.code, stdout, stderr)
+			}
+		})
+	}
+}
