@@ -173,7 +173,7 @@ func (p *ChecksumProxy) bytes(r *http.Request) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fakes3: reading %s upstream: %s", r.URL.Path, resp.Status)
+		return nil, fmt.Errorf("reading %s upstream: %s", r.URL.Path, resp.Status)
 	}
 	return io.ReadAll(resp.Body)
 }
