@@ -64,7 +64,7 @@ func TestBroadeningTable(t *testing.T) {
 	allOut := "- {IpProtocol: '-1', CidrIp: 0.0.0.0/0}"
 	cases := []struct {
 		name       string
-		prev, next string // prev "" = not deployed
+		prev, next string   // prev "" = not deployed
 		want       []string // "Resource Kind Principal Action Target" of each broadening grant
 	}{
 		// IAM inline policies
