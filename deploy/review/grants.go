@@ -55,6 +55,30 @@ type Grant struct {
 	from, to int          // a rule's port range
 }
 
+// String says what the grant allows, in words:
+// "R (AWS::IAM::Role) trust policy: * may sts:AssumeRole on role R",
+// "G (AWS::EC2::SecurityGroup) ingress: 0.0.0.0/0 may reach tcp 443-443".
+func (g *Grant) String() string {
+	where := fmt.Sprintf("%s (%s)", g.Resource, g.Type)
+	if g.Path != "" {
+		where += " " + g.Path
+	}
+	if g.Kind == KindIngress || g.Kind == KindEgress {
+		if g.Kind == KindEgress {
+			return fmt.Sprintf("%s: %s may reach %s on %s", where, g.Target, g.Principal, g.Action)
+		}
+		return fmt.Sprintf("%s: %s may reach %s on %s", where, g.Principal, g.Target, g.Action)
+	}
+	s := fmt.Sprintf("%s: %s may %s on %s", where, g.Principal, g.Action, g.Target)
+	if g.Kind == KindManaged {
+		s = fmt.Sprintf("%s: %s gets managed policy %s", where, g.Principal, g.Target)
+	}
+	if g.Condition != "" {
+		s += " when " + g.Condition
+	}
+	return s
+}
+
 func (g *Grant) key() string {
 	return g.Scope + "\x00" + g.Principal + "\x00" + strings.ToLower(g.Action) + "\x00" + g.Target + "\x00" + g.Condition
 }
