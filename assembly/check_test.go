@@ -327,6 +327,7 @@ func findingsTable() string {
 		ErrNoManifest: "ErrNoManifest", ErrSyntax: "ErrSyntax", ErrSchema: "ErrSchema", ErrUnknownKey: "ErrUnknownKey",
 		ErrLogicalID: "ErrLogicalID", ErrEnvironment: "ErrEnvironment", ErrUnknownProtocol: "ErrUnknownProtocol",
 		ErrUnknownKind: "ErrUnknownKind", ErrReference: "ErrReference", ErrCycle: "ErrCycle", ErrMissingFile: "ErrMissingFile",
+		ErrStackName: "ErrStackName", ErrDuplicateStack: "ErrDuplicateStack",
 		droplets.ErrSpecifier: "droplets.ErrSpecifier", droplets.ErrProperty: "droplets.ErrProperty", droplets.ErrUnknownProperty: "droplets.ErrUnknownProperty",
 	}
 	var b strings.Builder

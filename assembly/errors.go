@@ -74,4 +74,10 @@ var (
 	// ErrMissingFile: a path property names a file or folder the archive
 	// does not hold: the assembly is not self-contained.
 	ErrMissingFile error = &classError{"file not in the archive"}
+	// ErrStackName: a stack droplet's stackName is one CloudFormation
+	// refuses.
+	ErrStackName error = &classError{"bad stack name"}
+	// ErrDuplicateStack: two stack droplets name one stack in one
+	// environment.
+	ErrDuplicateStack error = &classError{"duplicate stack name"}
 )

@@ -62,6 +62,10 @@ type Options struct {
 	Capabilities []string
 	// Force deploys droplets that carry `error` metadata.
 	Force bool
+	// Adopt names the stack droplets that may deploy over a stack of
+	// their name that they did not make (no assemble:droplet tag naming
+	// them); any other such stack is refused before anything changes.
+	Adopt []string
 	// Plan changes nothing: it shows what a deploy would do.
 	Plan bool
 	// Progress, when set, is told what happens, one call at a time.
@@ -284,6 +288,8 @@ type runner struct {
 
 	memOnce sync.Once
 	mem     *semaphore.Weighted // the bytes uploads may hold (uploadMemory)
+
+	staged sync.Map // staging key -> template URL, staged by this deploy
 }
 
 // uploadMemory bounds the memory of the run's uploads together.
@@ -485,6 +491,15 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	}
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
+	}
+	if !forStatus {
+		all := map[string]*droplet{}
+		for _, d := range ds {
+			all[d.id] = d
+		}
+		if err := r.preflight(ctx, all, ds); err != nil {
+			return nil, nil, err
+		}
 	}
 	return r, ds, nil
 }

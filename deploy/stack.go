@@ -164,6 +164,10 @@ func (in *stackInput) stage(ctx context.Context, d *droplet) (func(), error) {
 	sum := sha256.Sum256(in.body)
 	key := "assemble/templates/" + hex.EncodeToString(sum[:]) + ".template"
 	c := d.aws().s3
+	if url, ok := d.run.staged.Load(d.region + "/" + key); ok {
+		in.url = url.(string) // staged by the preflight
+		return func() {}, nil
+	}
 	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(in.body),
 		ContentLength: aws.Int64(int64(len(in.body))), Metadata: map[string]string{"assemble-sha256": d.run.src.SHA256, "assemble-droplet": d.id}}); err != nil {
 		return nil, fmt.Errorf("%w: staging template of %d bytes at s3://%s/%s: %s", ErrUpload, len(in.body), bucket, key, apiMessage(err))
@@ -174,6 +178,9 @@ func (in *stackInput) stage(ctx context.Context, d *droplet) (func(), error) {
 		suffix = "amazonaws.com.cn"
 	}
 	in.url = fmt.Sprintf("https://s3.%s.%s/%s/%s", d.region, suffix, bucket, key)
+	if !d.run.opts.Plan {
+		d.run.staged.Store(d.region+"/"+key, in.url)
+	}
 	return func() {
 		c.DeleteObject(context.WithoutCancel(ctx), &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	}, nil

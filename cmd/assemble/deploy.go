@@ -30,7 +30,14 @@ before anything in the cloud changes:
      warnings are shown);
    - every droplet's type has a deployer: stacks, files, directories and
      Docker images saved or built do (a build needs a Docker engine);
-     a Blueprint or any other type is refused unless --only leaves it out.
+     a Blueprint or any other type is refused unless --only leaves it out;
+   - what the account holds (read only): every stack name is one
+     CloudFormation accepts and no two droplets name one stack in one account
+     and region; a stack that exists under a droplet's name was made by that
+     droplet (its assemble:droplet tag names it), unless --adopt ID names the
+     droplet; the staging bucket exists, and so does every bucket a file or
+     directory droplet names.
+Large templates are then staged, before any stack changes.
 Then the droplets deploy in dependency order (dependsOn and ${Id.attr}
 references, resolved from what was deployed), --concurrency at a time. Every
 byte sent is read from the verified archive, never from disk.
@@ -88,6 +95,7 @@ Examples:
 			&cli.StringFlag{Name: "staging-bucket", Usage: "S3 `BUCKET` that receives templates over 51,200 bytes"},
 			&cli.StringSliceFlag{Name: "capabilities", Usage: "grant stacks the `CAPABILITY` IAM, NAMED_IAM or AUTO_EXPAND (repeatable)"},
 			&cli.BoolFlag{Name: "force", Usage: "deploy droplets that carry error metadata"},
+			&cli.StringSliceFlag{Name: "adopt", Usage: "let the stack droplet `ID` deploy over an existing stack of its name that it did not make (repeatable)"},
 		),
 		Action: func(c *cli.Context) error {
 			opts, err := deployOptions(c)
@@ -137,6 +145,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		Capabilities:  c.StringSlice("capabilities"),
 		Force:         c.Bool("force"),
 		Plan:          c.Bool("plan"),
+		Adopt:         c.StringSlice("adopt"),
 	}
 	if o.Concurrency < 1 {
 		return o, usagef("--concurrency %d: at least 1", o.Concurrency)

@@ -225,6 +225,8 @@ var errorCodes = []errorCode{
 	{assembly.ErrReference, "reference"},
 	{assembly.ErrCycle, "cycle"},
 	{assembly.ErrMissingFile, "missing_file"},
+	{assembly.ErrStackName, "stack_name"},
+	{assembly.ErrDuplicateStack, "duplicate_stack"},
 	{droplets.ErrSpecifier, "type_specifier"},
 	{droplets.ErrUnknownProperty, "unknown_property"},
 	{droplets.ErrAttribute, "unknown_attribute"},
@@ -252,6 +254,8 @@ var errorCodes = []errorCode{
 	{deploy.ErrUpload, "upload_failed"},
 	{deploy.ErrPush, "push_failed"},
 	{deploy.ErrDependency, "dependency_failed"},
+	{deploy.ErrForeignStack, "foreign_stack"},
+	{deploy.ErrBucket, "bucket_unusable"},
 	{deploy.ErrAWS, "aws_failed"},
 	{deploy.ErrDiffers, "differs"},
 

@@ -205,6 +205,8 @@ var codeHints = map[string]string{
 	"reference_droplet":   checkFailedHint,
 	"reference_attribute": checkFailedHint,
 	"cycle":               checkFailedHint,
+	"stack_name":          "name the stack with a letter, then letters, digits and hyphens (at most 128 characters): CloudFormation refuses any other name",
+	"duplicate_stack":     "give each stack droplet its own stackName, or put them in other accounts or regions: one stack holds one droplet",
 	"missing_file":        "add the file to the project folder, or correct the path (relative to the project folder)",
 	"type_specifier":      checkFailedHint,
 	"unknown_property":    checkFailedHint,
@@ -248,6 +250,8 @@ var codeHints = map[string]string{
 	"upload_failed":           "check the bucket, the credentials and the network, then deploy again",
 	"push_failed":             "check the repository, the credentials and the network, then deploy again",
 	"dependency_failed":       "deploy again once the droplet it depends on deploys",
+	"foreign_stack":           "if the stack is to be this droplet's from now on, deploy with --adopt ID (the droplet's logical ID); else give the droplet another stackName",
+	"bucket_unusable":         "create the bucket in the droplet's account and region, or name one these credentials may write to",
 	"aws_failed":              "check the credentials, the region and the network (AWS_PROFILE, AWS_REGION), then try again",
 	"differs":                 "what runs is not what was signed: deploy the assembly again, or find who changed it",
 
