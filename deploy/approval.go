@@ -31,16 +31,16 @@ const DefaultApproval = ApproveBroadening
 var (
 	// ErrApprovalRequired: the changes need approval and there is no one
 	// to ask (no terminal).
-	ErrApprovalRequired = errcode.New("approval_required", "deploy: changes need approval",
+	ErrApprovalRequired = errcode.New("approval_required", "changes need approval",
 		"review them with 'assemble diff', then approve them with --require-approval never (or deploy at a terminal to be asked)")
 	// ErrNotApproved: the person asked said no.
-	ErrNotApproved = errcode.New("not_approved", "deploy: changes not approved", "nothing was changed; deploy again when the changes are right")
+	ErrNotApproved = errcode.New("not_approved", "changes not approved", "nothing was changed; deploy again when the changes are right")
 	// ErrAccountChanged: the credentials' account after approval is not
 	// the one whose diff was approved.
-	ErrAccountChanged = errcode.New("account_changed", "deploy: the account changed after the diff was approved",
+	ErrAccountChanged = errcode.New("account_changed", "the account changed after the diff was approved",
 		"the approval was for another account's diff: deploy again, and approve the diff of this account")
 	// ErrApprovalLevel: an approval level that is none of the three.
-	ErrApprovalLevel = errcode.New("bad_approval_level", "deploy: unknown approval level",
+	ErrApprovalLevel = errcode.New("bad_approval_level", "unknown approval level",
 		"use --require-approval never, any-change or broadening")
 )
 
@@ -95,7 +95,7 @@ func (e *ApprovalError) Unwrap() error { return e.Err }
 // approve runs the diff the approval is about, asks, and checks that the
 // account did not change meanwhile. The runner's known attributes are
 // left as they were.
-func (r *runner) approve(ctx context.Context, ds []*droplet, res *Result) (*DiffResult, error) {
+func (r *runner) approve(ctx context.Context, ds []*droplet) (*DiffResult, error) {
 	level := r.opts.RequireApproval
 	if level == "" {
 		level = DefaultApproval

@@ -573,12 +573,6 @@ func Deploy(ctx context.Context, src *Source, opts Options) (*Result, error) {
 	if opts.Plan {
 		return res, r.plan(ctx, ds)
 	}
-	if _, err := r.approve(ctx, ds, res); err != nil {
-		for _, d := range ds {
-			d.res.Outcome = NotStarted
-		}
-		return res, err
-	}
 	return res, r.deploy(ctx, ds, res)
 }
 

@@ -164,6 +164,7 @@ func commands() []*cli.Command {
 		extractCmd(),
 		pushCmd(),
 		pullCmd(),
+		diffCmd(),
 		deployCmd(),
 		statusCmd(),
 		schemaCmd(),

@@ -29,7 +29,7 @@ const (
 
 // ErrTooManyGrants: a template whose statements expand to more grants than
 // can be compared; it is treated as broadened.
-var ErrTooManyGrants = errcode.New("review_too_many_grants", "review: too many grants to compare",
+var ErrTooManyGrants = errcode.New("review_too_many_grants", "too many grants to compare",
 	"split the policies: a statement naming thousands of principals, actions and resources at once cannot be reviewed")
 
 // A Grant is one thing a template allows: Principal may do Action on

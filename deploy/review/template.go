@@ -21,7 +21,7 @@ const (
 )
 
 // ErrTemplate: a template that cannot be read (its position says where).
-var ErrTemplate = errcode.New("review_template", "review: cannot read template",
+var ErrTemplate = errcode.New("review_template", "cannot read template",
 	"the template must be CloudFormation JSON or YAML of at most 1 MiB; fix it where the message points")
 
 // A TemplateError says where a template could not be read.
