@@ -449,47 +449,9 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
-	// Droplets referenced but not targeted: their attributes are read from
-	// what is deployed (nothing changes).
-	need := map[string]bool{}
-	for _, d := range ds {
-		refs, _ := assembly.ScanProperties(d.spec.Properties)
-		for _, ref := range refs {
-			if !targeted[ref.Droplet] {
-				need[ref.Droplet] = true
-			}
-		}
-	}
-	for _, id := range sortedKeys(need) {
-		spec := m.Droplets[id]
-		kind, alias := kindOf(spec.Type)
-		if kind == nil {
-			errs = append(errs, dropletErr(id, ErrUnresolved, "it is referenced, left out by --only, and its type %s has no deployer to read its attributes", spec.Type))
-			continue
-		}
-		env, _ := assembly.ParseEnvironment(spec.Environment)
-		o := &droplet{id: id, spec: spec, kind: kind, alias: alias, account: env.Account, region: env.Region, res: &DropletResult{ID: id}, run: r}
-		if o.account == assembly.UnknownAccount {
-			o.account = r.account
-		}
-		if o.region == assembly.UnknownRegion || o.region == "" {
-			o.region = r.session.cfg.Region
-		}
-		// Its own references are resolved from what is deployed too, as far
-		// as they are known.
-		props, _, _ := resolve(id, spec.Properties, r.lookup)
-		o.setProps(props)
-		attrs, ok, err := kind.current(ctx, o)
-		switch {
-		case err != nil:
-			errs = append(errs, &DropletError{Droplet: id, Err: err})
-		case !ok:
-			errs = append(errs, dropletErr(id, ErrUnresolved, "it is referenced, left out by --only, and not deployed: deploy it first, or name it with --only"))
-		default:
-			r.setAttrs(id, attrs)
-		}
-	}
-	if len(errs) > 0 {
+	// Droplets needed but not targeted are read from what is deployed
+	// (nothing changes).
+	if errs := r.readOutside(ctx, ds, targeted); len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
 	if !forStatus {

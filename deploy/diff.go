@@ -448,16 +448,13 @@ func (r *runner) diffObjects(ctx context.Context, k objectKind, d *droplet, dd *
 			dd.DeployedSHA256 = sha
 		}
 		old := head.Metadata[MetaContentSHA256]
-		same := old == o.hexSum() && aws.ToInt64(head.ContentLength) == o.size
-		if old == "" {
-			// Not uploaded by assemble: compare the bytes.
-			st, err := o.state(ctx, c, true)
-			if err != nil {
-				return err
-			}
-			same = st == ""
+		// The verdict is deploy's own (objectmatch.go): what deploy would
+		// upload is what changes.
+		verdict, _, err := o.compare(ctx, c, forDeploy)
+		if err != nil {
+			return err
 		}
-		if !same {
+		if verdict != "" {
 			dd.Objects = append(dd.Objects, ObjectChange{URL: o.url(), Action: "change", Size: o.size, SHA256: o.hexSum(), OldSHA256: old})
 			changed = true
 		}

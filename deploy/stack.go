@@ -102,6 +102,7 @@ type stackInput struct {
 	protect, set bool
 	notify       []string
 	caps         []cfntypes.Capability
+	info         *templateInfo // what the template declares (nil when it cannot be read)
 }
 
 func (in *stackInput) cfnParams() []cfntypes.Parameter {
@@ -145,6 +146,12 @@ func (stackKind) input(d *droplet) (*stackInput, error) {
 		if id, name, _ := strings.Cut(k, "."); id == d.id {
 			in.params[name] = v
 		}
+	}
+	// Every parameter is sent, those left at the template's Default too,
+	// so that a value changed by hand goes back to the signed one.
+	if info, err := parseTemplate(in.body); err == nil {
+		in.info = info
+		in.params = effectiveParams(in.params, info)
 	}
 	in.tags[TagSHA256] = r.src.SHA256
 	in.tags[TagDroplet] = d.id
@@ -227,9 +234,9 @@ func (stackKind) current(ctx context.Context, d *droplet) (map[string]string, bo
 	return stackAttrs(s), true, nil
 }
 
-// sameStack reports whether the stack already runs this template with
-// these parameters, tagged by this assembly: nothing to do.
-func sameStack(ctx context.Context, c *cloudformation.Client, s *cfntypes.Stack, in *stackInput) (bool, error) {
+// sameStack reports whether the stack already runs what the droplet
+// signs (stackDrift finds nothing), tagged by this assembly: nothing to do.
+func sameStack(ctx context.Context, d *droplet, c *cloudformation.Client, s *cfntypes.Stack, in *stackInput) (bool, error) {
 	switch s.StackStatus {
 	case cfntypes.StackStatusCreateComplete, cfntypes.StackStatusUpdateComplete:
 	default:
@@ -239,17 +246,11 @@ func sameStack(ctx context.Context, c *cloudformation.Client, s *cfntypes.Stack,
 	for _, t := range s.Tags {
 		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
-	if tags[TagSHA256] != in.tags[TagSHA256] || tags[TagDroplet] != in.tags[TagDroplet] {
+	if tags[TagSHA256] != in.tags[TagSHA256] {
 		return false, nil
 	}
-	if diff := paramDiff(s, in.params); len(diff) > 0 {
-		return false, nil
-	}
-	out, err := c.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: s.StackId, TemplateStage: cfntypes.TemplateStageOriginal})
-	if err != nil {
-		return false, fmt.Errorf("%w: cloudformation:GetTemplate: %s", ErrAWS, apiMessage(err))
-	}
-	return aws.ToString(out.TemplateBody) == string(in.body), nil
+	diff, err := stackDrift(ctx, d, c, s, in)
+	return len(diff) == 0, err
 }
 
 // paramDiff lists the parameters whose deployed value differs from want
@@ -284,7 +285,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		return "", nil, err
 	}
 	if s != nil {
-		if same, err := sameStack(ctx, c, s, in); err != nil {
+		if same, err := sameStack(ctx, d, c, s, in); err != nil {
 			return "", nil, err
 		} else if same {
 			d.res.action("stack %s already runs this template and these parameters", in.name)
@@ -350,7 +351,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 			if err != nil {
 				if strings.Contains(apiMessage(err), "No updates are to be performed") {
 					d.res.action("stack %s: no changes", in.name)
-					return Unchanged, stackAttrs(s), nil
+					return settled(ctx, d, c, s, in)
 				}
 				return "", nil, stackCallError("UpdateStack", in.name, err)
 			}
@@ -368,7 +369,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		}
 		if cs == nil { // no changes
 			d.res.action("stack %s: the change set holds no changes", in.name)
-			return Unchanged, stackAttrs(s), nil
+			return settled(ctx, d, c, s, in)
 		}
 		d.progress("executing change set %s (%s)", aws.ToString(cs.ChangeSetName), summarize(cs.Changes))
 		if _, err := c.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{ChangeSetName: cs.ChangeSetId}); err != nil {
@@ -381,15 +382,8 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 	if err != nil {
 		return "", nil, err
 	}
-	if in.policy != nil && (d.run.opts.Method != Direct || !creating) {
-		if _, err := c.SetStackPolicy(ctx, &cloudformation.SetStackPolicyInput{StackName: aws.String(stackID), StackPolicyBody: aws.String(string(in.policy))}); err != nil {
-			return "", nil, stackCallError("SetStackPolicy", in.name, err)
-		}
-	}
-	if in.set && aws.ToBool(final.EnableTerminationProtection) != in.protect {
-		if _, err := c.UpdateTerminationProtection(ctx, &cloudformation.UpdateTerminationProtectionInput{StackName: aws.String(stackID), EnableTerminationProtection: aws.Bool(in.protect)}); err != nil {
-			return "", nil, stackCallError("UpdateTerminationProtection", in.name, err)
-		}
+	if _, err := settle(ctx, d, c, stackID, in); err != nil {
+		return "", nil, err
 	}
 	if creating {
 		return Created, stackAttrs(final), nil
@@ -426,6 +420,9 @@ func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, 
 		ChangeSetType: typ, TemplateBody: body, TemplateURL: url, Parameters: in.cfnParams(), Tags: in.cfnTags(),
 		Capabilities: in.caps, NotificationARNs: in.notify, Description: aws.String("assemble deploy of droplet " + d.id)})
 	if err != nil {
+		if strings.Contains(apiMessage(err), "No updates are to be performed") {
+			return nil, "", nil // said at once (moto), not by a FAILED change set
+		}
 		return nil, "", stackCallError("CreateChangeSet", in.name, err)
 	}
 	d.progress("created change set %s", name)
@@ -591,7 +588,7 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 		return err
 	}
 	if s != nil {
-		if same, err := sameStack(ctx, c, s, in); err != nil {
+		if same, err := sameStack(ctx, d, c, s, in); err != nil {
 			return err
 		} else if same {
 			d.res.action("stack %s: unchanged (this template and these parameters run already)", in.name)
@@ -668,14 +665,11 @@ func (k stackKind) status(ctx context.Context, d *droplet) ([]string, error) {
 	if !stackReady(s) {
 		diff = append(diff, fmt.Sprintf("stack %s is %s", in.name, s.StackStatus))
 	}
-	out, err := c.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: s.StackId, TemplateStage: cfntypes.TemplateStageOriginal})
+	drift, err := stackDrift(ctx, d, c, s, in)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cloudformation:GetTemplate: %s", ErrAWS, apiMessage(err))
+		return nil, err
 	}
-	if aws.ToString(out.TemplateBody) != string(in.body) {
-		diff = append(diff, fmt.Sprintf("stack %s runs another template than %s", in.name, str(d.props, "template")))
-	}
-	diff = append(diff, paramDiff(s, in.params)...)
+	diff = append(diff, drift...)
 	d.run.setAttrs(d.id, stackAttrs(s))
 	return diff, nil
 }

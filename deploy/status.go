@@ -28,8 +28,8 @@ type StatusResult struct {
 
 // Status compares, droplet by droplet in deploy order, what is deployed
 // with the assembly: a stack's template (GetTemplate) and parameters, each
-// object's bytes (by the SHA-256 deploy stores with it, else by reading
-// it), each image tag's digest. References are resolved from what is
+// object's bytes (by S3's SHA-256 checksum, else by reading and hashing
+// it; never by its metadata), each image tag's digest. References are resolved from what is
 // deployed. It changes nothing. The error wraps ErrDiffers when anything
 // is absent or differs (the result says what); other errors are the
 // checks Deploy makes first (Parameters and metadata aside).

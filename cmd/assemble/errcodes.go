@@ -9,6 +9,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/deploy"
 	"github.com/cloud-assembly/assemble/deploy/review"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
@@ -53,6 +54,9 @@ type errorCode struct {
 var errorCodes = []errorCode{
 	// Remote locations: a transport's failure says what went wrong on
 	// the way, whatever was being read.
+	{digest.ErrMismatch, "changed_after_verification"},
+	{digest.ErrMalformed, "bad_digest"},
+	{trust.ErrWrongDigest, "wrong_digest"},
 	{remote.ErrLocation, "bad_location"},
 	{remote.ErrNotFound, "remote_not_found"},
 	{remote.ErrChanged, "remote_changed"},
@@ -129,6 +133,7 @@ var errorCodes = []errorCode{
 	{artifacts.ErrCycle, "nested_template_cycle"},
 	{artifacts.ErrTooLarge, "artifact_too_large"},
 	{artifacts.ErrChanged, "artifact_changed"},
+	{artifacts.ErrBucketName, "bad_bucket_name"},
 	{artifacts.ErrArtifact, "invalid_artifact"},
 
 	// Modules and templates: a source's cause before the template's.

@@ -49,16 +49,19 @@ var codeHints = map[string]string{
 	codeFailure:     "",
 
 	// Remote locations.
-	"bad_location":           "locations look like oci://REGISTRY/REPOSITORY:TAG (or @sha256:DIGEST), s3://BUCKET/KEY[?versionId=V], https://HOST/PATH; a file whose name starts so is ./NAME",
-	"remote_not_found":       "check the location; 'assemble push ASSEMBLY LOCATION' puts an assembly there",
-	"remote_changed":         "the object was replaced while it was read: read it again, or name one version (oci://...@sha256:DIGEST, s3://...?versionId=V)",
-	"bad_response":           "the server does not answer byte ranges as HTTP asks (RFC 9110); read the file from a server that does",
-	"remote_digest_mismatch": "the bytes that arrived are not the ones asked for: the server or the --digest is wrong; do not use them",
-	"redirect_refused":       "the server redirected to another scheme, which is refused; use the final https:// location",
-	"timeout":                "the server is slow or unreachable; try again",
-	"not_assembly_artifact":  "the manifest is not a Cloud Assembly artifact (docs/oci.md); push one with 'assemble push'",
-	"remote_unsupported":     "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY",
-	"output_direct":          "write to a file with -o FILE: standard output and pipes are written in order only",
+	"changed_after_verification": "something changed the bytes after they were verified (the file was written to): verify it again, from a copy nobody writes to",
+	"bad_digest":                 "a digest is sha256: followed by 64 lowercase hex digits, as build, sign, verify and push print it",
+	"wrong_digest":               "the file's SHA-256 is not the --digest given: check which assembly you mean ('assemble verify' prints its sha256)",
+	"bad_location":               "locations look like oci://REGISTRY/REPOSITORY:TAG (or @sha256:DIGEST), s3://BUCKET/KEY[?versionId=V], https://HOST/PATH; a file whose name starts so is ./NAME",
+	"remote_not_found":           "check the location; 'assemble push ASSEMBLY LOCATION' puts an assembly there",
+	"remote_changed":             "the object was replaced while it was read: read it again, or name one version (oci://...@sha256:DIGEST, s3://...?versionId=V)",
+	"bad_response":               "the server does not answer byte ranges as HTTP asks (RFC 9110); read the file from a server that does",
+	"remote_digest_mismatch":     "the bytes that arrived are not the ones asked for: the server or the --digest is wrong; do not use them",
+	"redirect_refused":           "the server redirected to another scheme, which is refused; use the final https:// location",
+	"timeout":                    "the server is slow or unreachable; try again",
+	"not_assembly_artifact":      "the manifest is not a Cloud Assembly artifact (docs/oci.md); push one with 'assemble push'",
+	"remote_unsupported":         "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY",
+	"output_direct":              "write to a file with -o FILE: standard output and pipes are written in order only",
 
 	// Damaged or foreign archives.
 	"corrupt":   "the archive is damaged (its data does not match its own ZIP headers); rebuild it and sign it again",
@@ -231,10 +234,11 @@ var codeHints = map[string]string{
 	"not_regular_file":         "name a regular file (not a FIFO, socket or device)",
 
 	// Local artifacts of templates.
-	"artifact_outside_project": "keep local artifacts (Lambda code, nested templates) inside the project folder",
+	"artifact_outside_project": "keep local artifacts (Lambda code, nested templates) inside the project folder: assemble package --root DIR names a folder that holds the template and its artifacts; assemble build reads the folder of assembly.yaml, so put one in a folder that holds both",
 	"nested_template_cycle":    "a nested stack includes itself through the chain shown: break the cycle",
 	"artifact_too_large":       "the artifact is larger than assemble packages; upload it yourself and name it by its s3:// URL",
 	"artifact_changed":         "a file changed while it was packaged: build again once nothing else writes it",
+	"bad_bucket_name":          "name the bucket as S3 does: 3 to 63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit",
 	"invalid_artifact":         "fix the artifact's path or value at the place shown (a file or folder of the project, or an s3:// URL)",
 
 	// Deploy.
