@@ -134,6 +134,7 @@ func (r *runner) approve(ctx context.Context, ds []*droplet) (*DiffResult, error
 	r.attrMu.Unlock()
 	for _, d := range ds {
 		d.unknown = nil
+		d.res.Outcome, d.res.Err = "", nil // the deploy's, not the diff's
 	}
 	if err != nil && (ctx.Err() != nil || errors.Is(err, ErrInterrupted)) {
 		return diff, err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
@@ -126,41 +125,25 @@ func (r *runner) diff(ctx context.Context, ds []*droplet, res *Result, out *Diff
 		byID[dr.ID] = dd
 		out.Droplets = append(out.Droplets, dd)
 	}
-	done := map[string]chan struct{}{}
+	// The one scheduler (schedule.go): each droplet after those it
+	// depends on, Concurrency at a time; a failure stops no other.
+	r.schedule(ctx, ds, res, false, func(ctx context.Context, d *droplet) error {
+		dd := byID[d.id]
+		if err := r.diffOne(ctx, d, dd, changeSet); err != nil {
+			var de *DropletError
+			if !errors.As(err, &de) {
+				err = &DropletError{Droplet: d.id, Err: err}
+			}
+			dd.State, dd.Err = StateFailed, err
+			return err
+		}
+		return nil
+	})
 	for _, d := range ds {
-		done[d.id] = make(chan struct{})
+		if dd := byID[d.id]; dd.State == StateExcluded && d.res.Err != nil {
+			dd.State, dd.Err = StateFailed, d.res.Err // not started: interrupted
+		}
 	}
-	sem := make(chan struct{}, r.opts.Concurrency)
-	var wg sync.WaitGroup
-	for _, d := range ds {
-		wg.Add(1)
-		go func(d *droplet, dd *DropletDiff) {
-			defer wg.Done()
-			defer close(done[d.id])
-			if r.src.graph != nil {
-				for _, dep := range r.src.graph.Dependencies(d.id) {
-					if ch, ok := done[dep]; ok {
-						<-ch
-					}
-				}
-			}
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				dd.State, dd.Err = StateFailed, dropletErr(d.id, ErrInterrupted, "not compared: interrupted")
-				return
-			}
-			defer func() { <-sem }()
-			if err := r.diffOne(ctx, d, dd, changeSet); err != nil {
-				var de *DropletError
-				if !errors.As(err, &de) {
-					err = &DropletError{Droplet: d.id, Err: err}
-				}
-				dd.State, dd.Err = StateFailed, err
-			}
-		}(d, byID[d.id])
-	}
-	wg.Wait()
 	regions, deployed := map[string]bool{}, map[string]bool{}
 	var errs []error
 	for _, d := range ds {
@@ -328,21 +311,17 @@ func (r *runner) replacements(ctx context.Context, d *droplet, in *stackInput, s
 	if s == nil {
 		typ = cfntypes.ChangeSetTypeCreate
 	}
-	cs, stackID, err := createChangeSet(ctx, d, c, in, typ)
-	if typ == cfntypes.ChangeSetTypeCreate && stackID != "" {
-		// The change set made a stack in REVIEW_IN_PROGRESS: delete it, by
-		// its ID (a stack of this name made meanwhile is not touched).
-		defer c.DeleteStack(context.WithoutCancel(ctx), &cloudformation.DeleteStackInput{StackName: aws.String(stackID)})
-	}
+	// What it made goes after, by ID (plancleanup.go): the change set,
+	// and the review stack a CREATE change set made.
+	var made madeChangeSet
+	cs, _, err := createChangeSet(ctx, d, c, in, typ, &made)
+	defer made.remove(context.WithoutCancel(ctx), d, c, typ == cfntypes.ChangeSetTypeCreate && s == nil)
 	if err != nil {
 		return err
 	}
 	if cs == nil {
 		dd.Notes = append(dd.Notes, "CloudFormation's change set holds no resource changes")
 		return nil
-	}
-	if _, err := c.DeleteChangeSet(context.WithoutCancel(ctx), &cloudformation.DeleteChangeSetInput{ChangeSetName: cs.ChangeSetId}); err != nil {
-		dd.Notes = append(dd.Notes, fmt.Sprintf("change set %s could not be deleted: %s", aws.ToString(cs.ChangeSetId), apiMessage(err)))
 	}
 	byID := map[string]int{}
 	for i, rc := range dd.Stack.Resources {
