@@ -98,6 +98,11 @@ func newCredentials(ctx context.Context, opts *Options, target string) (*credPro
 		reached: map[credKey]*reachResult{}, regions: map[string]*awsSession{"": s}}, nil
 }
 
+// callerNow asks STS again who the caller's credentials are.
+func (c *credProvider) callerNow(ctx context.Context) (string, error) {
+	return c.regions[""].callerAccount(ctx)
+}
+
 // region is the configured default region ("" when none is).
 func (c *credProvider) region() string { return c.base.Region }
 

@@ -101,6 +101,25 @@ func chooseTarget(src *Source, opts Options) (string, *assembly.Target, error) {
 	return opts.Target, t, nil
 }
 
+// singleScope is the scope of a command that runs on one account/region
+// pair (diff): the chosen target's one pair; a target over several is
+// refused, naming them.
+func singleScope(src *Source, opts Options) (*scope, error) {
+	_, t, err := chooseTarget(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	sc := &scope{target: t}
+	switch pairs := targetPairs(src.manifest, t); len(pairs) {
+	case 0:
+	case 1:
+		sc.pair = pairs[0]
+	default:
+		return nil, fmt.Errorf("%w: target %s deploys to %d account/region pairs (%s): this command takes a target of one", ErrTarget, opts.Target, len(pairs), strings.Join(pairs, ", "))
+	}
+	return sc, nil
+}
+
 // targetPairs are the account/region pairs the target deploys its
 // environment-agnostic droplets to, in its order (none without a target,
 // or when every droplet names its own environment).

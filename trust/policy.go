@@ -23,7 +23,7 @@ import (
 
 // PolicyKeys are the keys of a policy file, in the order help lists them.
 func PolicyKeys() []string {
-	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "targets"}
+	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "require-approval", "targets"}
 }
 
 // A PolicyFile is what a policy file says; keyring paths are made
@@ -37,6 +37,9 @@ type PolicyFile struct {
 	// capabilities deploy may grant (IAM, NAMED_IAM, AUTO_EXPAND).
 	StagingBucket string
 	Capabilities  []string
+	// RequireApproval is deploy's approval level (never, any-change,
+	// broadening), checked by deploy.ParseApproval.
+	RequireApproval string
 	// Targets are the assembly targets (stages) a deploy, status or destroy
 	// may choose; when the key is absent, any.
 	Targets []string
@@ -163,6 +166,11 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 					}
 				}
 			}
+		case "require-approval":
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				return nil, at(v, "require-approval must be never, any-change or broadening")
+			}
+			p.RequireApproval = v.Value
 		case "targets":
 			if p.Targets, err = strs(k, v); err == nil {
 				for j, t := range p.Targets {
