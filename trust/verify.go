@@ -75,6 +75,9 @@ type Result struct {
 	// Provenance is how the provenance met the trust's provenance policy
 	// (nil when neither it nor VerifyOptions.Provenance asked).
 	Provenance *provenance.Verdict
+	// PolicyFile is the policy file the trust was loaded from (nil when
+	// none): its deploy keys, and AllowTarget.
+	PolicyFile *PolicyFile
 }
 
 // Files is the number of the assembly's files but signature.asc: what
@@ -115,6 +118,7 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	res := &Result{Name: name, Size: size}
 	if t != nil {
 		res.Policy = t.Policy
+		res.PolicyFile = t.PolicyFile
 	}
 	rd, err := assembly.NewReader(r, size)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/deploy/review"
 	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
@@ -57,6 +58,7 @@ var errorCodes = []errorCode{
 	{digest.ErrMismatch, "changed_after_verification"},
 	{digest.ErrMalformed, "bad_digest"},
 	{trust.ErrWrongDigest, "wrong_digest"},
+	{remote.ErrNoCredentials, "remote_no_credentials"},
 	{remote.ErrLocation, "bad_location"},
 	{remote.ErrNotFound, "remote_not_found"},
 	{remote.ErrChanged, "remote_changed"},
@@ -229,6 +231,7 @@ var errorCodes = []errorCode{
 	{assembly.ErrUnknownProtocol, "unknown_protocol"},
 	{assembly.ErrUnknownKind, "unknown_kind"},
 	{assembly.ErrReference, "reference"},
+	{assembly.ErrTarget, "target"},
 	{assembly.ErrCycle, "cycle"},
 	{assembly.ErrMissingFile, "missing_file"},
 	{assembly.ErrStackName, "stack_name"},
@@ -246,7 +249,10 @@ var errorCodes = []errorCode{
 
 	// Deploy (a droplet's failure before the dependents it stops).
 	{deploy.ErrInterrupted, "interrupted"},
+	{deploy.ErrPairNotStarted, "pair_not_started"},
 	{deploy.ErrAccount, "wrong_account"},
+	{deploy.ErrTarget, "bad_target"},
+	{trust.ErrTargetRefused, "target_refused"},
 	{deploy.ErrMissing, "missing_information"},
 	{deploy.ErrParameter, "bad_parameter"},
 	{deploy.ErrUndeployable, "undeployable"},
@@ -264,6 +270,13 @@ var errorCodes = []errorCode{
 	{deploy.ErrBucket, "bucket_unusable"},
 	{deploy.ErrAWS, "aws_failed"},
 	{deploy.ErrDiffers, "differs"},
+	// errcode sentinels (their codes; listed until codeOf reads errcode.Of).
+	{deploy.ErrApprovalRequired, "approval_required"},
+	{deploy.ErrNotApproved, "not_approved"},
+	{deploy.ErrAccountChanged, "account_changed"},
+	{deploy.ErrApprovalLevel, "bad_approval_level"},
+	{review.ErrTemplate, "review_template"},
+	{review.ErrTooManyGrants, "review_too_many_grants"},
 
 	// The command's own.
 	{errIsFolder, "is_folder"},
