@@ -106,7 +106,12 @@ type BuildMetadata struct {
 // Marshal is the statement as build writes it: two-space indented JSON
 // with a final newline, keys in the order of the types above, maps sorted
 // (encoding/json sorts map keys), so the same statement is the same bytes.
-func (s *Statement) Marshal() ([]byte, error) {
+func (s *Statement) Marshal() ([]byte, error) { return marshal(s) }
+
+// Marshal is the summary as verify --vsa writes it (as Statement.Marshal).
+func (s *VSAStatement) Marshal() ([]byte, error) { return marshal(s) }
+
+func marshal(s any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -186,6 +186,9 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	res.Report, res.Manifest = v.Report(), v.Manifest()
 	if judge {
 		if err := judgeProvenance(res, t.Provenance, opts); err != nil {
+			// The file's digest still names what was refused (a
+			// verification summary records it).
+			finish()
 			return res, err
 		}
 	}

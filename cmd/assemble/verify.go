@@ -71,6 +71,7 @@ Examples:
 ` + findingsHelp(),
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			&cli.StringFlag{Name: "vsa", Usage: "write a SLSA verification summary (in-toto, https://slsa.dev/verification_summary/v1) of what was checked and the verdict to `FILE`"},
 			digestFlag,
 			jsonFlag,
 			strictFlag,
@@ -84,6 +85,11 @@ Examples:
 			name := c.Args().First()
 			res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
 			defer res.close()
+			if vsa := c.String("vsa"); vsa != "" {
+				if werr := writeVSA(c, vsa, name, res, err); werr != nil {
+					return werr
+				}
+			}
 			if err != nil {
 				return withResult(err, res.failure())
 			}
@@ -125,6 +131,7 @@ type verifyResult struct {
 	reader   *assembly.Reader  // the assembly, open until close
 	verified *signing.Verified // reads through reader; nil when unsigned
 	trusted  *trust.Result     // what trust.Verify gave, when it succeeded
+	checked  *trust.Result     // what it gave, also when a rule refused
 	trust    *trust.Trust      // the keys and policy it verified with (nil: none given)
 	source   io.ReaderAt       // what it was read from (a *remote.Object for a location)
 	close    func()            // stops the digest and closes the file
@@ -267,7 +274,7 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 	v, err := trust.VerifyTo(c.Context, name, f, size, w, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want,
 		Provenance: wantsProvenance(c)})
 	prog.Done()
-	if err != nil && v.SHA256 != "" {
+	if err != nil && v.SHA256 != "" && !errors.Is(err, provenance.ErrPolicy) {
 		// Verified, then the writing failed.
 		return res, remoteHint(err)
 	}
@@ -295,11 +302,13 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 				}
 			}
 		}
+		res.SHA256 = v.SHA256 // known when a provenance rule refused
+		res.checked = v
 		return res, verifyHint(onFile("verify", name, err))
 	}
 	res.SHA256 = v.SHA256
 	res.Valid = true
-	res.trusted = v
+	res.trusted, res.checked = v, v
 	res.Droplets = len(v.Manifest.Droplets)
 	res.Warnings = diagnosticsJSON(v.Report.Warnings())
 	res.Files = v.Files()
