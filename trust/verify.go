@@ -42,6 +42,11 @@ type VerifyOptions struct {
 	// Now is the time the provenance's age is judged at (default
 	// time.Now).
 	Now func() time.Time
+	// Bundles are provenance bundles about the file (attest --provenance,
+	// an OCI referrer): each must be signed by a bundle key of the trust's
+	// provenance policy and name the file's SHA-256
+	// (provenance.VerifyBundle), or the verification fails.
+	Bundles []NamedBundle
 	// Digest, when set, is the SHA-256 the whole file must have: the
 	// assembly's name, as build, sign, verify and push print it. Another
 	// file fails with ErrWrongDigest, whatever it holds.
@@ -75,6 +80,8 @@ type Result struct {
 	// Provenance is how the provenance met the trust's provenance policy
 	// (nil when neither it nor VerifyOptions.Provenance asked).
 	Provenance *provenance.Verdict
+	// Bundles are the VerifyOptions.Bundles that verified.
+	Bundles []*provenance.BundleResult
 	// PolicyFile is the policy file the trust was loaded from (nil when
 	// none): its deploy keys, and AllowTarget.
 	PolicyFile *PolicyFile
@@ -192,7 +199,57 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 			return res, err
 		}
 	}
-	return finish()
+	if _, err := finish(); err != nil || len(opts.Bundles) == 0 {
+		return res, err
+	}
+	return res, judgeBundles(res, t.Provenance, opts.Bundles)
+}
+
+// A NamedBundle is a provenance bundle's bytes and what errors call it.
+type NamedBundle struct {
+	Name string
+	Data []byte
+}
+
+// judgeBundles checks each bundle against the file's SHA-256 and the
+// policy's bundle keys: the first refusal fails the verification.
+func judgeBundles(res *Result, pol *provenance.Policy, bundles []NamedBundle) error {
+	sum, err := digest.FromHex(res.SHA256)
+	if err != nil {
+		return &OptionError{Msg: "a provenance bundle needs the file hashed (SkipDigest)"}
+	}
+	var keys []provenance.BundleKey
+	if pol != nil {
+		keys = pol.BundleKeys
+	}
+	// Each bundle's outcome joins the provenance verdict's checks.
+	record := func(err error) error {
+		if v := res.Provenance; v != nil {
+			var re *provenance.RuleError
+			if errors.As(err, &re) {
+				v.Checks = append(v.Checks, provenance.Check{Rule: re.Rule, Detail: re.Detail})
+				if v.Failed == nil {
+					v.Failed = re
+				}
+			}
+		}
+		return err
+	}
+	for _, b := range bundles {
+		if len(keys) == 0 {
+			return record(&provenance.RuleError{Rule: provenance.RuleBundleKey, Detail: b.Name + ": the policy names no bundle-keys that may sign provenance bundles"})
+		}
+		r, err := provenance.VerifyBundle(b.Name, b.Data, sum, keys)
+		if err != nil {
+			return record(err)
+		}
+		if v := res.Provenance; v != nil {
+			v.Checks = append(v.Checks, provenance.Check{Rule: provenance.RuleBundleKey, Passed: true, Detail: b.Name + " is signed by " + r.KeyFile},
+				provenance.Check{Rule: provenance.RuleBundleSubject, Passed: true, Detail: b.Name + " names the file's SHA-256"})
+		}
+		res.Bundles = append(res.Bundles, r)
+	}
+	return nil
 }
 
 // judgeProvenance evaluates the verified assembly's provenance entry

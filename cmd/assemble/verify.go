@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/signing"
@@ -51,6 +52,23 @@ POLICY FILE (--policy FILE; a flag given replaces the same setting):
      - 0123456789ABCDEF0123456789ABCDEF01234567
    algorithms: [SHA256, SHA512]     # attestation and signature hashes allowed
 
+PROVENANCE: a policy file's provenance section is what the assembly's
+provenance.intoto.json (which build writes) must say; with one, every
+command that verifies applies it, and a refusal names its rule (in --json:
+"provenance": {"rule": ...}):
+   provenance:
+     predicate-type: https://slsa.dev/provenance/v1     # the default
+     builders: ['https://github.com/acme/*/.github/workflows/release.yml@refs/tags/*']
+     repositories: ['https://github.com/acme/*']        # the source's repository
+     refs: ['refs/tags/v*']                             # and ref
+     max-age: 30d                                        # finishedOn (or startedOn) at most this old
+     bundle-keys: [provenance.pub]                       # PEM keys that may sign --bundle files
+Patterns are path.Match globs ("*" within one "/" segment). --bundle FILE
+checks a bundle of 'assemble attest --provenance' (or cosign) about the
+file: signed by a bundle key, naming the file's SHA-256. --vsa FILE writes
+a SLSA verification summary (https://slsa.dev/verification_summary/v1) of
+what was checked and the verdict, also when a provenance rule refuses.
+
 Unsigned assemblies fail unless --allow-unsigned is given, which checks the
 structure and manifest only and warns that nothing was authenticated.
 
@@ -71,6 +89,7 @@ Examples:
 ` + findingsHelp(),
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			&cli.StringSliceFlag{Name: "bundle", Usage: "a provenance bundle `FILE` about the assembly (attest --provenance, cosign): it must be signed by one of the policy's provenance bundle-keys (repeatable)"},
 			&cli.StringFlag{Name: "vsa", Usage: "write a SLSA verification summary (in-toto, https://slsa.dev/verification_summary/v1) of what was checked and the verdict to `FILE`"},
 			digestFlag,
 			jsonFlag,
@@ -270,11 +289,19 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 	res.Size = size
 	res.trust = tr
 	res.source = f
+	var bundles []trust.NamedBundle
+	for _, b := range c.StringSlice("bundle") {
+		data, err := limitio.ReadFile(b, 8<<20)
+		if err != nil {
+			return res, onFile("verify", b, err)
+		}
+		bundles = append(bundles, trust.NamedBundle{Name: b, Data: data})
+	}
 	prog := newProgress(c, "verifying "+name)
 	v, err := trust.VerifyTo(c.Context, name, f, size, w, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want,
-		Provenance: wantsProvenance(c)})
+		Provenance: wantsProvenance(c), Bundles: bundles})
 	prog.Done()
-	if err != nil && v.SHA256 != "" && !errors.Is(err, provenance.ErrPolicy) {
+	if err != nil && v.SHA256 != "" && !errors.Is(err, provenance.ErrPolicy) && !errors.Is(err, provenance.ErrBundle) {
 		// Verified, then the writing failed.
 		return res, remoteHint(err)
 	}
