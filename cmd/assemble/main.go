@@ -170,6 +170,7 @@ func commands() []*cli.Command {
 		diffCmd(),
 		deployCmd(),
 		statusCmd(),
+		destroyCmd(),
 		schemaCmd(),
 		moduleCmd(),
 		blueprintCmd(),
