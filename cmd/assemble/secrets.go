@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
@@ -43,20 +44,31 @@ func checkSecretFlag(flag, value string) error {
 	return nil
 }
 
-// secretFileError is flagFileError for a secret's file flag: a file that
-// cannot be read is named by the flag only (for --passphrase-file the
-// value may be the passphrase itself, typed by mistake).
+// secretFileError is flagFileError for --passphrase-file, whose value may
+// be the passphrase itself, typed by mistake: a file that cannot be read
+// is named by the flag only, unless its name looks like one (a folder or
+// an extension, no white space); nil for the other flags.
 func secretFileError(flag string, err error) error {
-	if flag != "--passphrase-file" {
+	var pe *fs.PathError
+	if flag != "--passphrase-file" || (errors.As(err, &pe) && looksLikeFileName(pe.Path)) {
 		return nil
 	}
 	var cause error = err
-	var pe interface{ Unwrap() error }
-	if errors.As(err, &pe) {
-		cause = pe.Unwrap()
+	if pe != nil {
+		cause = pe.Err
 	}
 	return withHint(fmt.Errorf("%s: %w (the file name is not shown: it may be the passphrase itself)", flag, cause), flag+" takes a FILE: "+secretFileFlags[flag])
 }
+
+// fileNameRE is what a file name given for a passphrase file looks like,
+// as a passphrase rarely does: no white space, and a folder or an
+// extension (release.pass, secrets/key.txt).
+var fileNameRE = regexp.MustCompile(`^[^\s]*(/[^\s]*|\.[A-Za-z0-9]{1,8})$`)
+
+// looksLikeFileName reports whether a --passphrase-file value that names
+// no readable file may be shown: it looks like a file name, not like a
+// passphrase typed in its place.
+func looksLikeFileName(v string) bool { return fileNameRE.MatchString(v) && !looksLikeSecret(v) }
 
 var (
 	// An armored private key (OpenPGP, PEM, OpenSSH), whole, or cut
