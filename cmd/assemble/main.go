@@ -168,6 +168,7 @@ func commands() []*cli.Command {
 		extractCmd(),
 		pushCmd(),
 		pullCmd(),
+		diffCmd(),
 		deployCmd(),
 		statusCmd(),
 		schemaCmd(),
