@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/deploy/review"
 	"github.com/cloud-assembly/assemble/internal/output"
 )
 
@@ -259,6 +261,12 @@ var codeHints = map[string]string{
 	"bucket_unusable":         "create the bucket in the droplet's account and region, or name one these credentials may write to",
 	"aws_failed":              "check the credentials, the region and the network (AWS_PROFILE, AWS_REGION), then try again",
 	"differs":                 "what runs is not what was signed: deploy the assembly again, or find who changed it",
+	"approval_required":       deploy.ErrApprovalRequired.Hint(),
+	"not_approved":            deploy.ErrNotApproved.Hint(),
+	"account_changed":         deploy.ErrAccountChanged.Hint(),
+	"bad_approval_level":      deploy.ErrApprovalLevel.Hint(),
+	"review_template":         review.ErrTemplate.Hint(),
+	"review_too_many_grants":  review.ErrTooManyGrants.Hint(),
 
 	// The command's own, and trust.
 	"is_folder":      "name a file, not a folder",
