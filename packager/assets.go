@@ -73,8 +73,11 @@ func CheckAssetBucket(b string) error {
 const noBucketHint = "add assets: {bucketName: BUCKET} to " + ProjectFile + ", or pass --asset-bucket BUCKET"
 
 // assetSet returns the Set a stack's template packages its artifacts into.
-func (b *builder) assetSet(read func(string)) (*artifacts.Set, error) {
+func (b *builder) assetSet(read func(string), environment string) (*artifacts.Set, error) {
 	opts := artifacts.Options{Root: relWD(b.rootReal), Parameter: true, Read: read}
+	if env, err := assembly.ParseEnvironment(environment); err == nil && env.Protocol == "aws" && env.Region != assembly.UnknownRegion {
+		opts.Region = env.Region
+	}
 	bucket, prefix := "", ""
 	if b.spec != nil && b.spec.assets != nil {
 		c := b.spec.assets

@@ -399,7 +399,7 @@ func (b *builder) droplet(id string) error {
 			read := func(file string) { b.plan.inputs = append(b.plan.inputs, file) }
 			var set *artifacts.Set
 			if prop.Template {
-				if set, err = b.assetSet(read); err != nil {
+				if set, err = b.assetSet(read, d.Environment); err != nil {
 					return b.errAt(id, field, err)
 				}
 			}

@@ -214,7 +214,7 @@ func TestAgainstAWSCLI(t *testing.T) {
 	}
 	os.Remove(filepath.Join(dir, "aws.yaml"))
 
-	s, err := New(Options{Root: dir, Bucket: bucket})
+	s, err := New(Options{Root: dir, Bucket: bucket, Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

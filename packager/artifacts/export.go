@@ -82,6 +82,9 @@ func (ex *exporter) run() error {
 	if err := ex.includes(root); err != nil {
 		return err
 	}
+	if err := ex.globals(get(root, "Globals")); err != nil {
+		return err
+	}
 	if err := ex.resources(res); err != nil {
 		return err
 	}
@@ -202,43 +205,60 @@ func (ex *exporter) resources(res *yaml.Node) error {
 			if p.Metadata || p.Type != typ.Value {
 				continue
 			}
-			v := getPath(props, p.Path)
-			if err := ex.remote(p, v, file); err != nil {
+			if err := ex.property(p, props, file); err != nil {
 				return err
-			}
-			if !isLocal(v) {
-				continue
-			}
-			at := ex.pos(v, file)
-			if p.Template {
-				ref, child, err := ex.nested(v.Value, at)
-				if err != nil {
-					return err
-				}
-				replace(v, ref.HTTPSURL())
-				if child && ex.s.opts.Parameter {
-					if err := passBucket(props, at, ex.s); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			ref, err := ex.s.Add(ex.dir, v.Value, p.ForceZip, at)
-			if err != nil {
-				return err
-			}
-			switch {
-			case p.Form == BucketKey:
-				replace(v, ref.BucketKeyMap(p.Bucket, p.Key))
-			case ex.s.opts.Parameter && strings.HasPrefix(p.Type, "AWS::Serverless::"):
-				// The SAM transform reads an s3:// string before any
-				// intrinsic function is resolved; its {Bucket, Key} form
-				// passes the Ref on to the resource it makes.
-				replace(v, ref.BucketKeyMap("Bucket", "Key"))
-			default:
-				replace(v, ref.S3URI())
 			}
 		}
+	}
+	return nil
+}
+
+// property packages the property p of props (a resource's Properties, or
+// a SAM Globals section), written in file ("" for the template).
+func (ex *exporter) property(p Property, props *yaml.Node, file string) error {
+	v := getPath(props, p.Path)
+	if err := ex.remote(p, v, file); err != nil {
+		return err
+	}
+	if !isLocal(v) {
+		return nil
+	}
+	at := ex.pos(v, file)
+	if p.Template {
+		plain := p.Type == "AWS::Serverless::Application"
+		if plain {
+			if err := ex.s.checkPlainURL(at); err != nil {
+				return err
+			}
+		}
+		ref, child, err := ex.nested(v.Value, at)
+		if err != nil {
+			return err
+		}
+		if plain {
+			replace(v, str(ref.PlainHTTPSURL()))
+		} else {
+			replace(v, ref.HTTPSURL())
+		}
+		if child && ex.s.opts.Parameter {
+			return passBucket(props, at, ex.s)
+		}
+		return nil
+	}
+	ref, err := ex.s.Add(ex.dir, v.Value, p.ForceZip, at)
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.Form == BucketKey:
+		replace(v, ref.BucketKeyMap(p.Bucket, p.Key))
+	case ex.s.opts.Parameter && strings.HasPrefix(p.Type, "AWS::Serverless::"):
+		// The SAM transform reads an s3:// string before any intrinsic
+		// function is resolved; its {Bucket, Key} form passes the Ref on
+		// to the resource it makes.
+		replace(v, ref.BucketKeyMap("Bucket", "Key"))
+	default:
+		replace(v, ref.S3URI())
 	}
 	return nil
 }
@@ -310,6 +330,36 @@ func s3Mapping(u string, p Property) (*yaml.Node, error) {
 	}
 	m.Content = append(m.Content, str(p.Version), str(vs[0]))
 	return m, nil
+}
+
+// globalProperties are the SAM Globals that take a local path (the SAM
+// transform's supported globals: Function.CodeUri, Api.DefinitionUri).
+var globalProperties = map[string]string{"Function": "AWS::Serverless::Function", "Api": "AWS::Serverless::Api"}
+
+// globals packages the SAM Globals that name a local path, in the form of
+// the property they give every resource of their type that does not set
+// it: the SAM transform merges the packaged value into those resources,
+// as SAM CLI's package gives them the global's value. (aws-cli packages
+// the template's whole folder for each of them instead.)
+func (ex *exporter) globals(g *yaml.Node) error {
+	if g == nil || g.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(g.Content); i += 2 {
+		typ, ok := globalProperties[g.Content[i].Value]
+		if !ok {
+			continue
+		}
+		for _, p := range Properties() {
+			if p.Type != typ {
+				continue
+			}
+			if err := ex.property(p, g.Content[i+1], ""); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // sourceFile is the file a module's resource was written in, from the

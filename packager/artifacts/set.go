@@ -47,6 +47,10 @@ type Options struct {
 	// NoSourceMap and Read are passed to cfn.Package for nested templates.
 	NoSourceMap bool
 	Read        func(path string)
+	// Region is the region of the bucket, when known: the URL of an
+	// AWS::Serverless::Application's template names it (see
+	// Ref.PlainHTTPSURL).
+	Region string
 	// OutputDir is the folder assemble package writes into: the packaged
 	// template, and the artifacts at OutputDir/KEY. No zip holds it, so a
 	// run never packages the previous run's output: a folder zipped that
@@ -174,6 +178,9 @@ func CheckKeyPrefix(p string) error {
 // end).
 var bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 
+// regionRE is an AWS region name.
+var regionRE = regexp.MustCompile(`^[a-z]+(-[a-z]+)*-[0-9]+$`)
+
 // CheckBucket checks an asset bucket's name: the one rule of assemble
 // package --asset-bucket and of assemble build's bucket when it is a name.
 func CheckBucket(name string) error {
@@ -194,6 +201,9 @@ func New(opts Options) (*Set, error) {
 		if err := CheckBucket(opts.Bucket); err != nil {
 			return nil, err
 		}
+	}
+	if opts.Region != "" && !regionRE.MatchString(opts.Region) {
+		return nil, fmt.Errorf("%w: region %q is not a region name like eu-west-1", ErrArtifact, opts.Region)
 	}
 	opts.KeyPrefix = strings.Trim(opts.KeyPrefix, "/")
 	abs, err := filepath.Abs(opts.Root)
@@ -301,6 +311,46 @@ func (r Ref) HTTPSURL() *yaml.Node {
 		b = "${" + BucketParameter + "}"
 	}
 	return fnNode("Fn::Sub", str("https://s3.${AWS::Region}.${AWS::URLSuffix}/"+b+"/"+r.Asset.Key))
+}
+
+// PlainHTTPSURL is the path-style URL https://s3.REGION.SUFFIX/BUCKET/KEY
+// as a string, with the bucket's name and Options.Region, as aws-cli
+// writes it: for AWS::Serverless::Application's Location, which the SAM
+// transform reads before any intrinsic function or parameter is resolved
+// (a mapping there is {ApplicationId, SemanticVersion}). checkPlainURL
+// says whether it can be written.
+func (r Ref) PlainHTTPSURL() string {
+	return "https://s3." + r.set.opts.Region + "." + urlSuffix(r.set.opts.Region) + "/" + r.set.opts.Bucket + "/" + r.Asset.Key
+}
+
+// checkPlainURL refuses, at at, a value PlainHTTPSURL can not write: the
+// bucket is a reference or the region is unknown.
+func (s *Set) checkPlainURL(at Pos) error {
+	const why = "AWS::Serverless::Application's Location must be a URL string: the SAM transform reads it before parameters and intrinsic functions resolve"
+	switch {
+	case !s.HasBucket():
+		return nil // resolve reports it
+	case s.opts.Bucket == "":
+		return s.errAt(at, fmt.Errorf("%w: %s, and the asset bucket is a reference: name the bucket (assets: {bucketName: NAME}, --asset-bucket NAME), or use AWS::CloudFormation::Stack with TemplateURL", ErrArtifact, why))
+	case s.opts.Region == "":
+		return s.errAt(at, fmt.Errorf("%w: %s, and the region of the bucket is not known: %s", ErrArtifact, why, s.regionHint()))
+	}
+	return nil
+}
+
+func (s *Set) regionHint() string {
+	if s.opts.Parameter {
+		return "give the droplet an environment with its region (environment: aws://ACCOUNT/REGION, or --environment), or use AWS::CloudFormation::Stack with TemplateURL"
+	}
+	return "pass --region REGION (or set AWS_REGION), as aws cloudformation package takes its region"
+}
+
+// urlSuffix is the domain of S3 endpoints in region's partition.
+func urlSuffix(region string) string {
+	if strings.HasPrefix(region, "cn-") {
+		return "amazonaws.com.cn"
+	}
+	return "amazonaws.com"
 }
 
 // BucketKeyMap is the mapping {bucketProp: Bucket, keyProp: Key}.
