@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,12 +107,13 @@ func TestBuildAssets(t *testing.T) {
 		key, _ := d.Properties["objectKey"].(string)
 		name, _ := d.Properties["file"].(string)
 		sum := strings.TrimSuffix(strings.TrimPrefix(key, "app/"), ".template")
-		if !strings.HasPrefix(key, "app/") || len(sum) != 64 || !strings.Contains(name, sum) || !slices.Contains(p.Files(), name) {
+		if !strings.HasPrefix(key, "app/") || len(sum) != 64 || !strings.HasPrefix(name, "assets/"+id+".") || !slices.Contains(p.Files(), name) {
 			t.Errorf("%s: key %q, file %q", id, key, name)
 		}
 	}
-	if len(files) != 5 { // code, layer, include, child template, child code
-		t.Fatalf("%d file droplets, want 5: %v", len(files), files)
+	// named after what uses them (issue 30 item 5)
+	if got := strings.Join(files, " "); got != "Api-Include Child-TemplateURL Child/F-Code Fn-Code Layer-Content" {
+		t.Fatalf("file droplets %s", got)
 	}
 	for _, f := range files {
 		if !slices.Contains(app.DependsOn, f) {
@@ -120,7 +122,7 @@ func TestBuildAssets(t *testing.T) {
 	}
 	params := app.Properties["parameters"].(map[string]any)
 	ref, _ := params[artifacts.BucketParameter].(string)
-	if !strings.HasPrefix(ref, "${Asset-") || !strings.HasSuffix(ref, ".bucketName}") {
+	if !slices.Contains(files, strings.TrimSuffix(strings.TrimPrefix(ref, "${"), ".bucketName}")) {
 		t.Errorf("bucket parameter %q", ref)
 	}
 	order := p.Report.Order
@@ -129,6 +131,59 @@ func TestBuildAssets(t *testing.T) {
 		if !(pos("Infra") < pos(f) && pos(f) < pos("App")) {
 			t.Errorf("deploy order %v: want Infra, %s, App", order, f)
 		}
+	}
+}
+
+// TestAssetNamesStable: a file droplet keeps its name when its content
+// changes (its object key does not: CloudFormation updates a function
+// when the key changes), so --only and status name the same droplet
+// across releases; the same artifact in two stacks of one environment is
+// one droplet; two that would take one name are told apart by the stack
+// (issue 30 item 5).
+func TestAssetNamesStable(t *testing.T) {
+	dir := t.TempDir()
+	writeAssetFiles(t, dir, map[string]string{
+		"assembly.yaml": `environment: aws://123456789012/eu-west-1
+assets: {bucketName: my-assets}
+droplets:
+  Orders:
+    type: stack
+    properties: {stackName: orders, template: orders.yaml}
+  Payments:
+    type: stack
+    properties: {stackName: payments, template: payments.yaml}
+`,
+		"orders.yaml":      "Resources:\n  Fn:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: orders\n  Shared:\n    Type: AWS::Lambda::LayerVersion\n    Properties:\n      Content: lib\n",
+		"payments.yaml":    "Resources:\n  Fn:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: payments\n  Lib:\n    Type: AWS::Lambda::LayerVersion\n    Properties:\n      Content: lib\n",
+		"orders/index.js":  "1",
+		"payments/main.js": "2",
+		"lib/nodejs/x.js":  "3",
+	})
+	keys := func() map[string]string {
+		p, err := Load(dir, BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for id, d := range p.Manifest.Droplets {
+			if d.Type == droplets.FileType {
+				out[id] = d.Properties["objectKey"].(string)
+			}
+		}
+		return out
+	}
+	before := keys()
+	want := []string{"Fn-Code", "Fn-Code-Payments", "Shared-Content"}
+	if got := slices.Sorted(maps.Keys(before)); !slices.Equal(got, want) {
+		t.Fatalf("file droplets %v, want %v", got, want)
+	}
+	writeAssetFiles(t, dir, map[string]string{"orders/index.js": "1 changed"})
+	after := keys()
+	if got := slices.Sorted(maps.Keys(after)); !slices.Equal(got, want) {
+		t.Fatalf("after a change, file droplets %v, want %v", got, want)
+	}
+	if after["Fn-Code"] == before["Fn-Code"] || after["Shared-Content"] != before["Shared-Content"] {
+		t.Errorf("object keys before %v, after %v: only Fn-Code's changes", before, after)
 	}
 }
 

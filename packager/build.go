@@ -349,6 +349,7 @@ type builder struct {
 	schemaWarnings []assembly.Finding
 	outputs        map[string]templateOutputs // stack droplet -> its template's Outputs
 	assetBucket    string                     // the bucket of the last assetSet
+	assetIDs       map[string]string          // environment, bucket, key -> the file droplet (addAssets)
 }
 
 func (b *builder) errAt(id, field string, err error) error {

@@ -111,7 +111,9 @@ func (ex *exporter) metadata(md *yaml.Node) error {
 		if ex.s.opts.Bucket == "" && ex.s.opts.Parameter {
 			return ex.s.errAt(ex.pos(v, ""), fmt.Errorf("%w: Metadata %s.%s is read by sam publish, not resolved at deploy time: give the asset bucket as a name, not a reference", ErrArtifact, p.Type, strings.Join(p.Path, ".")))
 		}
-		ref, err := ex.s.Add(ex.dir, v.Value, false, ex.pos(v, ""))
+		at := ex.pos(v, "")
+		at.Name = UseName(ex.s.scope, "Metadata", p.Path)
+		ref, err := ex.s.Add(ex.dir, v.Value, false, at)
 		if err != nil {
 			return err
 		}
@@ -123,33 +125,48 @@ func (ex *exporter) metadata(md *yaml.Node) error {
 // includes packages the Location of every AWS::Include transform: a
 // Fn::Transform anywhere, or the template's Transform section, each a
 // mapping or a list of them (CloudFormation takes both).
-func (ex *exporter) includes(n *yaml.Node) error {
-	return ex.includesAt(n, true)
+func (ex *exporter) includes(root *yaml.Node) error {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "Transform":
+			if err := ex.transform(v, "Template"); err != nil {
+				return err
+			}
+		case "Resources":
+			// named after the resource they are in
+			for j := 0; v.Kind == yaml.MappingNode && j+1 < len(v.Content); j += 2 {
+				if err := ex.includesAt(v.Content[j+1], v.Content[j].Value); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := ex.includesAt(v, k.Value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func (ex *exporter) includesAt(n *yaml.Node, root bool) error {
+// includesAt packages the AWS::Include transforms under n, used by user.
+func (ex *exporter) includesAt(n *yaml.Node, user string) error {
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if k.Value == "Fn::Transform" || root && k.Value == "Transform" {
-				entries := []*yaml.Node{v}
-				if v.Kind == yaml.SequenceNode {
-					entries = v.Content
-				}
-				for _, e := range entries {
-					if err := ex.include(e); err != nil {
-						return err
-					}
+			if k.Value == "Fn::Transform" {
+				if err := ex.transform(v, user); err != nil {
+					return err
 				}
 			}
-			if err := ex.includesAt(v, false); err != nil {
+			if err := ex.includesAt(v, user); err != nil {
 				return err
 			}
 		}
 	case yaml.SequenceNode:
 		for _, c := range n.Content {
-			if err := ex.includesAt(c, false); err != nil {
+			if err := ex.includesAt(c, user); err != nil {
 				return err
 			}
 		}
@@ -157,9 +174,24 @@ func (ex *exporter) includesAt(n *yaml.Node, root bool) error {
 	return nil
 }
 
+// transform packages the AWS::Include entries of a transform (one entry
+// or a list).
+func (ex *exporter) transform(v *yaml.Node, user string) error {
+	entries := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		entries = v.Content
+	}
+	for _, e := range entries {
+		if err := ex.include(e, user); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // include packages the Location of one transform entry when it is an
 // AWS::Include.
-func (ex *exporter) include(e *yaml.Node) error {
+func (ex *exporter) include(e *yaml.Node, user string) error {
 	if name := get(e, "Name"); name == nil || name.Value != "AWS::Include" {
 		return nil
 	}
@@ -170,7 +202,9 @@ func (ex *exporter) include(e *yaml.Node) error {
 	if !isLocal(loc) {
 		return nil
 	}
-	ref, err := ex.s.AddFile(ex.dir, loc.Value, ex.pos(loc, ""))
+	at := ex.pos(loc, "")
+	at.Name = UseName(ex.s.scope, user, []string{"Include"})
+	ref, err := ex.s.AddFile(ex.dir, loc.Value, at)
 	if err != nil {
 		return err
 	}
@@ -205,7 +239,7 @@ func (ex *exporter) resources(res *yaml.Node) error {
 			if p.Metadata || p.Type != typ.Value {
 				continue
 			}
-			if err := ex.property(p, props, file); err != nil {
+			if err := ex.property(p, props, file, k.Value); err != nil {
 				return err
 			}
 		}
@@ -214,8 +248,9 @@ func (ex *exporter) resources(res *yaml.Node) error {
 }
 
 // property packages the property p of props (a resource's Properties, or
-// a SAM Globals section), written in file ("" for the template).
-func (ex *exporter) property(p Property, props *yaml.Node, file string) error {
+// a SAM Globals section), written in file ("" for the template), of user
+// (the resource's logical ID, or GlobalsFunction).
+func (ex *exporter) property(p Property, props *yaml.Node, file, user string) error {
 	v := getPath(props, p.Path)
 	if err := ex.remote(p, v, file); err != nil {
 		return err
@@ -224,6 +259,7 @@ func (ex *exporter) property(p Property, props *yaml.Node, file string) error {
 		return nil
 	}
 	at := ex.pos(v, file)
+	at.Name = UseName(ex.s.scope, user, p.Path)
 	if p.Template {
 		plain := p.Type == "AWS::Serverless::Application"
 		if plain {
@@ -231,7 +267,7 @@ func (ex *exporter) property(p Property, props *yaml.Node, file string) error {
 				return err
 			}
 		}
-		ref, child, err := ex.nested(v.Value, at)
+		ref, child, err := ex.nested(v.Value, at, user)
 		if err != nil {
 			return err
 		}
@@ -354,7 +390,7 @@ func (ex *exporter) globals(g *yaml.Node) error {
 			if p.Type != typ {
 				continue
 			}
-			if err := ex.property(p, g.Content[i+1], ""); err != nil {
+			if err := ex.property(p, g.Content[i+1], "", "Globals"+g.Content[i].Value); err != nil {
 				return err
 			}
 		}
@@ -387,7 +423,7 @@ func (ex *exporter) sourceFile(r *yaml.Node) string {
 // nested packages the nested template at local: its modules, its
 // artifacts, its own nested templates. It reports whether the packaged
 // child takes the bucket parameter.
-func (ex *exporter) nested(local string, at Pos) (Ref, bool, error) {
+func (ex *exporter) nested(local string, at Pos, user string) (Ref, bool, error) {
 	s := ex.s
 	rel, st, err := s.resolve(ex.dir, local, at)
 	if err != nil {
@@ -413,7 +449,10 @@ func (ex *exporter) nested(local string, at Pos) (Ref, bool, error) {
 	}
 	s.files = append(s.files, real)
 	s.chain = append(s.chain, Pos{File: display})
-	defer func() { s.files, s.chain = s.files[:len(s.files)-1], s.chain[:len(s.chain)-1] }()
+	s.scope = append(s.scope, user)
+	defer func() {
+		s.files, s.chain, s.scope = s.files[:len(s.files)-1], s.chain[:len(s.chain)-1], s.scope[:len(s.scope)-1]
+	}()
 	t, err := cfn.Package(display, cfn.Options{Root: s.opts.Root, NoSourceMap: s.opts.NoSourceMap, Read: s.opts.Read})
 	if err != nil {
 		return Ref{}, false, err

@@ -13,7 +13,9 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -63,6 +65,9 @@ type Options struct {
 type Pos struct {
 	File         string
 	Line, Column int
+	// Name names what uses the artifact there: the resource and property
+	// ("Fn-Code"), see UseName. An asset is named after its first use.
+	Name string
 }
 
 func (p Pos) String() string {
@@ -76,7 +81,11 @@ func (p Pos) String() string {
 // file Lambda needs zipped), a packaged nested template, or a project file
 // shipped as it is. Equal contents are one Asset.
 type Asset struct {
-	// Name is its suggested path in the assembly: assets/SHA256.ext.
+	// Use names what uses it (its first use: "Fn-Code",
+	// "Nested/ChildFn-Code"), unique in the Set: a name that stays when
+	// the content changes, for the file droplet. See UseName.
+	Use string
+	// Name is its suggested path in the assembly: assets/USE.ext.
 	Name string
 	// Key is the object key: KeyPrefix/SHA256 (.template for templates).
 	Key string
@@ -159,6 +168,8 @@ type Set struct {
 	pre         *prefetcher
 	joined      bool          // AddJoined is adding
 	skip        []os.FileInfo // the output folders no zip holds (Options.OutputDir)
+	scope       []string      // the nested stack resources being packaged, outermost first
+	uses        map[string]bool
 }
 
 // keyPrefixRE is what an object key prefix may hold: S3's safe characters.
@@ -218,7 +229,7 @@ func New(opts Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{opts: opts, root: root, rootReal: real, byHash: map[string]*Asset{}}
+	s := &Set{opts: opts, root: root, rootReal: real, byHash: map[string]*Asset{}, uses: map[string]bool{}}
 	if opts.OutputDir != "" {
 		// What is not there yet holds nothing to leave out.
 		for _, d := range []string{opts.OutputDir, filepath.Join(opts.OutputDir, filepath.FromSlash(opts.KeyPrefix))} {
@@ -521,11 +532,14 @@ func (s *Set) add(dir, local string, zip, fileOnly bool, at Pos) (Ref, error) {
 			return Ref{}, s.errAt(at, fmt.Errorf("%w: %s: %v", ErrArtifact, rel, err))
 		}
 		a = &Asset{rel: rel, Source: rel, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}
-		a.Name = "assets/" + a.SHA256 + fileExt(rel)
 	default:
 		return Ref{}, s.errAt(at, fmt.Errorf("%w: %s is not a regular file or folder", ErrArtifact, rel))
 	}
-	return s.put(a, at, ".zip", "")
+	ext := ".zip"
+	if a.data == nil {
+		ext = fileExt(rel)
+	}
+	return s.put(a, at, ext, "")
 }
 
 // put names an asset and adds it, or returns the one of equal content.
@@ -538,11 +552,20 @@ func (s *Set) put(a *Asset, at Pos, ext, keyExt string) (Ref, error) {
 		}
 		a.sum = nil
 		a.SHA256, a.Size = hex.EncodeToString(sum[:]), int64(len(a.data))
-		a.Name = "assets/" + a.SHA256 + ext
 	}
 	if prev := s.byHash[a.SHA256]; prev != nil {
 		return Ref{Asset: prev, set: s}, nil
 	}
+	use := at.Name
+	if use == "" {
+		// rain's !Rain::S3: no resource is known, the path is
+		use = UseName(s.scope, "Rain", []string{a.Source})
+	}
+	for n, base := 2, use; s.uses[use]; n++ {
+		use = base + "-" + strconv.Itoa(n)
+	}
+	s.uses[use] = true
+	a.Use, a.Name = use, "assets/"+use+ext
 	if a.data != nil {
 		s.total += a.Size
 		if s.total > MaxTotalBytes {
@@ -563,6 +586,40 @@ func (s *Set) put(a *Asset, at Pos, ext, keyExt string) (Ref, error) {
 }
 
 var extRE = regexp.MustCompile(`^\.[a-z0-9]{1,10}$`)
+
+// UseName names an artifact after what uses it: the user (a resource's
+// logical ID, "Metadata", "Globals.Function", ...) under the nested stack
+// resources scope, and the property path: "Fn-Code",
+// "Nested/ChildFn-Code", "Glue-CommandScriptLocation". Only the characters
+// a droplet's logical ID may hold are kept (letters, digits, +/_-).
+func UseName(scope []string, user string, prop []string) string {
+	var b strings.Builder
+	for _, sc := range scope {
+		b.WriteString(idChars(sc) + "/")
+	}
+	b.WriteString(idChars(user))
+	b.WriteString("-")
+	for _, p := range prop {
+		b.WriteString(idChars(p))
+	}
+	n := b.String()
+	if len(n) > maxUseName {
+		n = n[:maxUseName]
+	}
+	return n
+}
+
+// maxUseName leaves room for a suffix within a logical ID's 256 bytes.
+const maxUseName = 200
+
+func idChars(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("+/_-", r)) {
+			return r
+		}
+		return -1
+	}, s)
+}
 
 // fileExt keeps a shipped file's extension in its assembly name when it
 // is a plain one.
