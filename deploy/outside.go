@@ -94,6 +94,9 @@ func (r *runner) readOutside(ctx context.Context, ds []*droplet, targeted map[st
 		o.setProps(props)
 		if _, isStack := kind.(stackKind); !isStack {
 			diff, err := kind.status(ctx, o)
+			if ab := (*absentError)(nil); errors.As(err, &ab) {
+				diff, err = []string{ab.what}, nil
+			}
 			if err != nil {
 				errs = append(errs, &DropletError{Droplet: id, Err: err})
 				continue

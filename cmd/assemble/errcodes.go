@@ -56,6 +56,7 @@ var errorCodes = []errorCode{
 	{digest.ErrMismatch, "changed_after_verification"},
 	{digest.ErrMalformed, "bad_digest"},
 	{trust.ErrWrongDigest, "wrong_digest"},
+	{remote.ErrNoCredentials, "remote_no_credentials"},
 	{remote.ErrLocation, "bad_location"},
 	{remote.ErrNotFound, "remote_not_found"},
 	{remote.ErrChanged, "remote_changed"},
