@@ -86,7 +86,7 @@ func (b *builder) assetSet(read func(string), environment string) (*artifacts.Se
 	}
 	if b.opts.AssetBucket != "" {
 		if err := CheckAssetBucket(b.opts.AssetBucket); err != nil {
-			return nil, fmt.Errorf("%w: --asset-bucket: %v", ErrProject, err)
+			return nil, fmt.Errorf("%w: --asset-bucket: %w", ErrProject, err)
 		}
 		bucket = b.opts.AssetBucket
 	}

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/packager/artifacts"
 )
 
@@ -319,5 +321,28 @@ func TestBuildRainS3(t *testing.T) {
 	tmpl.ReadFrom(rc)
 	if n := strings.Count(tmpl.String(), "S3Bucket: !Ref AssembleAssetBucket"); n != 2 || !strings.Contains(tmpl.String(), "- !Ref AssembleAssetBucket") {
 		t.Errorf("packaged template:\n%s", tmpl.String())
+	}
+}
+
+// TestSingleTemplateHint: a single template is built without assembly.yaml,
+// so its project errors say to fix the template or the flag, not
+// assembly.yaml (issue 28 item 8); a bucket that is not an S3 name is
+// refused by the rule package applies (artifacts.ErrBucketName).
+func TestSingleTemplateHint(t *testing.T) {
+	dir := t.TempDir()
+	writeAssetFiles(t, dir, map[string]string{
+		"template.yaml": "Resources:\n  Fn:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: src\n",
+		"src/index.js":  "x",
+	})
+	_, err := Load(filepath.Join(dir, "template.yaml"), BuildOptions{AssetBucket: "My_Bucket"})
+	if !errors.Is(err, ErrProject) || !errors.Is(err, artifacts.ErrBucketName) {
+		t.Fatalf("got %v, want ErrProject and artifacts.ErrBucketName", err)
+	}
+	if h := hint.Of(err); !strings.HasPrefix(h, "fix the template") {
+		t.Errorf("hint %q", h)
+	}
+	writeAssetFiles(t, dir, map[string]string{"assembly.yaml": "environment: aws://123456789012/eu-west-1\ndroplets:\n  App:\n    type: stack\n    properties: {stackName: app, template: template.yaml}\n"})
+	if _, err := Load(dir, BuildOptions{AssetBucket: "My_Bucket"}); hint.Of(err) != "" {
+		t.Errorf("a project's error carries the single template's hint %q", hint.Of(err))
 	}
 }
