@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/deploy/review"
 	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
@@ -229,6 +230,7 @@ var errorCodes = []errorCode{
 	{assembly.ErrUnknownProtocol, "unknown_protocol"},
 	{assembly.ErrUnknownKind, "unknown_kind"},
 	{assembly.ErrReference, "reference"},
+	{assembly.ErrTarget, "target"},
 	{assembly.ErrCycle, "cycle"},
 	{assembly.ErrMissingFile, "missing_file"},
 	{assembly.ErrStackName, "stack_name"},
@@ -246,7 +248,10 @@ var errorCodes = []errorCode{
 
 	// Deploy (a droplet's failure before the dependents it stops).
 	{deploy.ErrInterrupted, "interrupted"},
+	{deploy.ErrPairNotStarted, "pair_not_started"},
 	{deploy.ErrAccount, "wrong_account"},
+	{deploy.ErrTarget, "bad_target"},
+	{trust.ErrTargetRefused, "target_refused"},
 	{deploy.ErrMissing, "missing_information"},
 	{deploy.ErrParameter, "bad_parameter"},
 	{deploy.ErrUndeployable, "undeployable"},
@@ -264,6 +269,13 @@ var errorCodes = []errorCode{
 	{deploy.ErrBucket, "bucket_unusable"},
 	{deploy.ErrAWS, "aws_failed"},
 	{deploy.ErrDiffers, "differs"},
+	// errcode sentinels (their codes; listed until codeOf reads errcode.Of).
+	{deploy.ErrApprovalRequired, "approval_required"},
+	{deploy.ErrNotApproved, "not_approved"},
+	{deploy.ErrAccountChanged, "account_changed"},
+	{deploy.ErrApprovalLevel, "bad_approval_level"},
+	{review.ErrTemplate, "review_template"},
+	{review.ErrTooManyGrants, "review_too_many_grants"},
 
 	// The command's own.
 	{errIsFolder, "is_folder"},
