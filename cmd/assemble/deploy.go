@@ -116,7 +116,7 @@ Examples:
 			res, err := deploy.Deploy(c.Context, src, opts)
 			out.fill(res)
 			if err != nil {
-				return withResult(deployHint(onFile("deploy", name, err)), out)
+				return withResult(deployError(onFile("deploy", name, err)), out)
 			}
 			if c.Bool("json") {
 				return printJSON(c, out)
@@ -273,25 +273,12 @@ func sortedAttrKeys(m map[string]string) []string {
 	return ks
 }
 
-// deployHint adds the fix for a refusal or failure.
-func deployHint(err error) error {
-	switch {
-	case errors.Is(err, deploy.ErrInterrupted), errors.Is(err, context.Canceled):
+// deployError marks an interrupted deploy (exit 130).
+func deployError(err error) error {
+	if errors.Is(err, deploy.ErrInterrupted) || errors.Is(err, context.Canceled) {
 		return interrupted{err}
-	case errors.Is(err, deploy.ErrAccount):
-		return withHint(err, "deploy with credentials of the account the assembly names (AWS_PROFILE, or a role), or build it for this account")
-	case errors.Is(err, deploy.ErrMissing):
-		return withHint(err, "supply each with --parameter ID.NAME=VALUE")
-	case errors.Is(err, deploy.ErrUndeployable), errors.Is(err, deploy.ErrNoDocker):
-		return withHint(err, "name the droplets to deploy with --only ID")
-	case errors.Is(err, deploy.ErrMetadataError):
-		return withHint(err, "fix what the error says and build again, or deploy anyway with --force")
-	case errors.Is(err, deploy.ErrStagingBucket):
-		return withHint(err, "give --staging-bucket BUCKET (an existing bucket in the stack's region)")
-	case errors.Is(err, deploy.ErrStackFailed), errors.Is(err, deploy.ErrDependency):
-		return withHint(err, "fix the cause, then deploy again: what was deployed is skipped")
 	}
-	return verifyHint(err)
+	return err
 }
 
 // interrupted exits 130.
@@ -335,7 +322,7 @@ Examples:
 			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only")})
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
 			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
-				return withResult(deployHint(onFile("status", name, err)), out)
+				return withResult(deployError(onFile("status", name, err)), out)
 			}
 			if c.Bool("json") {
 				if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -50,9 +49,6 @@ func runInspect(c *cli.Context) error {
 	}
 	r, cl, err := openReader(c, "", file)
 	if err != nil {
-		if errors.Is(err, assembly.ErrFormat) {
-			return withHint(err, "the file is not a Cloud Assembly (.cloud); make one with 'assemble build'")
-		}
 		return err
 	}
 	defer cl.Close()
@@ -63,7 +59,7 @@ func runInspect(c *cli.Context) error {
 	rep, err := r.Check(checkOptions(c))
 	showFindings(c, file, rep)
 	if err != nil {
-		return checkHint(onFile("", file, err), "the assembly is invalid: every command refuses it (see FINDINGS in 'assemble inspect --help')")
+		return onFile("", file, err)
 	}
 	m := rep.Manifest
 	if q := c.String("query"); q != "" {

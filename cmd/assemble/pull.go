@@ -71,7 +71,7 @@ func runPull(c *cli.Context) error {
 		return withHint(usagef("--digest %q is not a SHA-256 digest", digest), "give it as sha256: and 64 lowercase hex digits, as 'assemble push' prints it")
 	}
 	if _, err := remote.Parse(loc); err != nil {
-		return remoteHint(err)
+		return err
 	}
 	f, err := output.Create(c.Context, out, outputOptions(c, nil, true))
 	if err != nil {
@@ -86,7 +86,7 @@ func runPull(c *cli.Context) error {
 		}
 		o, err := remote.Open(c.Context, loc, opts)
 		if err != nil {
-			return nil, 0, nil, remoteHint(err)
+			return nil, 0, nil, err
 		}
 		obj = o
 		return o, o.Size(), o, nil
@@ -94,7 +94,7 @@ func runPull(c *cli.Context) error {
 	res, err := verifySource(c, loc, c.Bool("allow-unsigned"), open)
 	defer res.close()
 	if err != nil {
-		return withResult(remoteHint(err), res.failure())
+		return withResult(err, res.failure())
 	}
 	if f.Direct() {
 		// Standard output or a pipe takes the bytes in order, once they

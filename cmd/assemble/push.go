@@ -73,7 +73,7 @@ func runPush(c *cli.Context) error {
 		return withHint(usagef("push: %q is not a location", dest), "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY")
 	}
 	if _, err := remote.Parse(dest); err != nil {
-		return remoteHint(err)
+		return err
 	}
 	res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
 	defer res.close()
@@ -88,7 +88,7 @@ func runPush(c *cli.Context) error {
 	p, err := remote.Push(c.Context, dest, remote.File{R: raw, Size: res.Size, SHA256: "sha256:" + res.SHA256, Title: filepath.Base(name)}, nil)
 	prog.Done()
 	if err != nil {
-		return remoteHint(onFile("push", name, err))
+		return onFile("push", name, err)
 	}
 	out := pushResult{File: name, Location: dest, Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
 		Manifest: p.Manifest, Version: p.Version, ETag: p.ETag, Multipart: p.Multipart}
