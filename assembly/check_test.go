@@ -328,6 +328,7 @@ func findingsTable() string {
 		ErrNoManifest: "ErrNoManifest", ErrSyntax: "ErrSyntax", ErrSchema: "ErrSchema", ErrUnknownKey: "ErrUnknownKey",
 		ErrLogicalID: "ErrLogicalID", ErrEnvironment: "ErrEnvironment", ErrUnknownProtocol: "ErrUnknownProtocol",
 		ErrUnknownKind: "ErrUnknownKind", ErrReference: "ErrReference", ErrCycle: "ErrCycle", ErrMissingFile: "ErrMissingFile",
+		ErrStackName: "ErrStackName", ErrDuplicateStack: "ErrDuplicateStack",
 		droplets.ErrSpecifier: "droplets.ErrSpecifier", droplets.ErrProperty: "droplets.ErrProperty", droplets.ErrUnknownProperty: "droplets.ErrUnknownProperty",
 		ErrSchemaVersion: "ErrSchemaVersion", ErrReferenceSyntax: "ErrReferenceSyntax", ErrReferenceDroplet: "ErrReferenceDroplet",
 		ErrReferenceAttribute: "ErrReferenceAttribute", ErrPropertyMissing: "ErrPropertyMissing", ErrPropertyType: "ErrPropertyType",

@@ -89,7 +89,9 @@ func (c *contentReader) Read(p []byte) (int, error) {
 		c.err = c.finish()
 		return n, c.err
 	case err != nil && c.err == nil:
-		c.err = c.corrupt("%v", err)
+		// The reader's own failure (a remote read that changed, timed
+		// out) stays in the chain beside ErrCorrupt.
+		c.err = fmt.Errorf("%w: %q: %w", ErrCorrupt, c.name, err)
 		return n, c.err
 	}
 	return n, err

@@ -82,6 +82,14 @@ var (
 	// does not hold: the assembly is not self-contained.
 	ErrMissingFile error = errcode.Sub(ErrManifest, "missing_file", "file not in the archive",
 		"add the file to the project folder, or correct the path (relative to the project folder)")
+	// ErrStackName: a stack droplet's stackName is one CloudFormation
+	// refuses.
+	ErrStackName error = errcode.Sub(ErrManifest, "stack_name", "bad stack name",
+		"name the stack with a letter, then letters, digits and hyphens (at most 128 characters): CloudFormation refuses any other name")
+	// ErrDuplicateStack: two stack droplets name one stack in one
+	// environment.
+	ErrDuplicateStack error = errcode.Sub(ErrManifest, "duplicate_stack", "duplicate stack name",
+		"give each stack droplet its own stackName, or put them in other accounts or regions: one stack holds one droplet")
 )
 
 // Kinds of the classes above, one per rule that shares its class with

@@ -69,6 +69,8 @@ var (
 	ruleCycle          = &Rule{Code: "cycle", Sentinel: ErrCycle, Reading: Error, Writing: Error, Summary: "droplets that depend on each other, through `dependsOn` or references (MUST NOT)"}
 	rulePathUnsafe     = &Rule{Code: "path-unsafe", Sentinel: ErrPathUnsafe, Reading: Error, Writing: Error, Summary: "a path property (`template`, `stackPolicy`, `file`, `directory`, `savedImage`, `blueprint`, and `dockerFile` and `executables` below a droplet's `directory`) that is absolute, leaves the archive (or that folder) with `..`, or is not a plain archive path"}
 	ruleMissingFile    = &Rule{Code: "missing-file", Sentinel: ErrMissingFile, Reading: Error, Writing: Error, Summary: "a path property naming a file the archive (or the droplet's folder) does not hold, or a folder holding no file: the assembly is not self-contained"}
+	ruleStackName      = &Rule{Code: "stack-name", Sentinel: ErrStackName, Reading: Error, Writing: Error, Summary: "a stack droplet's `stackName` that CloudFormation refuses: it must match `^[A-Za-z][A-Za-z0-9-]{0,127}$` (a name made by a reference is checked when deployed)"}
+	ruleDuplicateStack = &Rule{Code: "duplicate-stack", Sentinel: ErrDuplicateStack, Reading: Error, Writing: Error, Summary: "two stack droplets with one `stackName` in one environment (account and region): each would overwrite the other"}
 	ruleMetadata       = &Rule{Code: "metadata", Reading: Note, Writing: Note, Summary: "a droplet's `warning` or `error` metadata message, shown as it is (the spec: SHOULD surface)"}
 )
 
@@ -78,7 +80,7 @@ var rules = []*Rule{
 	ruleLogicalID, ruleTypeSpecifier, ruleEnvironment, ruleUnknownProto, ruleUnknownKind,
 	rulePropertyNeeded, rulePropertyType, ruleUnknownProp,
 	ruleRefSyntax, ruleRefDroplet, ruleRefAttribute, ruleCycle,
-	rulePathUnsafe, ruleMissingFile, ruleMetadata,
+	rulePathUnsafe, ruleMissingFile, ruleStackName, ruleDuplicateStack, ruleMetadata,
 }
 
 // Rules lists every rule, in the order of the README's table of findings.

@@ -50,6 +50,7 @@ func (c *checker) validate(m *Manifest, files *FileSet, rep *Report) {
 		}
 		c.references(m, id, d, ids, g)
 	}
+	c.stacks(m)
 	for _, key := range sortedKeys(m.Missing) {
 		ms, field := m.Missing[key], "missing."+key
 		switch {

@@ -3,7 +3,6 @@ package deploy
 import (
 	"archive/zip"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	tmtypes "github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager/types"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cloud-assembly/assemble/assembly"
@@ -41,7 +39,8 @@ type object struct {
 	bucket, key string
 	name        string // the file in the assembly ("" for a zip made here)
 	size        int64
-	sum         []byte // SHA-256 of the content
+	sum         []byte   // SHA-256 of the content
+	parts       [][]byte // SHA-256 of each part of its multipart upload
 	// open reads the content again, checked again as it is read (a
 	// file's reader fails at its end, with signing's sentinel, when the
 	// bytes are not the signed ones).
@@ -58,18 +57,19 @@ func fileObject(src *Source, bucket, key, name string) (*object, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	h := sha256.New()
+	h := newPartHasher()
 	n, err := io.Copy(h, rc)
 	if err != nil {
 		return nil, err
 	}
-	return &object{bucket: bucket, key: key, name: name, size: n, sum: h.Sum(nil),
+	sum, parts := h.sums()
+	return &object{bucket: bucket, key: key, name: name, size: n, sum: sum, parts: parts,
 		open: func() (io.ReadCloser, error) { return src.Open(name) }}, nil
 }
 
 // spooledObject is the object of content made here, held in sp.
 func spooledObject(bucket, key string, sp *spool) *object {
-	return &object{bucket: bucket, key: key, size: sp.size, sum: sp.sum,
+	return &object{bucket: bucket, key: key, size: sp.size, sum: sp.sum, parts: sp.parts,
 		open: func() (io.ReadCloser, error) { return io.NopCloser(sp.reader()), nil }, release: sp.Close}
 }
 
@@ -85,44 +85,6 @@ func releaseAll(objs []*object) {
 func (o *object) url() string { return "s3://" + o.bucket + "/" + o.key }
 
 func (o *object) hexSum() string { return hex.EncodeToString(o.sum) }
-
-// state compares the object in S3 with o: "" when it holds the same
-// bytes (by the stored SHA-256, else, when byContent, by reading it),
-// else what differs.
-func (o *object) state(ctx context.Context, c *s3.Client, byContent bool) (string, error) {
-	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)})
-	if err != nil {
-		switch apiCode(err) {
-		case "NotFound", "NoSuchKey", "404":
-			return o.url() + " does not exist", nil
-		case "NoSuchBucket":
-			return fmt.Sprintf("bucket %s does not exist", o.bucket), nil
-		}
-		return "", fmt.Errorf("%w: s3:HeadObject %s: %s", ErrAWS, o.url(), apiMessage(err))
-	}
-	if sum := head.Metadata[MetaContentSHA256]; sum != "" {
-		if sum == o.hexSum() && aws.ToInt64(head.ContentLength) == o.size {
-			return "", nil
-		}
-		return fmt.Sprintf("%s holds other bytes (SHA-256 %s, want %s)", o.url(), sum, o.hexSum()), nil
-	}
-	if !byContent {
-		return o.url() + " was not uploaded by assemble (no SHA-256 recorded)", nil
-	}
-	get, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)})
-	if err != nil {
-		return "", fmt.Errorf("%w: s3:GetObject %s: %s", ErrAWS, o.url(), apiMessage(err))
-	}
-	defer get.Body.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(get.Body, o.size+1)); err != nil {
-		return "", fmt.Errorf("%w: s3:GetObject %s: %v", ErrAWS, o.url(), err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != o.hexSum() {
-		return fmt.Sprintf("%s holds other bytes (SHA-256 %s, want %s)", o.url(), got, o.hexSum()), nil
-	}
-	return "", nil
-}
 
 // Uploads stream: an object below multipartThreshold goes in one
 // PutObject, read whole (to the end of the verification) before its first
@@ -149,7 +111,7 @@ const MaxObjectSize = 5 << 40
 // put uploads o unless S3 holds its bytes already; it reports whether it
 // uploaded.
 func (o *object) put(ctx context.Context, d *droplet) (bool, error) {
-	st, err := o.state(ctx, d.aws().s3, false)
+	st, _, err := o.compare(ctx, d.aws().s3, forDeploy)
 	if err != nil {
 		return false, err
 	}
@@ -236,7 +198,7 @@ func planAll(ctx context.Context, d *droplet, objs []*object) error {
 	}
 	n := 0
 	for _, o := range objs {
-		st, err := o.state(ctx, d.aws().s3, false)
+		st, _, err := o.compare(ctx, d.aws().s3, forDeploy)
 		if err != nil {
 			return err
 		}
@@ -253,14 +215,25 @@ func planAll(ctx context.Context, d *droplet, objs []*object) error {
 
 func statusAll(ctx context.Context, d *droplet, objs []*object) ([]string, error) {
 	var diff []string
+	missing := 0
 	for _, o := range objs {
-		st, err := o.state(ctx, d.aws().s3, true)
+		st, _, err := o.compare(ctx, d.aws().s3, forStatus)
 		if err != nil {
 			return nil, err
 		}
 		if st != "" {
 			diff = append(diff, st)
 		}
+		if st == o.url()+" does not exist" || st == fmt.Sprintf("bucket %s does not exist", o.bucket) {
+			missing++
+		}
+	}
+	if missing > 0 && missing == len(objs) {
+		// Nothing of the droplet is there.
+		if len(objs) == 1 {
+			return nil, absent("%s", diff[0])
+		}
+		return nil, absent("none of its %d objects exists (%s, ...)", len(objs), diff[0])
 	}
 	return diff, nil
 }

@@ -2,7 +2,6 @@ package deploy
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +17,8 @@ type spool struct {
 	path string // set when the name could not be removed at once
 	size int64
 	sum  []byte // SHA-256 of the content
+	// parts are the SHA-256s of its multipart upload's parts
+	parts [][]byte
 }
 
 // newSpool writes the content with write, counting and hashing it.
@@ -30,7 +31,7 @@ func newSpool(write func(w io.Writer) error) (*spool, error) {
 	if os.Remove(f.Name()) != nil {
 		s.path = f.Name()
 	}
-	h := sha256.New()
+	h := newPartHasher()
 	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 256<<10)
 	cw := &countingWriter{w: bw}
 	err = write(cw)
@@ -41,7 +42,8 @@ func newSpool(write func(w io.Writer) error) (*spool, error) {
 		s.Close()
 		return nil, err
 	}
-	s.size, s.sum = cw.n, h.Sum(nil)
+	s.size = cw.n
+	s.sum, s.parts = h.sums()
 	return s, nil
 }
 

@@ -51,7 +51,7 @@ func (stackKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	if size > MaxTemplateSize {
 		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template (in S3): split the stack (nested stacks), or move content out of the template", ErrUndeployable, tpl, size, MaxTemplateSize)
 	}
-	if size > MaxTemplateBody && r.opts.StagingBucket == "" {
+	if size > MaxTemplateBody && r.opts.StagingBucket == "" && !r.forStatus {
 		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template body: name a bucket to stage it in with --staging-bucket (or the policy file's staging-bucket)", ErrStagingBucket, tpl, size, MaxTemplateBody)
 	}
 	if sp := str(p, "stackPolicy"); sp != "" {
@@ -102,6 +102,7 @@ type stackInput struct {
 	protect, set bool
 	notify       []string
 	caps         []cfntypes.Capability
+	info         *templateInfo // what the template declares (nil when it cannot be read)
 }
 
 func (in *stackInput) cfnParams() []cfntypes.Parameter {
@@ -146,6 +147,12 @@ func (stackKind) input(d *droplet) (*stackInput, error) {
 			in.params[name] = v
 		}
 	}
+	// Every parameter is sent, those left at the template's Default too,
+	// so that a value changed by hand goes back to the signed one.
+	if info, err := parseTemplate(in.body); err == nil {
+		in.info = info
+		in.params = effectiveParams(in.params, info)
+	}
 	in.tags[TagSHA256] = r.src.SHA256
 	in.tags[TagDroplet] = d.id
 	in.protect, in.set, _ = boolProp(p, "terminationProtection")
@@ -163,7 +170,16 @@ func (in *stackInput) stage(ctx context.Context, d *droplet) (func(), error) {
 	bucket := d.run.opts.StagingBucket
 	sum := sha256.Sum256(in.body)
 	key := "assemble/templates/" + hex.EncodeToString(sum[:]) + ".template"
+	if d.run.opts.Plan {
+		// A key of the plan's own, which it deletes: never one a deploy
+		// staged (the same template at the same key) and may still need.
+		key = fmt.Sprintf("assemble/plan-templates/%x-%d.template", sum[:8], time.Now().UnixNano())
+	}
 	c := d.aws().s3
+	if url, ok := d.run.staged.Load(d.region + "/" + key); ok {
+		in.url = url.(string) // staged by the preflight
+		return func() {}, nil
+	}
 	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(in.body),
 		ContentLength: aws.Int64(int64(len(in.body))), Metadata: map[string]string{"assemble-sha256": d.run.src.SHA256, "assemble-droplet": d.id}}); err != nil {
 		return nil, fmt.Errorf("%w: staging template of %d bytes at s3://%s/%s: %s", ErrUpload, len(in.body), bucket, key, apiMessage(err))
@@ -174,6 +190,9 @@ func (in *stackInput) stage(ctx context.Context, d *droplet) (func(), error) {
 		suffix = "amazonaws.com.cn"
 	}
 	in.url = fmt.Sprintf("https://s3.%s.%s/%s/%s", d.region, suffix, bucket, key)
+	if !d.run.opts.Plan {
+		d.run.staged.Store(d.region+"/"+key, in.url)
+	}
 	return func() {
 		c.DeleteObject(context.WithoutCancel(ctx), &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	}, nil
@@ -220,9 +239,9 @@ func (stackKind) current(ctx context.Context, d *droplet) (map[string]string, bo
 	return stackAttrs(s), true, nil
 }
 
-// sameStack reports whether the stack already runs this template with
-// these parameters, tagged by this assembly: nothing to do.
-func sameStack(ctx context.Context, c *cloudformation.Client, s *cfntypes.Stack, in *stackInput) (bool, error) {
+// sameStack reports whether the stack already runs what the droplet
+// signs (stackDrift finds nothing), tagged by this assembly: nothing to do.
+func sameStack(ctx context.Context, d *droplet, c *cloudformation.Client, s *cfntypes.Stack, in *stackInput) (bool, error) {
 	switch s.StackStatus {
 	case cfntypes.StackStatusCreateComplete, cfntypes.StackStatusUpdateComplete:
 	default:
@@ -232,17 +251,11 @@ func sameStack(ctx context.Context, c *cloudformation.Client, s *cfntypes.Stack,
 	for _, t := range s.Tags {
 		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
-	if tags[TagSHA256] != in.tags[TagSHA256] || tags[TagDroplet] != in.tags[TagDroplet] {
+	if tags[TagSHA256] != in.tags[TagSHA256] {
 		return false, nil
 	}
-	if diff := paramDiff(s, in.params); len(diff) > 0 {
-		return false, nil
-	}
-	out, err := c.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: s.StackId, TemplateStage: cfntypes.TemplateStageOriginal})
-	if err != nil {
-		return false, fmt.Errorf("%w: cloudformation:GetTemplate: %s", ErrAWS, apiMessage(err))
-	}
-	return aws.ToString(out.TemplateBody) == string(in.body), nil
+	diff, err := stackDrift(ctx, d, c, s, in)
+	return len(diff) == 0, err
 }
 
 // paramDiff lists the parameters whose deployed value differs from want
@@ -277,7 +290,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		return "", nil, err
 	}
 	if s != nil {
-		if same, err := sameStack(ctx, c, s, in); err != nil {
+		if same, err := sameStack(ctx, d, c, s, in); err != nil {
 			return "", nil, err
 		} else if same {
 			d.res.action("stack %s already runs this template and these parameters", in.name)
@@ -343,7 +356,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 			if err != nil {
 				if strings.Contains(apiMessage(err), "No updates are to be performed") {
 					d.res.action("stack %s: no changes", in.name)
-					return Unchanged, stackAttrs(s), nil
+					return settled(ctx, d, c, s, in)
 				}
 				return "", nil, stackCallError("UpdateStack", in.name, err)
 			}
@@ -355,13 +368,17 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		if creating {
 			typ = cfntypes.ChangeSetTypeCreate
 		}
-		cs, id, err := createChangeSet(ctx, d, c, in, typ)
+		var made madeChangeSet
+		cs, id, err := createChangeSet(ctx, d, c, in, typ, &made)
 		if err != nil {
+			// Never executed (interrupted, or it failed): it goes, and the
+			// review stack it made.
+			made.remove(context.WithoutCancel(ctx), d, c, s == nil)
 			return "", nil, err
 		}
 		if cs == nil { // no changes
 			d.res.action("stack %s: the change set holds no changes", in.name)
-			return Unchanged, stackAttrs(s), nil
+			return settled(ctx, d, c, s, in)
 		}
 		d.progress("executing change set %s (%s)", aws.ToString(cs.ChangeSetName), summarize(cs.Changes))
 		if _, err := c.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{ChangeSetName: cs.ChangeSetId}); err != nil {
@@ -374,15 +391,8 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 	if err != nil {
 		return "", nil, err
 	}
-	if in.policy != nil && (d.run.opts.Method != Direct || !creating) {
-		if _, err := c.SetStackPolicy(ctx, &cloudformation.SetStackPolicyInput{StackName: aws.String(stackID), StackPolicyBody: aws.String(string(in.policy))}); err != nil {
-			return "", nil, stackCallError("SetStackPolicy", in.name, err)
-		}
-	}
-	if in.set && aws.ToBool(final.EnableTerminationProtection) != in.protect {
-		if _, err := c.UpdateTerminationProtection(ctx, &cloudformation.UpdateTerminationProtectionInput{StackName: aws.String(stackID), EnableTerminationProtection: aws.Bool(in.protect)}); err != nil {
-			return "", nil, stackCallError("UpdateTerminationProtection", in.name, err)
-		}
+	if _, err := settle(ctx, d, c, stackID, in); err != nil {
+		return "", nil, err
 	}
 	if creating {
 		return Created, stackAttrs(final), nil
@@ -411,25 +421,33 @@ func changeSetName(sha string, plan bool) string {
 }
 
 // createChangeSet creates a change set and waits until it is ready. It
-// returns nil (and deletes the change set) when it holds no changes.
-func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, in *stackInput, typ cfntypes.ChangeSetType) (*cloudformation.DescribeChangeSetOutput, string, error) {
+// returns nil (and deletes the change set) when it holds no changes. The
+// stack's id is returned whenever the change set was made, and made, when
+// not nil, is told the ids as soon as CloudFormation gives them.
+func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, in *stackInput, typ cfntypes.ChangeSetType, made *madeChangeSet) (*cloudformation.DescribeChangeSetOutput, string, error) {
 	body, url := in.template()
 	name := changeSetName(d.run.src.SHA256, d.run.opts.Plan)
 	out, err := c.CreateChangeSet(ctx, &cloudformation.CreateChangeSetInput{StackName: aws.String(in.name), ChangeSetName: aws.String(name),
 		ChangeSetType: typ, TemplateBody: body, TemplateURL: url, Parameters: in.cfnParams(), Tags: in.cfnTags(),
 		Capabilities: in.caps, NotificationARNs: in.notify, Description: aws.String("assemble deploy of droplet " + d.id)})
 	if err != nil {
+		if strings.Contains(apiMessage(err), "No updates are to be performed") {
+			return nil, "", nil // said at once (moto), not by a FAILED change set
+		}
 		return nil, "", stackCallError("CreateChangeSet", in.name, err)
 	}
+	id, stackID := aws.ToString(out.Id), aws.ToString(out.StackId)
+	if made != nil {
+		*made = madeChangeSet{id: id, stackID: stackID}
+	}
 	d.progress("created change set %s", name)
-	id := aws.ToString(out.Id)
 	for wait := time.Duration(0); ; wait = d.run.opts.PollInterval {
 		if err := sleep(ctx, wait); err != nil {
-			return nil, "", err
+			return nil, stackID, err
 		}
 		cs, err := c.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: aws.String(id)})
 		if err != nil {
-			return nil, "", fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
+			return nil, stackID, fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
 		}
 		switch cs.Status {
 		case cfntypes.ChangeSetStatusCreateComplete:
@@ -438,19 +456,19 @@ func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, 
 			for next != nil {
 				more, err := c.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: aws.String(id), NextToken: next})
 				if err != nil {
-					return nil, "", fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
+					return nil, stackID, fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
 				}
 				cs.Changes = append(cs.Changes, more.Changes...)
 				next = more.NextToken
 			}
-			return cs, aws.ToString(out.StackId), nil
+			return cs, stackID, nil
 		case cfntypes.ChangeSetStatusFailed:
 			reason := aws.ToString(cs.StatusReason)
 			c.DeleteChangeSet(context.WithoutCancel(ctx), &cloudformation.DeleteChangeSetInput{ChangeSetName: aws.String(id)})
 			if strings.Contains(reason, "didn't contain changes") || strings.Contains(reason, "No updates are to be performed") {
-				return nil, aws.ToString(out.StackId), nil
+				return nil, stackID, nil
 			}
-			return nil, "", fmt.Errorf("%w: stack %s: change set %s failed: %s", ErrStackFailed, in.name, name, reason)
+			return nil, stackID, fmt.Errorf("%w: stack %s: change set %s failed: %s", ErrStackFailed, in.name, name, reason)
 		}
 	}
 }
@@ -584,7 +602,7 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 		return err
 	}
 	if s != nil {
-		if same, err := sameStack(ctx, c, s, in); err != nil {
+		if same, err := sameStack(ctx, d, c, s, in); err != nil {
 			return err
 		} else if same {
 			d.res.action("stack %s: unchanged (this template and these parameters run already)", in.name)
@@ -616,14 +634,11 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 	if verb == "create" {
 		typ = cfntypes.ChangeSetTypeCreate
 	}
-	cs, _, err := createChangeSet(ctx, d, c, in, typ)
-	// A change set of type CREATE made a stack in REVIEW_IN_PROGRESS: it
-	// goes too, unless it was there before.
-	defer func() {
-		if typ == cfntypes.ChangeSetTypeCreate && s == nil {
-			c.DeleteStack(context.WithoutCancel(ctx), &cloudformation.DeleteStackInput{StackName: aws.String(in.name)})
-		}
-	}()
+	var made madeChangeSet
+	cs, _, err := createChangeSet(ctx, d, c, in, typ, &made)
+	// What the plan made goes, by id: the change set, and the review stack
+	// a CREATE change set made when there was no stack.
+	defer made.remove(context.WithoutCancel(ctx), d, c, typ == cfntypes.ChangeSetTypeCreate && s == nil)
 	if err != nil {
 		return err
 	}
@@ -634,7 +649,6 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 		}
 		return nil
 	}
-	c.DeleteChangeSet(context.WithoutCancel(ctx), &cloudformation.DeleteChangeSetInput{ChangeSetName: cs.ChangeSetId})
 	d.res.action("%s stack %s: %s", verb, in.name, summarize(cs.Changes))
 	for _, ch := range cs.Changes {
 		if rc := ch.ResourceChange; rc != nil {
@@ -655,20 +669,26 @@ func (k stackKind) status(ctx context.Context, d *droplet) ([]string, error) {
 		return nil, err
 	}
 	if s == nil || s.StackStatus == cfntypes.StackStatusReviewInProgress {
-		return []string{fmt.Sprintf("stack %s does not exist", in.name)}, nil
+		return nil, absent("stack %s does not exist", in.name)
 	}
 	var diff []string
+	switch owner := tagValue(s.Tags, TagDroplet); {
+	case owner == "":
+		diff = append(diff, fmt.Sprintf("stack %s was not made by this droplet (it has no %s tag)", in.name, TagDroplet))
+	case owner != d.id:
+		diff = append(diff, fmt.Sprintf("stack %s was made by droplet %s, not this one (its %s tag)", in.name, owner, TagDroplet))
+	}
+	if sha := tagValue(s.Tags, TagSHA256); sha != d.run.src.SHA256 {
+		d.deployedBy = sha
+	}
 	if !stackReady(s) {
 		diff = append(diff, fmt.Sprintf("stack %s is %s", in.name, s.StackStatus))
 	}
-	out, err := c.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: s.StackId, TemplateStage: cfntypes.TemplateStageOriginal})
+	drift, err := stackDrift(ctx, d, c, s, in)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cloudformation:GetTemplate: %s", ErrAWS, apiMessage(err))
+		return nil, err
 	}
-	if aws.ToString(out.TemplateBody) != string(in.body) {
-		diff = append(diff, fmt.Sprintf("stack %s runs another template than %s", in.name, str(d.props, "template")))
-	}
-	diff = append(diff, paramDiff(s, in.params)...)
+	diff = append(diff, drift...)
 	d.run.setAttrs(d.id, stackAttrs(s))
 	return diff, nil
 }

@@ -2,9 +2,11 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +45,7 @@ func (t *safeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.rt.RoundTrip(req)
 	}
 	ctx, cancel := context.WithCancelCause(req.Context())
-	stalled := fmt.Errorf("%w: %s %s: no progress for %v", ErrTimeout, req.Method, req.URL.Redacted(), t.stall)
+	stalled := fmt.Errorf("%w: %s %s: no progress for %v", ErrTimeout, req.Method, Redact(req.URL.String()), t.stall)
 	timer := time.AfterFunc(t.stall, func() { cancel(stalled) })
 	req = req.Clone(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
@@ -96,10 +98,10 @@ func (b *progressBody) Close() error {
 // scheme, at most 10 of them.
 func sameScheme(req *http.Request, via []*http.Request) error {
 	if req.URL.Scheme != via[0].URL.Scheme {
-		return fmt.Errorf("%w: %s redirected to %s", ErrRedirect, via[0].URL.Redacted(), req.URL.Redacted())
+		return fmt.Errorf("%w: %s redirected to %s", ErrRedirect, Redact(via[0].URL.String()), Redact(req.URL.String()))
 	}
 	if len(via) >= 10 {
-		return fmt.Errorf("%w: more than 10 redirects from %s", ErrRedirect, via[0].URL.Redacted())
+		return fmt.Errorf("%w: more than 10 redirects from %s", ErrRedirect, Redact(via[0].URL.String()))
 	}
 	return nil
 }
@@ -140,7 +142,7 @@ func (s *httpSource) request(ctx context.Context, rng string) (*http.Response, e
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, redactURLError(err)
 	}
 	resp.Body = watchBody(ctx, resp.Body)
 	return resp, nil
@@ -213,7 +215,7 @@ func (s *httpSource) open(ctx context.Context, n int64) (int64, string, []byte, 
 		}
 		return 0, "", nil, fmt.Errorf("%w: the server does not serve byte ranges (it answered a Range request with the whole file)", ErrBadResponse)
 	}
-	return 0, "", nil, statusError("GET "+s.url, resp)
+	return 0, "", nil, statusError("GET "+Redact(s.url), resp)
 }
 
 func (s *httpSource) version() string {
@@ -233,7 +235,7 @@ func (s *httpSource) get(ctx context.Context, off, n int64) (io.ReadCloser, erro
 			resp.Body.Close()
 			return nil, fmt.Errorf("%w: asked for bytes %d-%d, got the whole file", ErrBadResponse, off, off+n-1)
 		}
-		return nil, statusError("GET "+s.url, resp)
+		return nil, statusError("GET "+Redact(s.url), resp)
 	}
 	if err := s.check(resp, off, n); err != nil {
 		resp.Body.Close()
@@ -291,4 +293,14 @@ func contentRange(h string) (first, last, total int64, err error) {
 		return 0, 0, 0, bad
 	}
 	return first, last, total, nil
+}
+
+// redactURLError redacts the URL an *url.Error names (a presigned URL's
+// query holds its credential and signature).
+func redactURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = Redact(ue.URL)
+	}
+	return err
 }

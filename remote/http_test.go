@@ -153,7 +153,6 @@ func TestHTTPSSequential(t *testing.T) {
 func TestHTTPSConcurrent(t *testing.T) {
 	content := randomBytes(t, 9<<20)
 	_, url, opts := serve(t, content)
-	opts.CacheSize = 2 << 20
 	o, err := Open(context.Background(), url, opts)
 	if err != nil {
 		t.Fatal(err)

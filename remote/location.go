@@ -30,8 +30,62 @@ type Location struct {
 	URL *url.URL
 }
 
-// String is the location as it was given.
-func (l *Location) String() string { return l.raw }
+// String is the location as it was given, with any secret it held
+// redacted (Redact).
+func (l *Location) String() string { return Redact(l.raw) }
+
+// Base is the last segment of the location's path, without its query or
+// tag: the name of the file it holds ("app.cloud" for
+// https://host/dist/app.cloud?X-Amz-Signature=...).
+func (l *Location) Base() string {
+	var p string
+	switch l.Scheme {
+	case SchemeOCI:
+		p = l.Ref.Context().RepositoryStr()
+	case SchemeS3:
+		p = l.Key
+	default:
+		p = l.URL.Path
+	}
+	p = strings.TrimRight(p, "/")
+	return p[strings.LastIndex(p, "/")+1:]
+}
+
+// Redact returns s, a location or anything that may be one, with the
+// secrets a URL can carry replaced by "REDACTED": the user information
+// (user:password@) and the value of every query parameter but S3's
+// versionId (a presigned URL's credential and signature). It is what
+// every message, JSON field and annotation says in place of a location.
+func Redact(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	authEnd := strings.IndexAny(rest, "/?#")
+	if authEnd < 0 {
+		authEnd = len(rest)
+	}
+	if at := strings.LastIndex(rest[:authEnd], "@"); at >= 0 {
+		rest = "REDACTED@" + rest[at+1:]
+	}
+	path, query, hasQuery := strings.Cut(rest, "?")
+	if !hasQuery {
+		return scheme + "://" + rest
+	}
+	query, frag, hasFrag := strings.Cut(query, "#")
+	params := strings.Split(query, "&")
+	for i, p := range params {
+		k, _, _ := strings.Cut(p, "=")
+		if k != "versionId" {
+			params[i] = k + "=REDACTED"
+		}
+	}
+	out := scheme + "://" + path + "?" + strings.Join(params, "&")
+	if hasFrag {
+		out += "#" + frag
+	}
+	return out
+}
 
 // IsLocation reports whether s names a remote location (it starts with
 // one of the schemes this package reads) rather than a file. A file name
@@ -52,7 +106,7 @@ func IsLocation(s string) bool {
 //	https://HOST/PATH                                 (http:// only to a loopback host)
 func Parse(s string) (*Location, error) {
 	bad := func(format string, args ...any) (*Location, error) {
-		return nil, fmt.Errorf("%w: %q: %s", ErrLocation, s, fmt.Sprintf(format, args...))
+		return nil, fmt.Errorf("%w: %q: %s", ErrLocation, Redact(s), fmt.Sprintf(format, args...))
 	}
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {

@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"container/list"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,7 +19,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-containerregistry/pkg/authn"
-	"golang.org/x/sync/errgroup"
 )
 
 // Options tune how locations are read and written. The zero value is
@@ -37,7 +36,7 @@ type Options struct {
 	// Docker configuration and its credential helpers).
 	Keychain authn.Keychain
 	// Digest, "sha256:HEX", pins what must arrive: an OCI manifest naming
-	// another blob fails at Open, and CheckDigest fails on other bytes.
+	// another blob fails at Open, and SHA256 fails on other bytes.
 	Digest string
 
 	// RequestTimeout bounds each request, headers and body (default 2m).
@@ -50,34 +49,28 @@ type Options struct {
 	Retries int
 	// Parallel bounds the ranged requests in flight (default 8).
 	Parallel int
-	// CacheSize bounds the bytes of blocks kept for small reads (default
-	// 32 MiB); read-ahead and large reads add at most Parallel requests of
-	// up to 16 MiB.
-	CacheSize int64
 
-	// Spool, if set, gets every byte as it arrives, written at its
-	// offset (pull writes the file it verifies this way, from one
-	// download). Once SHA256 has succeeded it holds the whole file. A
-	// write error fails the read that brought the bytes.
-	Spool io.WriterAt
+	// TempDir is where an Object spools the bytes it fetched, in an
+	// unnamed file (default os.TempDir()).
+	TempDir string
 
 	// PartSize is the part size of S3 multipart uploads, used for files
 	// larger than it (default 64 MiB, at least 5 MiB).
 	PartSize int64
-	// Now is the creation time written into an OCI manifest (default
-	// time.Now).
-	Now func() time.Time
+	// Progress, if set, is called as a push sends the file, with the
+	// bytes sent so far and the total.
+	Progress func(done, total int64)
 }
 
 const (
-	blockSize  = 64 << 10  // the cache's unit, and an isolated small read's request
-	runBlocks  = 64        // a sequential read's first request: 4 MiB
+	blockSize  = 64 << 10  // the spool's unit, and an isolated small read's request
+	runBlocks  = 64        // a sequential read's first request, and a large read's: 4 MiB
 	maxRun     = 256       // and its largest, in blocks: 16 MiB (the run grows with the stream)
 	nearTail   = 1 << 20   // a read this close before the tail fetches up to it
 	aheadRuns  = 2         // read-ahead of a sequential stream, in runs
 	tailSize   = 256 << 10 // read with the first request: end of central directory, signature, manifest
-	directMin  = 1 << 20   // reads this large bypass the cache
 	maxStreams = 16        // sequential streams tracked
+	fillChunk  = 16 << 20  // what SHA256 asks for at once when it fills the gaps
 )
 
 func (o *Options) withDefaults() Options {
@@ -99,16 +92,10 @@ func (o *Options) withDefaults() Options {
 	if r.Parallel <= 0 {
 		r.Parallel = 8
 	}
-	if r.CacheSize <= 0 {
-		r.CacheSize = 32 << 20
-	}
 	if r.PartSize <= 0 {
 		r.PartSize = 64 << 20
 	}
 	r.PartSize = max(r.PartSize, 5<<20)
-	if r.Now == nil {
-		r.Now = time.Now
-	}
 	if r.Keychain == nil {
 		r.Keychain = authn.DefaultKeychain
 	}
@@ -127,7 +114,16 @@ type source interface {
 
 // An Object is a remote file opened for reading: an io.ReaderAt with a
 // size, for assembly.NewReader. It is safe for concurrent use. Close it to
-// stop read-ahead.
+// stop read-ahead and remove its spool.
+//
+// Every byte of the object is fetched from the network at most once: the
+// last bytes come with the first request and stay in memory, every other
+// byte goes, as it arrives, to an unnamed temporary file (the spool), and
+// every read is served from there. A server that would send other bytes
+// the second time (no validator, If-Match ignored, a file replaced) is
+// never asked twice, so the bytes a caller verified, the bytes SHA256
+// hashed and the bytes read again to be written somewhere are the same
+// bytes.
 type Object struct {
 	loc     *Location
 	size    int64
@@ -140,31 +136,33 @@ type Object struct {
 	sem     chan struct{}
 	tail    []byte
 	tailOff int64
+	spool   *os.File // nil when the tail is the whole file
+	spoolRm string   // the spool's name when it could not be removed at once
+	wg      sync.WaitGroup
+	bufs    sync.Pool
 
-	mu      sync.Mutex
-	blocks  map[int64]*block
-	lru     *list.List // completed blocks, most recently used first
-	cached  int64
-	streams [maxStreams]stream
-	tick    uint64
-	pool    sync.Pool
+	mu       sync.Mutex
+	inflight map[int64]*fetch // block index: the fetch bringing it
+	have     []uint64         // blocks in the spool, a bit each
+	streams  [maxStreams]stream
+	tick     uint64
 
-	// The whole file's SHA-256, taken from the bytes as they arrive in
-	// order (see SHA256).
+	// The whole file's SHA-256, taken from the spool in order as the
+	// blocks arrive (see SHA256).
 	hmu  sync.Mutex
 	h    hash.Hash
 	hoff int64
+	herr error
+	sum  string
 
 	requests, received atomic.Int64
 }
 
-type block struct {
-	idx  int64
-	data []byte
-	done chan struct{}
-	err  error
-	refs int
-	elem *list.Element
+// A fetch is one ranged request for the blocks [first, first+n).
+type fetch struct {
+	first, n int64
+	done     chan struct{}
+	err      error
 }
 
 type stream struct {
@@ -174,7 +172,8 @@ type stream struct {
 
 // Open opens the location for reading, with one request to the server
 // (OCI: also the registry's ping and the manifest) that learns the size
-// and the version to pin and reads the end of the file.
+// and the version to pin and reads the end of the file. The object's
+// reads stop when ctx is done.
 func Open(ctx context.Context, location string, opts *Options) (*Object, error) {
 	loc, err := Parse(location)
 	if err != nil {
@@ -185,7 +184,7 @@ func Open(ctx context.Context, location string, opts *Options) (*Object, error) 
 
 // OpenLocation is Open of a parsed location.
 func OpenLocation(ctx context.Context, loc *Location, opts *Options) (*Object, error) {
-	o := &Object{loc: loc, opts: opts.withDefaults(), blocks: map[int64]*block{}, lru: list.New(), h: sha256.New()}
+	o := &Object{loc: loc, opts: opts.withDefaults(), inflight: map[int64]*fetch{}, h: sha256.New()}
 	if d := o.opts.Digest; d != "" {
 		hx, err := ParseDigest(d)
 		if err != nil {
@@ -194,7 +193,7 @@ func OpenLocation(ctx context.Context, loc *Location, opts *Options) (*Object, e
 		o.want = hx
 	}
 	o.sem = make(chan struct{}, o.opts.Parallel)
-	o.pool.New = func() any { b := make([]byte, blockSize); return &b }
+	o.bufs.New = func() any { b := make([]byte, blockSize); return &b }
 	var err error
 	switch loc.Scheme {
 	case SchemeHTTPS, SchemeHTTP:
@@ -215,26 +214,47 @@ func OpenLocation(ctx context.Context, loc *Location, opts *Options) (*Object, e
 	if err != nil {
 		return nil, err
 	}
-	o.ctx, o.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	o.ctx, o.cancel = context.WithCancel(ctx)
 	err = o.retry(ctx, func(rctx context.Context) error {
 		size, pin, tail, err := o.src.open(rctx, tailSize)
-		if err == nil {
-			err = o.spool(tail, size-int64(len(tail)))
-		}
 		if err == nil {
 			o.received.Add(int64(len(tail)))
 			o.size, o.pin, o.tail, o.tailOff = size, pin, tail, size-int64(len(tail))
 		}
 		return err
 	})
+	if err == nil && o.tailOff > 0 {
+		err = o.makeSpool()
+	}
 	if err != nil {
 		o.cancel()
 		return nil, fmt.Errorf("open %s: %w", loc, err)
 	}
-	if o.tailOff == 0 { // the whole file came with the first request
-		o.hashFrom(0, o.tail)
-	}
+	o.have = make([]uint64, (o.blocks()+63)/64)
 	return o, nil
+}
+
+// makeSpool creates the unnamed file the fetched bytes go to.
+func (o *Object) makeSpool() error {
+	f, err := os.CreateTemp(o.opts.TempDir, ".assemble-spool-*")
+	if err != nil {
+		return fmt.Errorf("creating the spool: %w", err)
+	}
+	if os.Remove(f.Name()) != nil { // an open file cannot be removed everywhere
+		o.spoolRm = f.Name()
+	}
+	o.spool = f
+	return nil
+}
+
+// Manifest is the OCI manifest the assembly was found through, as the
+// registry sent it (for Push to copy it as it is); nil for S3, HTTPS and
+// a blob read by its digest.
+func (o *Object) Manifest() []byte {
+	if s, ok := o.src.(*ociSource); ok && s.raw != nil {
+		return s.raw
+	}
+	return nil
 }
 
 // Size is the object's size in bytes.
@@ -259,11 +279,24 @@ func (o *Object) Digest() string {
 // Stats are the requests made and the bytes received so far.
 func (o *Object) Stats() (requests, bytes int64) { return o.requests.Load(), o.received.Load() }
 
-// Close stops read-ahead; reads after Close fail.
+// Close stops read-ahead and removes the spool; reads after Close fail.
 func (o *Object) Close() error {
 	o.cancel()
+	o.wg.Wait()
+	if o.spool != nil {
+		o.spool.Close()
+		if o.spoolRm != "" {
+			os.Remove(o.spoolRm)
+		}
+	}
 	return nil
 }
+
+// blocks is the number of blocks before the tail.
+func (o *Object) blocks() int64 { return (o.tailOff + blockSize - 1) / blockSize }
+
+// has reports whether block i is in the spool. The caller holds o.mu.
+func (o *Object) has(i int64) bool { return o.have[i/64]&(1<<(i%64)) != 0 }
 
 // ReadAt reads len(p) bytes at off, as io.ReaderAt does.
 func (o *Object) ReadAt(p []byte, off int64) (int, error) {
@@ -280,55 +313,114 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 	if int64(len(p)) > o.size-off {
 		p, eof = p[:o.size-off], io.EOF
 	}
-	if err := o.ctx.Err(); err != nil {
-		return 0, fmt.Errorf("read %s: object closed", o.loc)
+	if o.ctx.Err() != nil {
+		return 0, fmt.Errorf("read %s: %w", o.loc, o.closed())
 	}
-	if off >= o.tailOff {
-		return copy(p, o.tail[off-o.tailOff:]), eof
-	}
-	o.mu.Lock()
-	run := o.track(off, int64(len(p)))
-	o.mu.Unlock()
 	n := 0
-	for n < len(p) {
-		pos := off + int64(n)
-		// A large span of blocks that are neither cached nor on their
-		// way is read straight into p.
-		if span := o.missing(pos, off+int64(len(p))); span >= directMin {
-			if err := o.readDirect(p[n:int64(n)+span], pos); err != nil {
-				return n, fmt.Errorf("read %s: %w", o.loc, err)
-			}
-			n += int(span)
-			continue
+	if off < o.tailOff {
+		end := min(off+int64(len(p)), o.tailOff)
+		if err := o.ensure(o.ctx, off, end, true); err != nil {
+			return 0, fmt.Errorf("read %s: %w", o.loc, err)
 		}
-		b, err := o.block(pos/blockSize, run)
+		m, err := o.spool.ReadAt(p[:end-off], off)
 		if err != nil {
-			return n, fmt.Errorf("read %s: %w", o.loc, err)
+			return m, fmt.Errorf("read %s: the spool: %w", o.loc, err)
 		}
-		n += copy(p[n:], b.data[pos-b.idx*blockSize:])
-		o.release(b)
+		n = m
+	}
+	if n < len(p) {
+		n += copy(p[n:], o.tail[off+int64(n)-o.tailOff:])
 	}
 	return n, eof
 }
 
-// missing returns how many bytes from pos (up to end) lie in blocks that
-// are neither cached nor being fetched.
-func (o *Object) missing(pos, end int64) int64 {
-	if end-pos < directMin {
-		return 0
+// closed is why a read of a closed object fails: the context's end
+// (ErrTimeout for a deadline), or Close.
+func (o *Object) closed() error {
+	if errors.Is(o.ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w: the operation's deadline passed", ErrTimeout)
 	}
+	if err := context.Cause(o.ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return errors.New("object closed")
+}
+
+// ensure makes sure the blocks holding [from, to), all before the tail,
+// are in the spool: it starts fetches for those that are neither there
+// nor on their way and waits for all of them. A sequential stream (seq:
+// the caller's reads, tracked) fetches in runs that grow with it and
+// reads ahead.
+func (o *Object) ensure(ctx context.Context, from, to int64, seq bool) error {
+	first, last := from/blockSize, (to-1)/blockSize
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	i := pos / blockSize
-	for ; i*blockSize < end && o.blocks[i] == nil; i++ {
+	var run int64
+	if seq {
+		run = o.track(from, to-from)
 	}
-	return min(i*blockSize, end) - pos
+	var waits []*fetch
+	for i := first; i <= last; {
+		if o.has(i) {
+			i++
+			continue
+		}
+		if f := o.inflight[i]; f != nil {
+			waits = append(waits, f)
+			i = f.first + f.n
+			continue
+		}
+		j := i
+		for j <= last && !o.has(j) && o.inflight[j] == nil {
+			j++
+		}
+		chunk := int64(runBlocks)
+		switch tb := o.blocks(); {
+		case run > 0:
+			// A stream's request runs past what it asked for.
+			chunk = run
+			j = max(j, min(i+run, tb))
+		case j-i == 1 && (tb-i)*blockSize <= nearTail:
+			// The entries just before the central directory (the
+			// manifest, small files, the signature) are read one local
+			// header at a time: one request takes them all.
+			j = tb
+		}
+		for i < j {
+			f := o.start(i, min(chunk, j-i), false)
+			if f == nil {
+				break
+			}
+			if f.first <= last {
+				waits = append(waits, f)
+			}
+			i = f.first + f.n
+		}
+	}
+	if run > 0 {
+		o.readAhead(last, run)
+	}
+	o.mu.Unlock()
+	for _, f := range waits {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			if ctx == o.ctx {
+				return o.closed()
+			}
+			return ctxError(ctx, ctx.Err())
+		}
+		if f.err != nil {
+			return f.err
+		}
+	}
+	return nil
 }
 
 // track notes a read of [off, off+n). When it continues a sequential
 // stream that has read at least a block, it returns the blocks to fetch
 // at once for it: 4 MiB, growing with the stream to 16 MiB (a quarter of
-// what it read), so that a long read takes few requests; else 0.
+// what it read), so that a long read takes few requests; else 0. The
+// caller holds o.mu.
 func (o *Object) track(off, n int64) int64 {
 	o.tick++
 	oldest := 0
@@ -350,75 +442,44 @@ func (o *Object) track(off, n int64) int64 {
 	return 0
 }
 
-// block returns block idx, fetching it (and, for a sequential stream, the
-// blocks after it) when it is not cached. The caller releases it.
-func (o *Object) block(idx int64, run int64) (*block, error) {
-	o.mu.Lock()
-	b := o.blocks[idx]
-	if b == nil {
-		n := int64(1)
-		if tb := o.tailOff / blockSize; run > 0 {
-			n = run
-		} else if idx < tb && (tb-idx)*blockSize <= nearTail {
-			// The entries just before the central directory (the
-			// manifest, small files, the signature) are read one local
-			// header at a time: one request takes them all.
-			n = tb - idx + 1
-		}
-		o.startRun(idx, n, false)
-		b = o.blocks[idx]
-	} else if b.elem != nil {
-		o.lru.MoveToFront(b.elem)
-	}
-	b.refs++
-	if run > 0 {
-		o.readAhead(idx, run)
-	}
-	o.mu.Unlock()
-	select {
-	case <-b.done:
-	case <-o.ctx.Done():
-		o.release(b)
-		return nil, errors.New("object closed")
-	}
-	if b.err != nil {
-		o.release(b)
-		return nil, b.err
-	}
-	return b, nil
-}
-
-// readAhead starts fetching the first missing run of blocks after idx
-// within the read-ahead window, when a request slot is free.
-func (o *Object) readAhead(idx, run int64) {
-	last := (o.size - 1) / blockSize
-	for j := idx + 1; j <= min(idx+aheadRuns*run, last); j++ {
-		if o.blocks[j] != nil {
+// readAhead starts fetching the first missing run of blocks after last
+// within the read-ahead window, when a request slot is free. The caller
+// holds o.mu.
+func (o *Object) readAhead(last, run int64) {
+	for j := last + 1; j <= min(last+aheadRuns*run, o.blocks()-1); j++ {
+		if o.has(j) || o.inflight[j] != nil {
 			continue
 		}
 		select {
 		case o.sem <- struct{}{}:
-			o.startRun(j, run, true)
+			o.start(j, run, true)
 		default:
 		}
 		return
 	}
 }
 
-// startRun fetches up to n blocks from first (stopping before a block
-// that is cached or on its way) in one request, in the background. The
-// caller holds o.mu, and a request slot if slot (else the fetch waits for
-// one); the fetch frees it.
-func (o *Object) startRun(first, n int64, slot bool) {
-	last := (o.size - 1) / blockSize
-	var bs []*block
-	for i := first; i < first+n && i <= last && (i == first || o.blocks[i] == nil); i++ {
-		b := &block{idx: i, done: make(chan struct{})}
-		o.blocks[i] = b
-		bs = append(bs, b)
+// start fetches up to n blocks from first (stopping before the tail and
+// before a block that is in the spool or on its way) in one request, in
+// the background, and returns the fetch (nil when block first needs
+// none). The caller holds o.mu, and a request slot if slot (else the
+// fetch waits for one); the fetch frees it.
+func (o *Object) start(first, n int64, slot bool) *fetch {
+	f := &fetch{first: first, done: make(chan struct{})}
+	for i := first; i < first+n && i < o.blocks() && !o.has(i) && o.inflight[i] == nil; i++ {
+		o.inflight[i] = f
+		f.n++
 	}
+	if f.n == 0 {
+		if slot {
+			<-o.sem
+		}
+		return nil
+	}
+	o.wg.Add(1)
 	go func() {
-		err := errors.New("object closed")
+		defer o.wg.Done()
+		err := o.closed()
 		if !slot {
 			select {
 			case o.sem <- struct{}{}:
@@ -427,138 +488,48 @@ func (o *Object) startRun(first, n int64, slot bool) {
 			}
 		}
 		if slot {
-			err = o.fetchRun(bs)
+			err = o.fetchSpan(f)
 			<-o.sem
 		}
-		o.finishRun(bs, err)
+		o.mu.Lock()
+		for i := f.first; i < f.first+f.n; i++ {
+			delete(o.inflight, i)
+			if err == nil {
+				o.have[i/64] |= 1 << (i % 64)
+			}
+		}
+		f.err = err
+		close(f.done)
+		o.mu.Unlock()
 		if err == nil {
 			o.advanceHash()
 		}
 	}()
+	return f
 }
 
-// fetchRun reads the blocks bs, which follow each other, in one request.
-func (o *Object) fetchRun(bs []*block) error {
-	off := bs[0].idx * blockSize
-	end := min((bs[len(bs)-1].idx+1)*blockSize, o.size)
-	for _, b := range bs {
-		buf := o.pool.Get().(*[]byte)
-		b.data = (*buf)[:min(blockSize, o.size-b.idx*blockSize)]
-	}
-	err := o.get(o.ctx, off, end-off, func(body io.Reader) error {
-		for _, b := range bs {
-			if err := readFull(body, b.data); err != nil {
+// fetchSpan reads the blocks of f in one request, straight into the
+// spool. A failed request may leave part of them written: they are not
+// marked as there, and the retry writes them again before anyone reads
+// them.
+func (o *Object) fetchSpan(f *fetch) error {
+	off := f.first * blockSize
+	end := min((f.first+f.n)*blockSize, o.tailOff)
+	buf := o.bufs.Get().(*[]byte)
+	defer o.bufs.Put(buf)
+	return o.get(o.ctx, off, end-off, func(body io.Reader) error {
+		for at := off; at < end; {
+			p := (*buf)[:min(int64(len(*buf)), end-at)]
+			if err := readFull(body, p); err != nil {
 				return err
 			}
+			if _, err := o.spool.WriteAt(p, at); err != nil {
+				return fmt.Errorf("writing the spool: %w", err)
+			}
+			at += int64(len(p))
 		}
 		return nil
 	})
-	for _, b := range bs {
-		if err == nil {
-			err = o.spool(b.data, b.idx*blockSize)
-		}
-	}
-	return err
-}
-
-// spool writes bytes that arrived to Options.Spool.
-func (o *Object) spool(p []byte, off int64) error {
-	if o.opts.Spool == nil {
-		return nil
-	}
-	if _, err := o.opts.Spool.WriteAt(p, off); err != nil {
-		return fmt.Errorf("writing what arrived: %w", err)
-	}
-	return nil
-}
-
-// finishRun publishes the blocks bs, or their failure.
-func (o *Object) finishRun(bs []*block, err error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for _, b := range bs {
-		if err != nil {
-			b.err = err
-			if b.data != nil {
-				data := b.data[:cap(b.data)]
-				o.pool.Put(&data)
-				b.data = nil
-			}
-			if o.blocks[b.idx] == b {
-				delete(o.blocks, b.idx)
-			}
-		} else {
-			b.elem = o.lru.PushFront(b)
-			o.cached += int64(len(b.data))
-		}
-		close(b.done)
-	}
-	o.evict()
-}
-
-// evict drops the least recently used blocks nobody reads until the cache
-// fits its size. The caller holds o.mu.
-func (o *Object) evict() {
-	for e := o.lru.Back(); e != nil && o.cached > o.opts.CacheSize; {
-		prev := e.Prev()
-		b := e.Value.(*block)
-		if b.refs == 0 {
-			o.drop(b)
-		}
-		e = prev
-	}
-}
-
-func (o *Object) drop(b *block) {
-	o.lru.Remove(b.elem)
-	b.elem = nil
-	o.cached -= int64(len(b.data))
-	delete(o.blocks, b.idx)
-	data := b.data[:cap(b.data)]
-	o.pool.Put(&data)
-	b.data = nil
-}
-
-func (o *Object) release(b *block) {
-	o.mu.Lock()
-	b.refs--
-	if b.refs == 0 && b.elem != nil && o.cached > o.opts.CacheSize {
-		o.evict()
-	}
-	o.mu.Unlock()
-}
-
-// readDirect reads a large range straight into p: requests of a run's
-// size, several in flight.
-func (o *Object) readDirect(p []byte, off int64) error {
-	g, ctx := errgroup.WithContext(o.ctx)
-	const chunk = runBlocks * blockSize
-	for i := int64(0); i < int64(len(p)); i += chunk {
-		part := p[i:min(i+chunk, int64(len(p)))]
-		at := off + i
-		select {
-		case o.sem <- struct{}{}:
-		case <-ctx.Done():
-			break
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		g.Go(func() error {
-			defer func() { <-o.sem }()
-			err := o.get(ctx, at, int64(len(part)), func(body io.Reader) error { return readFull(body, part) })
-			if err == nil {
-				err = o.spool(part, at)
-			}
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	o.hashFrom(off, p)
-	o.advanceHash()
-	return nil
 }
 
 // readFull fills p from a range body; a body that ends early is a
@@ -634,8 +605,8 @@ func (o *Object) retry(ctx context.Context, req func(context.Context) error) err
 		o.requests.Add(1)
 		err = o.attempt(ctx, req)
 		if err == nil || ctx.Err() != nil || !isTransient(err) || attempt >= o.opts.Retries {
-			if ctx.Err() != nil && err != nil && !errors.Is(err, ctx.Err()) {
-				err = fmt.Errorf("%w (%w)", ctx.Err(), err)
+			if ctx.Err() != nil && err != nil {
+				err = ctxError(ctx, err)
 			}
 			return err
 		}
@@ -644,9 +615,21 @@ func (o *Object) retry(ctx context.Context, req func(context.Context) error) err
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():
-			return ctx.Err()
+			return ctxError(ctx, err)
 		}
 	}
+}
+
+// ctxError is err, a request's failure once ctx ended: a deadline passed
+// is ErrTimeout.
+func ctxError(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w: the operation's deadline passed (%v)", ErrTimeout, err)
+	}
+	if errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("%w (%w)", ctx.Err(), err)
 }
 
 func (o *Object) attempt(ctx context.Context, req func(context.Context) error) error {
@@ -701,67 +684,69 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// hashFrom adds p, the bytes at off, to the whole file's hash when they
-// continue it.
-func (o *Object) hashFrom(off int64, p []byte) {
-	o.hmu.Lock()
-	defer o.hmu.Unlock()
-	if off <= o.hoff && off+int64(len(p)) > o.hoff {
-		o.h.Write(p[o.hoff-off:])
-		o.hoff = off + int64(len(p))
-	}
-}
-
-// advanceHash hashes the cached blocks that continue the whole file's
-// hash. Every fetch calls it once its blocks are cached, so that blocks
-// that arrive out of order are hashed when the ones before them arrive.
+// advanceHash hashes, from the spool, the blocks that continue the whole
+// file's hash. Every fetch calls it once its blocks are in the spool, so
+// that blocks that arrive out of order are hashed when the ones before
+// them arrive.
 func (o *Object) advanceHash() {
 	o.hmu.Lock()
 	defer o.hmu.Unlock()
-	for o.hoff < o.size {
+	buf := o.bufs.Get().(*[]byte)
+	defer o.bufs.Put(buf)
+	for o.hoff < o.tailOff && o.herr == nil {
 		o.mu.Lock()
-		b := o.blocks[o.hoff/blockSize]
-		ok := b != nil && b.elem != nil
-		if ok {
-			b.refs++
-		}
+		ok := o.has(o.hoff / blockSize)
 		o.mu.Unlock()
 		if !ok {
 			return
 		}
-		o.h.Write(b.data[o.hoff-b.idx*blockSize:])
-		o.hoff = b.idx*blockSize + int64(len(b.data))
-		o.release(b)
+		p := (*buf)[:min(int64(len(*buf)), o.tailOff-o.hoff)]
+		if _, err := o.spool.ReadAt(p, o.hoff); err != nil {
+			o.herr = fmt.Errorf("reading the spool: %w", err)
+			return
+		}
+		o.h.Write(p)
+		o.hoff += int64(len(p))
 	}
 }
 
 // SHA256 returns the whole file's SHA-256 ("sha256:HEX"), and checks it
-// against Digest (ErrDigestMismatch). The bytes that arrived in order
-// while the file was read were hashed as they came; SHA256 reads the rest
-// (from the cache where it still is), so that a file read from start to
-// end, as verify reads it, is fetched once.
+// against Digest (ErrDigestMismatch). The bytes were hashed as they
+// arrived in order; SHA256 fetches those that never arrived, so that a
+// file read from start to end, as verify reads it, is fetched once.
 func (o *Object) SHA256(ctx context.Context) (string, error) {
-	buf := make([]byte, blockSize)
 	for {
+		o.advanceHash()
 		o.hmu.Lock()
-		off := o.hoff
+		off, herr, sum := o.hoff, o.herr, o.sum
 		o.hmu.Unlock()
+		if herr != nil {
+			return "", fmt.Errorf("read %s: %w", o.loc, herr)
+		}
+		if sum != "" {
+			return o.check(sum)
+		}
 		if off >= o.tailOff {
 			break
 		}
-		n := min(int64(len(buf)), o.tailOff-off)
-		if _, err := o.ReadAt(buf[:n], off); err != nil {
-			return "", err
+		if err := o.ensure(ctx, off, min(off+fillChunk, o.tailOff), false); err != nil {
+			return "", fmt.Errorf("read %s: %w", o.loc, err)
 		}
 		if err := ctx.Err(); err != nil {
-			return "", err
+			return "", ctxError(ctx, err)
 		}
-		o.hashFrom(off, buf[:n])
 	}
-	o.hashFrom(o.tailOff, o.tail)
 	o.hmu.Lock()
-	sum := hex.EncodeToString(o.h.Sum(nil))
+	if o.sum == "" {
+		o.h.Write(o.tail)
+		o.sum = hex.EncodeToString(o.h.Sum(nil))
+	}
+	sum := o.sum
 	o.hmu.Unlock()
+	return o.check(sum)
+}
+
+func (o *Object) check(sum string) (string, error) {
 	if o.want != "" && sum != o.want {
 		return "", fmt.Errorf("%w: %s has sha256:%s, not sha256:%s", ErrDigestMismatch, o.loc, sum, o.want)
 	}

@@ -40,6 +40,7 @@ type ociSource struct {
 	*httpSource
 	digest   v1.Hash
 	manifest v1.Manifest
+	raw      []byte // the manifest as the registry sent it; nil when read by the blob's digest
 }
 
 // registryTransport returns an authenticated transport for the
@@ -72,7 +73,65 @@ func registryError(what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
+// newOCISource finds the assembly's blob: through the manifest the
+// location names or, for oci://...@sha256:DIGEST where no manifest has
+// that digest, the blob of that digest (the .cloud file's SHA-256 is the
+// assembly's name everywhere).
 func newOCISource(ctx context.Context, loc *Location, o *Options, obj *Object) (*ociSource, error) {
+	s, err := manifestSource(ctx, loc, o, obj)
+	if d, ok := loc.Ref.(name.Digest); ok && errors.Is(err, ErrNotFound) {
+		var berr error
+		if s, berr = blobSource(ctx, loc, d, o, obj); berr == nil {
+			return s, nil
+		}
+		if !errors.Is(berr, ErrNotFound) {
+			return nil, berr
+		}
+		return nil, fmt.Errorf("%w: %s: no manifest and no blob has digest %s; a digest here is the manifest's (push prints it) or the .cloud file's SHA-256 (verify prints it)", ErrNotFound, loc, d.DigestStr())
+	}
+	return s, err
+}
+
+// blobSource reads the blob of digest d as the assembly: a HEAD request
+// learns its size.
+func blobSource(ctx context.Context, loc *Location, d name.Digest, o *Options, obj *Object) (*ociSource, error) {
+	h, err := v1.NewHash(d.DigestStr())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrLocation, loc, err)
+	}
+	r := d.Context()
+	url := fmt.Sprintf("%s://%s/v2/%s/blobs/%s", r.Scheme(), r.RegistryStr(), r.RepositoryStr(), h)
+	var s *ociSource
+	err = obj.retry(ctx, func(rctx context.Context) error {
+		rt, err := registryTransport(rctx, r, o, transport.PullScope)
+		if err != nil {
+			return err
+		}
+		client := &http.Client{Transport: rt, CheckRedirect: sameScheme}
+		req, err := http.NewRequestWithContext(rctx, http.MethodHead, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == http.StatusNotFound:
+			return fmt.Errorf("%w: blob %s", ErrNotFound, h)
+		case resp.StatusCode != http.StatusOK:
+			return statusError("blob "+h.String(), resp)
+		case resp.ContentLength <= 0:
+			return fmt.Errorf("%w: blob %s: no Content-Length", ErrBadResponse, h)
+		}
+		s = &ociSource{httpSource: &httpSource{url: url, client: client, size: resp.ContentLength}, digest: h}
+		return nil
+	})
+	return s, err
+}
+
+func manifestSource(ctx context.Context, loc *Location, o *Options, obj *Object) (*ociSource, error) {
 	ref := loc.Ref
 	var s *ociSource
 	// With no credentials for the registry, ask for the manifest straight
@@ -109,6 +168,7 @@ func newOCISource(ctx context.Context, loc *Location, o *Options, obj *Object) (
 			httpSource: &httpSource{url: blob, client: &http.Client{Transport: rt, CheckRedirect: sameScheme}, size: layer.Size},
 			digest:     layer.Digest,
 			manifest:   *m,
+			raw:        desc.Manifest,
 		}
 		return nil
 	})
@@ -168,6 +228,7 @@ func anonymousOCISource(ctx context.Context, loc *Location, o *Options) (*ociSou
 		httpSource: &httpSource{url: base + "blobs/" + layer.Digest.String(), client: client, size: layer.Size},
 		digest:     layer.Digest,
 		manifest:   *m,
+		raw:        raw,
 	}, nil
 }
 

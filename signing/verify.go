@@ -421,7 +421,7 @@ func checkAttested(ctx context.Context, r *assembly.Reader, att *Attestation, pr
 		}
 		if !errors.Is(err, ErrVerification) {
 			// An I/O error: the content cannot match what was signed.
-			return 0, fmt.Errorf("%w: %v", ErrDigestMismatch, err)
+			return 0, fmt.Errorf("%w: %w", ErrDigestMismatch, err)
 		}
 		return 0, err
 	}

@@ -6,6 +6,11 @@ import (
 	"github.com/cloud-assembly/assemble/errcode"
 )
 
+// ErrWrongDigest: the file's SHA-256 is not the one asked for
+// (VerifyOptions.Digest): it is another assembly, whatever it holds.
+var ErrWrongDigest = errcode.New("wrong_digest", "not the assembly asked for",
+	"the file's SHA-256 is not the digest asked for: check which assembly you mean ('assemble verify' prints its sha256)")
+
 var (
 	// ErrOption: the options ask for something that cannot be (a
 	// required signer that is not a trusted key, more signers than

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/signing"
 )
@@ -30,6 +31,10 @@ type VerifyOptions struct {
 	// file beside the verification (a reader whose every read costs, such
 	// as a remote object whose digest is known otherwise).
 	SkipDigest bool
+	// Digest, when set, is the SHA-256 the whole file must have: the
+	// assembly's name, as build, sign, verify and push print it. Another
+	// file fails with ErrWrongDigest, whatever it holds.
+	Digest digest.Digest
 }
 
 // A Result is an assembly Verify accepted.
@@ -102,27 +107,33 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 		return res, err
 	}
 	res.Reader = rd
-	digest := func() (string, error) { return "", nil }
+	digestOf := func() (string, error) { return "", nil }
 	if d, ok := r.(Digester); ok && !opts.SkipDigest {
 		// The reader hashes the bytes as they pass: asked when the
 		// verification has read them, it reads only what it did not.
-		digest = func() (string, error) {
+		digestOf = func() (string, error) {
 			sum, err := d.SHA256(ctx)
 			return strings.TrimPrefix(sum, "sha256:"), err
 		}
 	} else if !opts.SkipDigest {
 		dctx, cancel := context.WithCancel(ctx)
 		wait := startDigest(dctx, r, size)
-		digest = wait
+		digestOf = wait
 		defer func() {
 			cancel()
 			wait()
 		}()
 	}
+	if opts.SkipDigest && !opts.Digest.IsZero() {
+		return res, &OptionError{Msg: "a digest to require needs the file hashed (SkipDigest)"}
+	}
 	finish := func() (*Result, error) {
-		sum, err := digest()
+		sum, err := digestOf()
 		if err != nil {
 			return res, fmt.Errorf("reading %s: %w", name, err)
+		}
+		if err := wrongDigest(name, sum, opts.Digest); err != nil {
+			return res, err
 		}
 		res.SHA256 = sum
 		return res, nil
@@ -155,6 +166,77 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	res.Signatures, res.PolicyResult = v.Signatures(), v.Policy()
 	res.Report, res.Manifest = v.Report(), v.Manifest()
 	return finish()
+}
+
+// CheckDigest fails with ErrWrongDigest unless the SHA-256 of the first
+// size bytes of r is want (the zero Digest: anything): the check of an
+// assembly's name for a command that does not verify it (inspect). A
+// Digester gives its own hash; any other reader is read whole.
+func CheckDigest(ctx context.Context, name string, r io.ReaderAt, size int64, want digest.Digest) error {
+	if want.IsZero() {
+		return nil
+	}
+	var sum string
+	if d, ok := r.(Digester); ok {
+		s, err := d.SHA256(ctx)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		sum = strings.TrimPrefix(s, "sha256:")
+	} else {
+		h := digest.NewHasher()
+		if _, err := io.Copy(h, &ctxReader{ctx, io.NewSectionReader(r, 0, size)}); err != nil {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		sum = h.Digest().Hex()
+	}
+	return wrongDigest(name, sum, want)
+}
+
+// wrongDigest is the one comparison of a file's SHA-256 (hex) with the
+// digest asked for.
+func wrongDigest(name, sum string, want digest.Digest) error {
+	if !want.IsZero() && want.Hex() != sum {
+		return fmt.Errorf("%w: %s has sha256:%s, not %s", ErrWrongDigest, name, sum, want)
+	}
+	return nil
+}
+
+// Content reads the assembly's bytes again from the reader Verify read,
+// checked against the SHA-256 Verify took as they pass (digest.Reader):
+// whatever writes them writes the verified file, or fails before its last
+// byte with digest.ErrMismatch. It needs Result.SHA256 (not SkipDigest).
+func (r *Result) Content() (*digest.Reader, error) {
+	d, err := digest.FromHex(r.SHA256)
+	if err != nil || r.Reader == nil {
+		return nil, fmt.Errorf("%s: no verified SHA-256 to check its bytes against", r.Name)
+	}
+	raw, _ := r.Reader.Raw()
+	return digest.NewReader(raw, 0, r.Size, d), nil
+}
+
+// VerifyTo verifies the assembly read from r as Verify does and then, only
+// if it passed, writes it to w: read again from r, checked against the
+// whole file's SHA-256 as the bytes pass, the last of them withheld unless
+// the whole matches (Result.Content). w gets the verified file, or with an
+// error less than all of it: a writer that commits only when VerifyTo
+// returns nil (a file renamed into place, an upload of a known length)
+// commits the verified bytes or nothing. r should read each byte once
+// from where it comes (remote.Object spools what it fetched), so that the
+// second reading costs no second transfer.
+func VerifyTo(ctx context.Context, name string, r io.ReaderAt, size int64, w io.Writer, t *Trust, opts VerifyOptions) (*Result, error) {
+	res, err := Verify(ctx, name, r, size, t, opts)
+	if err != nil || w == nil {
+		return res, err
+	}
+	c, err := res.Content()
+	if err != nil {
+		return res, err
+	}
+	if _, err := io.Copy(w, &ctxReader{ctx, c}); err != nil {
+		return res, fmt.Errorf("writing %s: %w", name, err)
+	}
+	return res, nil
 }
 
 // A Digester is a reader that takes the SHA-256 of everything read

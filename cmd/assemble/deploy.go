@@ -30,7 +30,14 @@ before anything in the cloud changes:
      warnings are shown);
    - every droplet's type has a deployer: stacks, files, directories and
      Docker images saved or built do (a build needs a Docker engine);
-     a Blueprint or any other type is refused unless --only leaves it out.
+     a Blueprint or any other type is refused unless --only leaves it out;
+   - what the account holds (read only): every stack name is one
+     CloudFormation accepts and no two droplets name one stack in one account
+     and region; a stack that exists under a droplet's name was made by that
+     droplet (its assemble:droplet tag names it), unless --adopt ID names the
+     droplet; the staging bucket exists, and so does every bucket a file or
+     directory droplet names.
+Large templates are then staged, before any stack changes.
 Then the droplets deploy in dependency order (dependsOn and ${Id.attr}
 references, resolved from what was deployed), --concurrency at a time. Every
 byte sent is read from the verified archive, never from disk.
@@ -88,6 +95,7 @@ Examples:
 			&cli.StringFlag{Name: "staging-bucket", Usage: "S3 `BUCKET` that receives templates over 51,200 bytes"},
 			&cli.StringSliceFlag{Name: "capabilities", Usage: "grant stacks the `CAPABILITY` IAM, NAMED_IAM or AUTO_EXPAND (repeatable)"},
 			&cli.BoolFlag{Name: "force", Usage: "deploy droplets that carry error metadata"},
+			&cli.StringSliceFlag{Name: "adopt", Usage: "let the stack droplet `ID` deploy over an existing stack of its name that it did not make (repeatable)"},
 		),
 		Action: func(c *cli.Context) error {
 			opts, err := deployOptions(c)
@@ -137,6 +145,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		Capabilities:  c.StringSlice("capabilities"),
 		Force:         c.Bool("force"),
 		Plan:          c.Bool("plan"),
+		Adopt:         c.StringSlice("adopt"),
 	}
 	if o.Concurrency < 1 {
 		return o, usagef("--concurrency %d: at least 1", o.Concurrency)
@@ -297,7 +306,19 @@ compares, droplet by droplet, what is deployed in the caller's account with
 what the assembly holds: each stack's template (GetTemplate) and parameters,
 each object's bytes (by the SHA-256 deploy stored with it, else by reading
 the object), each image tag's digest. References are resolved from what is
-deployed. Nothing changes.
+deployed. Nothing changes, and nothing only a deploy needs is asked for (no
+staging bucket, no Docker engine).
+
+Each droplet is one of:
+   match     what runs is what the assembly holds; when another assembly's
+             deploy made it (the droplet did not change since), that one is
+             named: "(deployed by assembly sha256:...)"
+   absent    nothing of it is deployed
+   differs   each difference is named (a stack not made by this droplet is
+             one)
+   unknown   it cannot be compared here, and why
+With -q nothing is printed when everything matches; otherwise only the
+droplets that do not match.
 
 EXIT CODES:
    0  everything deployed matches the assembly
@@ -331,10 +352,15 @@ Examples:
 				return printJSON(c, out)
 			}
 			for _, d := range st.Droplets {
-				if d.State == "excluded" {
+				if d.State == "excluded" || (c.Bool("quiet") && d.State == "match") {
+					// -q: nothing on success; what does not match otherwise.
 					continue
 				}
-				fmt.Fprintf(c.App.Writer, "%s (%s): %s\n", d.ID, d.Kind, d.State)
+				line := fmt.Sprintf("%s (%s): %s", d.ID, d.Kind, d.State)
+				if d.DeployedBy != nil {
+					line += fmt.Sprintf(" (deployed by assembly %s)", d.DeployedBy)
+				}
+				fmt.Fprintf(c.App.Writer, "%s\n", line)
 				for _, diff := range d.Differences {
 					fmt.Fprintf(c.App.Writer, "   %s\n", diff)
 				}
@@ -364,7 +390,7 @@ type statusJSON struct {
 // --allow-unsigned, the command's own, then --strict, --json, -q and
 // --progress. extract's are the same ("extract").
 func assemblyFlags(act string, own ...cli.Flag) []cli.Flag {
-	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"})
+	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"}, digestFlag)
 	fs = append(fs, own...)
 	return append(fs, strictFlag, jsonFlag, quietFlag, progressFlag)
 }

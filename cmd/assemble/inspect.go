@@ -13,6 +13,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/plural"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 func inspectCmd() *cli.Command {
@@ -34,6 +35,7 @@ func inspectCmd() *cli.Command {
 			&cli.StringFlag{Name: "query", Usage: "print the part of manifest.json the gjson `PATH` selects"},
 			strictFlag,
 			noWarnUnverifiedFlag,
+			digestFlag,
 		},
 		Action: runInspect,
 	}
@@ -43,15 +45,24 @@ func runInspect(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("inspect takes one ASSEMBLY, got %d arguments", c.NArg())
 	}
-	file := c.Args().First()
-	if st, err := os.Stat(file); err == nil && st.IsDir() {
+	name := c.Args().First()
+	file := shown(name)
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
 		return withHint(because(errIsFolder, file, "%s is a folder, not an assembly", file), fmt.Sprintf("build it first with 'assemble build -o app.cloud %s', or draw a project with 'assemble graph %s'", file, file))
 	}
-	r, cl, err := openReader(c, "", file)
+	want, err := digestOption(c)
+	if err != nil {
+		return err
+	}
+	r, cl, err := openReader(c, "", name)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
+	raw, _ := r.Raw()
+	if err := trust.CheckDigest(c.Context, shown(file), raw, raw.Size(), want); err != nil {
+		return err
+	}
 	signed := r.Signed()
 	if signed {
 		warnUnverified(c, file)

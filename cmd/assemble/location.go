@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/remote"
 )
 
@@ -13,10 +14,37 @@ import (
 // (oci://, s3://, https://) for it, and opens it here: openSource is the
 // one place that tells them apart.
 
+// digestFlag names the assembly by its .cloud file's SHA-256 (one
+// identity everywhere): every command that reads an assembly takes it,
+// for a file or a location.
+var digestFlag = &cli.StringFlag{Name: "digest", Usage: "require the .cloud file's SHA-256 to be `sha256:HEX` (its name, as build, sign, verify and push print it)"}
+
+// digestOption is --digest, parsed (the zero Digest when not given).
+func digestOption(c *cli.Context) (digest.Digest, error) {
+	s := c.String("digest")
+	if s == "" {
+		return digest.Digest{}, nil
+	}
+	d, err := digest.Parse(s)
+	if err != nil {
+		return d, withHint(usagef("--digest %q is not a SHA-256 digest", s), "give it as sha256: and 64 lowercase hex digits, as 'assemble verify' and 'assemble push' print it")
+	}
+	return d, nil
+}
+
+// shown is how messages and JSON name an ASSEMBLY or LOCATION argument: a
+// location with its secrets redacted (remote.Redact), a file as given.
+func shown(name string) string {
+	if remote.IsLocation(name) {
+		return remote.Redact(name)
+	}
+	return name
+}
+
 // openSource opens what an ASSEMBLY argument names: a remote location
-// (remote.Open: ranged reads, nothing written to disk) or a file. digest,
-// when not empty, pins the bytes that must arrive (pull --digest).
-func openSource(c *cli.Context, name, digest string) (io.ReaderAt, int64, io.Closer, error) {
+// (remote.Open: ranged reads, each byte fetched once into a spool) or a
+// file. --digest, when given, pins the bytes that must arrive.
+func openSource(c *cli.Context, name string) (io.ReaderAt, int64, io.Closer, error) {
 	if !remote.IsLocation(name) {
 		f, size, err := openAssemblyFile(name)
 		if err != nil {
@@ -24,7 +52,7 @@ func openSource(c *cli.Context, name, digest string) (io.ReaderAt, int64, io.Clo
 		}
 		return f, size, f, nil
 	}
-	o, err := remote.Open(c.Context, name, &remote.Options{Digest: digest})
+	o, err := remote.Open(c.Context, name, &remote.Options{Digest: c.String("digest")})
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -35,7 +63,7 @@ func openSource(c *cli.Context, name, digest string) (io.ReaderAt, int64, io.Clo
 // as assembly.Open does. Errors name it as given, after verb when it is
 // not empty ("attest app.cloud: ...").
 func openReader(c *cli.Context, verb, name string) (*assembly.Reader, io.Closer, error) {
-	ra, size, cl, err := openSource(c, name, "")
+	ra, size, cl, err := openSource(c, name)
 	if err != nil {
 		if verb != "" {
 			err = onFile(verb, name, err)

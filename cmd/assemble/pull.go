@@ -30,7 +30,7 @@ Examples:
    assemble pull --keyring release.pub.asc --digest sha256:9f86d0... -o app.cloud s3://releases/app/1.4.0.cloud`,
 		Flags: append(trustFlags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the verified assembly to `FILE` (- for standard output)"},
-			&cli.StringFlag{Name: "digest", Usage: "require the file's SHA-256 to be `sha256:HEX`"},
+			digestFlag,
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			jsonFlag,
 			strictFlag,
@@ -66,9 +66,9 @@ func runPull(c *cli.Context) error {
 	if out == "-" && c.Bool("json") {
 		return withHint(usagef("--json and -o - both write to standard output"), "write the assembly to a file with -o FILE")
 	}
-	digest := c.String("digest")
-	if _, err := remote.ParseDigest(digest); digest != "" && err != nil {
-		return withHint(usagef("--digest %q is not a SHA-256 digest", digest), "give it as sha256: and 64 lowercase hex digits, as 'assemble push' prints it")
+	want, err := digestOption(c)
+	if err != nil {
+		return err
 	}
 	if _, err := remote.Parse(loc); err != nil {
 		return err
@@ -78,30 +78,22 @@ func runPull(c *cli.Context) error {
 		return outputError(err)
 	}
 	defer f.Close()
-	var obj *remote.Object
 	open := func() (io.ReaderAt, int64, io.Closer, error) {
-		opts := &remote.Options{Digest: digest}
-		if !f.Direct() {
-			opts.Spool = f // the bytes verified are the bytes written
-		}
-		o, err := remote.Open(c.Context, loc, opts)
+		o, err := remote.Open(c.Context, loc, &remote.Options{Digest: want.String()})
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		obj = o
 		return o, o.Size(), o, nil
 	}
-	res, err := verifySource(c, loc, c.Bool("allow-unsigned"), open)
+	// The location is read once (remote.Object spools each byte as it
+	// arrives); trust.VerifyTo writes f from that spool only once the
+	// assembly verified, checking the bytes against its SHA-256 again as
+	// they pass, and f is committed only then.
+	name := shown(loc)
+	res, err := verifySource(c, name, c.Bool("allow-unsigned"), open, f)
 	defer res.close()
 	if err != nil {
 		return withResult(err, res.failure())
-	}
-	if f.Direct() {
-		// Standard output or a pipe takes the bytes in order, once they
-		// are verified (read again, from the cache where they still are).
-		if _, err := io.Copy(f, io.NewSectionReader(obj, 0, obj.Size())); err != nil {
-			return onFile("pull", loc, err)
-		}
 	}
 	if err := f.Commit(); err != nil {
 		return outputError(err)
@@ -110,7 +102,7 @@ func runPull(c *cli.Context) error {
 		return printJSON(c, pullResult{res, out})
 	}
 	if out != "-" {
-		printVerified(c, loc, res)
+		printVerified(c, name, res)
 		printf(c, c.App.Writer, "wrote %s\n", out)
 	}
 	return nil

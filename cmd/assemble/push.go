@@ -41,6 +41,7 @@ Examples:
    assemble push --policy release-policy.yaml app.cloud s3://releases/app/1.4.0.cloud`,
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "push an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			digestFlag,
 			jsonFlag,
 			strictFlag,
 			quietFlag,
@@ -62,6 +63,7 @@ type pushResult struct {
 	Version       string `json:"version,omitempty"`
 	ETag          string `json:"etag,omitempty"`
 	Multipart     bool   `json:"multipart,omitempty"`
+	Replaced      bool   `json:"replaced,omitempty"`
 }
 
 func runPush(c *cli.Context) error {
@@ -81,17 +83,27 @@ func runPush(c *cli.Context) error {
 		return err
 	}
 	if !res.Signed {
-		warnf(c, "pushing %s UNSIGNED (--allow-unsigned): whoever pulls it must pass --allow-unsigned too", name)
+		warnf(c, "pushing %s UNSIGNED (--allow-unsigned): whoever pulls it must pass --allow-unsigned too", res.File)
 	}
 	raw, _ := res.reader.Raw()
-	prog := newProgress(c, "pushing "+name)
-	p, err := remote.Push(c.Context, dest, remote.File{R: raw, Size: res.Size, SHA256: "sha256:" + res.SHA256, Title: filepath.Base(name)}, nil)
+	f := remote.File{R: raw, Size: res.Size, SHA256: "sha256:" + res.SHA256, Title: filepath.Base(name)}
+	if remote.IsLocation(name) {
+		// Promotion: the file is named after the source's last segment,
+		// and from a registry its manifest is copied as it is.
+		src, _ := remote.Parse(name)
+		f.Title = src.Base()
+		if o, ok := res.source.(*remote.Object); ok {
+			f.Manifest = o.Manifest()
+		}
+	}
+	prog := newProgress(c, "pushing "+res.File)
+	p, err := remote.Push(c.Context, dest, f, &remote.Options{Progress: prog.Func()})
 	prog.Done()
 	if err != nil {
-		return onFile("push", name, err)
+		return onFile("push", res.File, err)
 	}
-	out := pushResult{File: name, Location: dest, Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
-		Manifest: p.Manifest, Version: p.Version, ETag: p.ETag, Multipart: p.Multipart}
+	out := pushResult{File: res.File, Location: shown(dest), Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
+		Manifest: p.Manifest, Version: p.Version, ETag: p.ETag, Multipart: p.Multipart, Replaced: p.Replaced}
 	if c.Bool("json") {
 		return printJSON(c, out)
 	}
@@ -99,13 +111,16 @@ func runPush(c *cli.Context) error {
 	if !res.Signed {
 		what = "UNSIGNED"
 	}
-	printf(c, c.App.Writer, "pushed %s (%s) to %s\n%s\n", name, what, dest, p.Digest)
+	printf(c, c.App.Writer, "pushed %s (%s) to %s\n%s\n", res.File, what, out.Location, p.Digest)
+	if p.Replaced {
+		printf(c, c.App.Writer, "replaced the object that was at %s\n", out.Location)
+	}
 	if p.Manifest != "" {
 		loc, _ := remote.Parse(dest)
 		printf(c, c.App.Writer, "manifest %s: pull it by oci://%s@%s\n", p.Manifest, loc.Ref.Context().Name(), p.Manifest)
 	}
 	if p.Version != "" {
-		printf(c, c.App.Writer, "version %s: pull it by %s?versionId=%s\n", p.Version, dest, p.Version)
+		printf(c, c.App.Writer, "version %s: pull it by %s?versionId=%s\n", p.Version, out.Location, p.Version)
 	}
 	return nil
 }

@@ -69,6 +69,7 @@ Examples:
 ` + findingsHelp(),
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			digestFlag,
 			jsonFlag,
 			strictFlag,
 			quietFlag,
@@ -120,6 +121,7 @@ type verifyResult struct {
 	verified *signing.Verified // reads through reader; nil when unsigned
 	trusted  *trust.Result     // what trust.Verify gave, when it succeeded
 	trust    *trust.Trust      // the keys and policy it verified with (nil: none given)
+	source   io.ReaderAt       // what it was read from (a *remote.Object for a location)
 	close    func()            // stops the digest and closes the file
 }
 
@@ -202,13 +204,19 @@ func (res *verifyResult) setSignatures(sigs []signing.Signature, pr signing.Poli
 // one verify-and-open function), reporting what it found. The caller
 // calls res.close when done with res.reader and res.verified.
 func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verifyResult, err error) {
-	return verifySource(c, name, allowUnsigned, func() (io.ReaderAt, int64, io.Closer, error) { return openSource(c, name, "") })
+	return verifySource(c, shown(name), allowUnsigned, func() (io.ReaderAt, int64, io.Closer, error) { return openSource(c, name) }, nil)
 }
 
-// verifySource is verifyAssembly of what open opens (pull opens the
-// location its own way).
-func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (io.ReaderAt, int64, io.Closer, error)) (res *verifyResult, err error) {
+// verifySource is verifyAssembly of what open opens, name being how
+// messages call it (pull opens the location its own way). With w, the
+// assembly is written to w once verified (trust.VerifyTo: the verified
+// bytes, checked again as they pass).
+func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (io.ReaderAt, int64, io.Closer, error), w io.Writer) (res *verifyResult, err error) {
 	res = &verifyResult{File: name, Warnings: []diagnosticJSON{}, close: func() {}}
+	want, err := digestOption(c)
+	if err != nil {
+		return res, err
+	}
 	var tr *trust.Trust
 	if trustGiven(c) {
 		// A mistake in the trust flags or the policy file is reported
@@ -225,9 +233,14 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 	res.close = func() { cl.Close() }
 	res.Size = size
 	res.trust = tr
+	res.source = f
 	prog := newProgress(c, "verifying "+name)
-	v, err := trust.Verify(c.Context, name, f, size, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func()})
+	v, err := trust.VerifyTo(c.Context, name, f, size, w, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want})
 	prog.Done()
+	if err != nil && v.SHA256 != "" {
+		// Verified, then the writing failed.
+		return res, err
+	}
 	res.reader, res.verified, res.Signed = v.Reader, v.Verified, v.Signed
 	if v.Report != nil {
 		showFindings(c, name, v.Report)

@@ -15,7 +15,7 @@ var (
 	// an absolute path, a symbolic link out). It matches
 	// assembly.ErrInsecurePath too.
 	ErrOutsideProject error = errcode.Sub(assembly.ErrInsecurePath, "artifact_outside_project", "artifact outside the project",
-		"keep local artifacts (Lambda code, nested templates) inside the project folder")
+		"keep local artifacts (Lambda code, nested templates) inside the project folder: assemble package --root DIR names a folder that holds the template and its artifacts; assemble build reads the folder of assembly.yaml, so put one in a folder that holds both")
 	// ErrCycle: nested templates include each other.
 	ErrCycle = errcode.New("nested_template_cycle", "nested template cycle",
 		"a nested stack includes itself through the chain shown: break the cycle")
@@ -26,6 +26,10 @@ var (
 	// ErrChanged: a file changed between packaging and writing.
 	ErrChanged = errcode.New("artifact_changed", "artifact changed during the build",
 		"a file changed while it was packaged: build again once nothing else writes it")
+	// ErrBucketName: an asset bucket's name is not an S3 bucket name
+	// (CheckBucket). It matches ErrArtifact too.
+	ErrBucketName = errcode.Sub(ErrArtifact, "bad_bucket_name", "not an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens)",
+		"name the bucket as S3 does: 3 to 63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit")
 )
 
 // Error is an error at the place in a template where an artifact is named.

@@ -1,0 +1,248 @@
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/errcode"
+)
+
+// Refusals of the preflight: what the account holds makes a deploy
+// impossible or harmful, found before anything changes.
+var (
+	// ErrForeignStack: a stack of the droplet's name exists and was not
+	// made by this droplet (no assemble:droplet tag naming it).
+	ErrForeignStack = errcode.New("foreign_stack", "stack not made by this droplet",
+		"if the stack is meant to be this droplet's from now on, adopt it (deploy --adopt ID); else rename the droplet's stack")
+	// ErrBucket: a bucket deploy writes to does not exist or cannot be
+	// used with these credentials.
+	ErrBucket = errcode.New("bucket_unusable", "bucket missing or unusable",
+		"create the bucket in the droplet's account and region (or name another one), or use credentials that may write to it")
+)
+
+// preflight checks what only the account can tell, before the first
+// change, for every targeted droplet at once (up to Concurrency calls at a
+// time), and returns every refusal:
+//   - each stack name, once references to droplets outside the selection
+//     are read, is one CloudFormation accepts;
+//   - no two stack droplets of the assembly name one stack in one account
+//     and region, once unknown-account and unknown-region are the caller's;
+//   - a stack that exists under a targeted droplet's name was made by that
+//     droplet (its assemble:droplet tag names it), unless Options.Adopt
+//     names the droplet;
+//   - the staging bucket exists, in each region where a template needs it;
+//   - every bucket a file or directory droplet names (fixed, not made by a
+//     droplet deployed in this run) exists.
+//
+// A deploy (not a plan) then stages the templates that need it, each
+// once: the staging bucket is written before any stack changes, so a
+// bucket that cannot be written stops the deploy there.
+func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*droplet) error {
+	var errs []error
+	var mu sync.Mutex
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	adopt := map[string]bool{}
+	for _, id := range r.opts.Adopt {
+		spec := r.src.manifest.Droplets[id]
+		if spec == nil || !isStackType(spec.Type) {
+			errs = append(errs, fmt.Errorf("%w: adopt %s: the assembly holds no stack droplet %s", ErrParameter, id, id))
+			continue
+		}
+		adopt[id] = true
+	}
+	// One stack, one droplet: across the whole assembly, environments
+	// resolved as deploy resolves them.
+	dups := assembly.DuplicateStacks(r.src.manifest, func(id string) (string, string, bool) {
+		if d := all[id]; d != nil {
+			return d.account, d.region, true
+		}
+		env, err := assembly.ParseEnvironment(r.src.manifest.Droplets[id].Environment)
+		if err != nil || env.Protocol != "aws" {
+			return "", "", false
+		}
+		if env.Account == assembly.UnknownAccount {
+			env.Account = r.account
+		}
+		if env.Region == assembly.UnknownRegion {
+			env.Region = r.session.cfg.Region
+		}
+		return env.Account, env.Region, true
+	})
+	for _, k := range sortedStackKeys(dups) {
+		ids := dups[k]
+		errs = append(errs, dropletErr(ids[1], assembly.ErrDuplicateStack, "stack %s is also droplet %s's: each stack droplet needs its own stackName in one account and region", k, ids[0]))
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.opts.Concurrency)
+	staging := map[string]bool{} // regions that need the staging bucket
+	buckets := map[[2]string][]string{}
+	for _, d := range ds {
+		props, _, err := resolve(d.id, d.spec.Properties, r.lookup)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		d.setProps(props)
+		switch d.kind.(type) {
+		case stackKind:
+			name := str(d.props, "stackName")
+			if strings.Contains(name, KnownAfterDeploy) {
+				continue // made by a droplet of this run: checked when deployed
+			}
+			if !assembly.ValidStackName(name) {
+				errs = append(errs, dropletErr(d.id, assembly.ErrStackName, "stack name %q is not one CloudFormation accepts: a letter, then letters, digits and hyphens (-), at most 128 characters", name))
+				continue
+			}
+			if r.src.sizes[str(d.props, "template")] > MaxTemplateBody && r.opts.StagingBucket != "" {
+				staging[d.region] = true
+			}
+			g.Go(func() error {
+				if err := r.owned(gctx, d, name, adopt[d.id]); err != nil {
+					fail(err)
+				}
+				return nil
+			})
+		case objectKind:
+			b := str(d.props, "bucketName")
+			if b == "" || strings.Contains(b, KnownAfterDeploy) {
+				continue
+			}
+			k := [2]string{d.region, b}
+			buckets[k] = append(buckets[k], d.id)
+		}
+	}
+	for _, region := range sortedKeys(staging) {
+		g.Go(func() error {
+			if why := r.bucketProblem(gctx, region, r.opts.StagingBucket); why != "" {
+				fail(fmt.Errorf("%w: staging bucket %s (for templates over %d bytes) in %s: %s", ErrBucket, r.opts.StagingBucket, MaxTemplateBody, region, why))
+			}
+			return nil
+		})
+	}
+	for k, ids := range buckets {
+		g.Go(func() error {
+			if why := r.bucketProblem(gctx, k[0], k[1]); why != "" {
+				sort.Strings(ids)
+				for _, id := range ids {
+					fail(dropletErr(id, ErrBucket, "bucket %s in %s: %s", k[1], k[0], why))
+				}
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
+	}
+	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool { return dropletOf(errs[i]) < dropletOf(errs[j]) })
+		return errors.Join(errs...)
+	}
+	if r.opts.Plan {
+		return nil
+	}
+	// Every check passed: stage the large templates, the first writes.
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(r.opts.Concurrency)
+	for _, d := range ds {
+		if _, ok := d.kind.(stackKind); !ok || r.src.sizes[str(d.props, "template")] <= MaxTemplateBody {
+			continue
+		}
+		g.Go(func() error {
+			in, err := stackKind{}.input(d)
+			if err == nil {
+				_, err = in.stage(gctx, d)
+			}
+			if err != nil {
+				return &DropletError{Droplet: d.id, Err: err}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// owned refuses a stack that exists under the droplet's name and was not
+// made by it, unless adopt.
+func (r *runner) owned(ctx context.Context, d *droplet, name string, adopt bool) error {
+	s, err := describeStack(ctx, d.aws().cfn, name)
+	if err != nil {
+		return &DropletError{Droplet: d.id, Err: err}
+	}
+	if s == nil || s.StackStatus == cfntypes.StackStatusDeleteComplete || adopt {
+		return nil
+	}
+	if owner := tagValue(s.Tags, TagDroplet); owner != d.id {
+		why := "it has no " + TagDroplet + " tag"
+		if owner != "" {
+			why = fmt.Sprintf("its %s tag names droplet %s", TagDroplet, owner)
+		}
+		return dropletErr(d.id, ErrForeignStack, "stack %s (%s) exists in aws://%s/%s and was not made by this droplet: %s; adopt it to deploy over it", name, s.StackStatus, d.account, d.region, why)
+	}
+	return nil
+}
+
+// bucketProblem says why the bucket cannot be used ("" when it can):
+// HeadBucket in the region.
+func (r *runner) bucketProblem(ctx context.Context, region, bucket string) string {
+	_, err := r.session.in(region).s3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)})
+	if err == nil {
+		return ""
+	}
+	switch apiCode(err) {
+	case "NotFound", "NoSuchBucket", "404":
+		return "it does not exist"
+	case "Forbidden", "AccessDenied", "403":
+		return "these credentials may not use it (403 Forbidden)"
+	case "MovedPermanently", "301":
+		return "it is in another region"
+	}
+	return "s3:HeadBucket: " + apiMessage(err)
+}
+
+func tagValue(tags []cfntypes.Tag, key string) string {
+	for _, t := range tags {
+		if aws.ToString(t.Key) == key {
+			return aws.ToString(t.Value)
+		}
+	}
+	return ""
+}
+
+func isStackType(typ string) bool {
+	k, _ := kindOf(typ)
+	_, ok := k.(stackKind)
+	return ok
+}
+
+func sortedStackKeys(m map[assembly.StackKey][]string) []assembly.StackKey {
+	ks := make([]assembly.StackKey, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return m[ks[i]][0] < m[ks[j]][0] })
+	return ks
+}
+
+// dropletOf is the droplet an error names ("" for none).
+func dropletOf(err error) string {
+	var de *DropletError
+	if errors.As(err, &de) {
+		return de.Droplet
+	}
+	return ""
+}
