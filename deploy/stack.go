@@ -240,22 +240,29 @@ func (stackKind) current(ctx context.Context, d *droplet) (map[string]string, bo
 }
 
 // sameStack reports whether the stack already runs what the droplet
-// signs (stackDrift finds nothing), tagged by this assembly: nothing to do.
+// signs (stackDrift finds nothing): nothing to do, whichever assembly
+// deployed it. The skip rests on the droplet's own content (template,
+// parameters, settings), never on the assembly's SHA-256: a release that
+// leaves a stack as it was makes no call that changes it, and the stack's
+// assemble:sha256 tag goes on naming the assembly whose deploy made what
+// runs (Status shows it).
 func sameStack(ctx context.Context, d *droplet, c *cloudformation.Client, s *cfntypes.Stack, in *stackInput) (bool, error) {
 	switch s.StackStatus {
 	case cfntypes.StackStatusCreateComplete, cfntypes.StackStatusUpdateComplete:
 	default:
 		return false, nil
 	}
-	tags := map[string]string{}
-	for _, t := range s.Tags {
-		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	if tags[TagSHA256] != in.tags[TagSHA256] {
-		return false, nil
-	}
 	diff, err := stackDrift(ctx, d, c, s, in)
 	return len(diff) == 0, err
+}
+
+// deployedByNote is " (deployed by assembly sha256:...)" when the stack's
+// assemble:sha256 tag names another assembly than this one, else "".
+func deployedByNote(d *droplet, s *cfntypes.Stack) string {
+	if sha := tagValue(s.Tags, TagSHA256); sha != "" && sha != d.run.src.SHA256 {
+		return " (deployed by assembly sha256:" + sha + ")"
+	}
+	return ""
 }
 
 // paramDiff lists the parameters whose deployed value differs from want
@@ -293,7 +300,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		if same, err := sameStack(ctx, d, c, s, in); err != nil {
 			return "", nil, err
 		} else if same {
-			d.res.action("stack %s already runs this template and these parameters", in.name)
+			d.res.action("stack %s already runs what the droplet signs%s", in.name, deployedByNote(d, s))
 			return Unchanged, stackAttrs(s), nil
 		}
 		switch st := s.StackStatus; {
@@ -605,7 +612,7 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 		if same, err := sameStack(ctx, d, c, s, in); err != nil {
 			return err
 		} else if same {
-			d.res.action("stack %s: unchanged (this template and these parameters run already)", in.name)
+			d.res.action("stack %s: unchanged (it runs what the droplet signs%s)", in.name, deployedByNote(d, s))
 			d.run.setAttrs(d.id, stackAttrs(s))
 			return nil
 		}
@@ -672,12 +679,6 @@ func (k stackKind) status(ctx context.Context, d *droplet) ([]string, error) {
 		return nil, absent("stack %s does not exist", in.name)
 	}
 	var diff []string
-	switch owner := tagValue(s.Tags, TagDroplet); {
-	case owner == "":
-		diff = append(diff, fmt.Sprintf("stack %s was not made by this droplet (it has no %s tag)", in.name, TagDroplet))
-	case owner != d.id:
-		diff = append(diff, fmt.Sprintf("stack %s was made by droplet %s, not this one (its %s tag)", in.name, owner, TagDroplet))
-	}
 	if sha := tagValue(s.Tags, TagSHA256); sha != d.run.src.SHA256 {
 		d.deployedBy = sha
 	}

@@ -191,9 +191,9 @@ func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, er
 		if c.Context.Err() != nil {
 			err = interrupted{err}
 		}
-		return name, nil, res, withResult(err, res.failure())
+		return res.File, nil, res, withResult(err, res.failure())
 	}
-	return name, deploy.FromTrust(res.trusted), res, nil
+	return res.File, deploy.FromTrust(res.trusted), res, nil
 }
 
 // deployJSON is what deploy prints with --json (docs/json/deploy.json).

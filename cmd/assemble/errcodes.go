@@ -31,7 +31,7 @@ var (
 // not one of the generic classes (generic), which yield to any other.
 var saysMore = []string{
 	"changed_after_verification", "bad_digest", "wrong_digest",
-	"bad_location", "access_denied", "remote_not_found", "remote_changed", "bad_response",
+	"remote_no_credentials", "bad_location", "access_denied", "remote_not_found", "remote_changed", "bad_response",
 	"remote_digest_mismatch", "redirect_refused", "timeout", "not_assembly_artifact", "remote_unsupported",
 	"corrupt", "truncated", "attestation_mismatch", "unknown_critical", "interrupted",
 	// deploy's refusals: another account, or missing values, make the rest moot
