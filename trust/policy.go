@@ -21,7 +21,7 @@ import (
 
 // PolicyKeys are the keys of a policy file, in the order help lists them.
 func PolicyKeys() []string {
-	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities"}
+	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "require-approval"}
 }
 
 // A PolicyFile is what a policy file says; keyring paths are made
@@ -35,7 +35,10 @@ type PolicyFile struct {
 	// capabilities deploy may grant (IAM, NAMED_IAM, AUTO_EXPAND).
 	StagingBucket string
 	Capabilities  []string
-	Has           map[string]bool
+	// RequireApproval is deploy's approval level (never, any-change,
+	// broadening), checked by deploy.ParseApproval.
+	RequireApproval string
+	Has             map[string]bool
 }
 
 // bucketRE is an S3 bucket name.
@@ -158,6 +161,11 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 					}
 				}
 			}
+		case "require-approval":
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				return nil, at(v, "require-approval must be never, any-change or broadening")
+			}
+			p.RequireApproval = v.Value
 		case "min-signers":
 			n, cerr := strconv.Atoi(v.Value)
 			if v.Kind != yaml.ScalarNode || cerr != nil || n < 1 {

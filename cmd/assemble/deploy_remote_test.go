@@ -135,8 +135,8 @@ func TestDeployFromLocation(t *testing.T) {
 			if want := loc + ": sha256 " + sum + ", signed by"; !strings.Contains(stdout, want) {
 				t.Errorf("deploy --plan does not say %q:\n%s", want, stdout)
 			}
-			if !strings.Contains(stdout, "planned 2 droplets from "+loc+" ") {
-				t.Errorf("deploy --plan does not name %s:\n%s", loc, stdout)
+			if !strings.Contains(stdout, "\n2 of 2 droplets change\n") {
+				t.Errorf("deploy --plan does not count the changes:\n%s", stdout)
 			}
 			if tag := stackTag(t, stack); tag != "" || len(objects(t, bucket)) != 0 {
 				t.Fatalf("--plan left stack tag %q, objects %v", tag, objects(t, bucket))
