@@ -12,7 +12,7 @@ var (
 	// ErrAccount: a droplet's environment names an account other than the
 	// caller's (STS GetCallerIdentity).
 	ErrAccount = errcode.New("wrong_account", "wrong AWS account",
-		"deploy with credentials of the account the assembly names (AWS_PROFILE, or a role), or build it for this account")
+		"use credentials of the droplet's account, or name a role that reaches it: the target's deployRole, --role-arn, or a CDK-bootstrapped account (--qualifier)")
 	// ErrMissing: a manifest `missing` entry is not supplied.
 	ErrMissing = errcode.New("missing_information", "missing information not supplied",
 		"supply each value the assembly lists under missing with --parameter ID.NAME=VALUE")
