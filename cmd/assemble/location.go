@@ -117,4 +117,3 @@ func openReader(c *cli.Context, verb, name string) (*assembly.Reader, io.Closer,
 	}
 	return r, cl, nil
 }
-
