@@ -98,6 +98,8 @@ Examples:
 			&cli.StringSliceFlag{Name: "adopt", Usage: "let the stack droplet `ID` deploy over an existing stack of its name that it did not make (repeatable)"},
 			&cli.StringFlag{Name: "require-approval", Usage: "ask before deploying `never`, any-change or broadening changes (default broadening, or the policy file's require-approval)"},
 			&cli.BoolFlag{Name: "change-set", Usage: "with --plan: also make a change set per changed stack for CloudFormation's replacement verdicts (deleted after)"},
+			&cli.StringFlag{Name: "outputs-file", Usage: "write every stack's outputs to `FILE` as JSON, as cdk deploy --outputs-file does (after a failure too)"},
+			&cli.StringFlag{Name: "events", Usage: "write what happens to `FILE` as JSON lines (with --json they go to standard error otherwise)"},
 		),
 		Action: func(c *cli.Context) error {
 			opts, err := deployOptions(c)
@@ -127,13 +129,24 @@ Examples:
 				return err
 			}
 			opts.Approve = terminalApprover(c)
+			closeEvents, err := eventSink(c, &opts, name)
+			if err != nil {
+				return err
+			}
+			defer closeEvents()
 			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
 			res, err := deploy.Deploy(c.Context, src, opts)
 			out.fill(res)
+			if werr := writeStackOutputs(c, name, res); werr != nil && err == nil {
+				err = werr
+			}
 			if err != nil {
+				if !c.Bool("json") {
+					printDeployTable(c, res) // what each droplet came to, failed or not
+				}
 				return withResult(deployHint(onFile("deploy", name, err)), out)
 			}
 			if c.Bool("json") {
@@ -269,6 +282,9 @@ func printDeploy(c *cli.Context, name string, res *deploy.Result) {
 	verb := "deployed"
 	if res.Plan {
 		verb = "planned"
+	}
+	if !res.Plan {
+		printDeployTable(c, res)
 	}
 	printf(c, c.App.Writer, "%s %s from %s to account %s: %s\n", verb, plural.Count(len(res.Order), "droplet"), name, res.Account, strings.Join(parts, ", "))
 }
