@@ -95,6 +95,9 @@ func deployCommonFlags() []cli.Flag {
 func diffOptions(c *cli.Context) (deploy.DiffOptions, error) {
 	o := deploy.Options{
 		Only:          c.StringSlice("only"),
+		Target:        c.String("target"),
+		RoleARN:       c.String("role-arn"),
+		Qualifier:     c.String("qualifier"),
 		Concurrency:   c.Int("concurrency"),
 		StagingBucket: c.String("staging-bucket"),
 		Capabilities:  c.StringSlice("capabilities"),
@@ -206,7 +209,11 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 		}
 		deployed = "deployed now: " + strings.Join(ds, ", ")
 	}
-	fmt.Fprintf(w, "account %s, region %s; reviewing sha256:%s, %s\n", res.Account, strings.Join(res.Regions, ", "), res.SHA256, deployed)
+	target := ""
+	if res.Target != "" {
+		target = "target " + res.Target + ", "
+	}
+	fmt.Fprintf(w, "%saccount %s, region %s; reviewing sha256:%s, %s\n", target, res.Account, strings.Join(res.Regions, ", "), res.SHA256, deployed)
 	for _, d := range res.Droplets {
 		if d.State == deploy.StateExcluded {
 			continue
