@@ -21,9 +21,14 @@ func deployCmd() *cli.Command {
 		Description: `Verifies the assembly exactly as 'assemble verify' does (same trust flags and
 --policy file; signed by trusted keys unless --allow-unsigned), then checks,
 before anything in the cloud changes:
-   - the account of every droplet's environment aws://ACCOUNT/REGION is the
-     caller's (STS GetCallerIdentity; unknown-account and unknown-region, as
-     the AWS CDK writes them, mean the caller's own);
+   - the target (--target NAME) when the assembly declares targets: its
+     signed environments, values (${target.NAME}), tags and deployRole; the
+     policy file's targets: may restrict them;
+   - every account a droplet deploys to or is read from is reached, with
+     credentials for its account and region: the caller's own (STS), else
+     --role-arn, the target's deployRole, or the CDK bootstrap roles of a
+     bootstrapped account (--qualifier); unknown-account and unknown-region
+     mean the target's, else the caller's own;
    - every entry under the manifest's 'missing' is supplied (--parameter
      Service.AlertEmail=x for a stack parameter);
    - no droplet carries 'error' metadata (--force deploys it anyway;
@@ -464,7 +469,8 @@ func statusCmd() *cli.Command {
 		Usage:     "verify an assembly, then tell whether what is deployed matches it",
 		ArgsUsage: "ASSEMBLY",
 		Description: `Verifies the assembly as 'assemble verify' does (same trust flags), then
-compares, droplet by droplet, what is deployed in the caller's account with
+compares, droplet by droplet, what is deployed in its account and region
+(--target as deploy takes it; one result per account/region pair) with
 what the assembly holds: each stack's template (GetTemplate) and parameters,
 each object's bytes (by the SHA-256 deploy stored with it, else by reading
 the object), each image tag's digest. References are resolved from what is
