@@ -103,6 +103,8 @@ Examples:
 			&cli.StringSliceFlag{Name: "adopt", Usage: "let the stack droplet `ID` deploy over an existing stack of its name that it did not make (repeatable)"},
 			&cli.StringFlag{Name: "require-approval", Usage: "ask before deploying `never`, any-change or broadening changes (default broadening, or the policy file's require-approval)"},
 			&cli.BoolFlag{Name: "change-set", Usage: "with --plan: also make a change set per changed stack for CloudFormation's replacement verdicts (deleted after)"},
+			&cli.StringFlag{Name: "outputs-file", Usage: "write every stack's outputs to `FILE` as JSON, as cdk deploy --outputs-file does (after a failure too)"},
+			&cli.StringFlag{Name: "events", Usage: "write what happens to `FILE` as JSON lines (with --json they go to standard error otherwise)"},
 			&cli.IntFlag{Name: "max-failures", Usage: "let `N` account/region pairs of the target fail before the pairs not started yet are left unstarted"},
 		),
 		Action: func(c *cli.Context) error {
@@ -133,15 +135,27 @@ Examples:
 				return err
 			}
 			opts.Approve = terminalApprover(c)
+			closeEvents, err := eventSink(c, &opts, name)
+			if err != nil {
+				return err
+			}
+			defer closeEvents()
 			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
 			res, err := deploy.Deploy(c.Context, src, opts)
 			out.fill(res)
+			if werr := writeStackOutputs(c, name, res); werr != nil && err == nil {
+				err = werr
+			}
 			if err != nil {
-				if len(res.Pairs) > 0 && !c.Bool("json") {
+				switch {
+				case c.Bool("json"):
+				case len(res.Pairs) > 0:
 					printDeploy(c, name, res) // a summary per pair, then the error
+				default:
+					printDeployTable(c, res) // what each droplet came to, failed or not
 				}
 				return withResult(deployHint(onFile("deploy", name, err)), out)
 			}
@@ -351,6 +365,9 @@ func printDeploy(c *cli.Context, name string, res *deploy.Result) {
 	verb := "deployed"
 	if res.Plan {
 		verb = "planned"
+	}
+	if !res.Plan {
+		printDeployTable(c, res)
 	}
 	where := "account " + res.Account
 	if res.Target != "" {
