@@ -209,7 +209,11 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 		}
 		deployed = "deployed now: " + strings.Join(ds, ", ")
 	}
-	fmt.Fprintf(w, "account %s, region %s; reviewing sha256:%s, %s\n", res.Account, strings.Join(res.Regions, ", "), res.SHA256, deployed)
+	target := ""
+	if res.Target != "" {
+		target = "target " + res.Target + ", "
+	}
+	fmt.Fprintf(w, "%saccount %s, region %s; reviewing sha256:%s, %s\n", target, res.Account, strings.Join(res.Regions, ", "), res.SHA256, deployed)
 	for _, d := range res.Droplets {
 		if d.State == deploy.StateExcluded {
 			continue

@@ -251,6 +251,7 @@ var errorCodes = []errorCode{
 	{deploy.ErrPairNotStarted, "pair_not_started"},
 	{deploy.ErrAccount, "wrong_account"},
 	{deploy.ErrTarget, "bad_target"},
+	{deploy.ErrNotOwned, "not_owned"},
 	{trust.ErrTargetRefused, "target_refused"},
 	{deploy.ErrMissing, "missing_information"},
 	{deploy.ErrParameter, "bad_parameter"},

@@ -245,6 +245,7 @@ var codeHints = map[string]string{
 
 	// Deploy.
 	"wrong_account":           "use credentials of the droplet's account, or name a role that reaches it: the target's deployRole, --role-arn, or a CDK-bootstrapped account (--qualifier)",
+	"not_owned":               "destroy only removes what the droplet deployed: delete it yourself, or leave it out with --only",
 	"bad_target":              "choose one of the assembly's targets with --target NAME ('assemble inspect' lists them)",
 	"target_refused":          "choose a target the policy file's targets: list names, or change the policy",
 	"pair_not_started":        "fix the failed account/region pairs and deploy again, or allow more failures with --max-failures N",
