@@ -157,7 +157,7 @@ Examples:
 				default:
 					printDeployTable(c, res) // what each droplet came to, failed or not
 				}
-				return withResult(deployHint(onFile("deploy", name, err)), out)
+				return withResult(deployError(onFile("deploy", name, err)), out)
 			}
 			if c.Bool("json") {
 				return printJSON(c, out)
@@ -432,29 +432,12 @@ func targetFlags() []cli.Flag {
 	}
 }
 
-// deployHint adds the fix for a refusal or failure.
-func deployHint(err error) error {
-	switch {
-	case errors.Is(err, deploy.ErrInterrupted), errors.Is(err, context.Canceled):
+// deployError marks an interrupted deploy (exit 130).
+func deployError(err error) error {
+	if errors.Is(err, deploy.ErrInterrupted) || errors.Is(err, context.Canceled) {
 		return interrupted{err}
-	case errors.Is(err, deploy.ErrAccount):
-		return withHint(err, "use credentials of the droplet's account, or name a role that reaches it: the target's deployRole, --role-arn, or a CDK-bootstrapped account (--qualifier)")
-	case errors.Is(err, deploy.ErrTarget):
-		return withHint(err, "choose one of the assembly's targets with --target NAME ('assemble inspect' lists them)")
-	case errors.Is(err, deploy.ErrPairNotStarted):
-		return withHint(err, "fix the failed account/region pairs and deploy again, or allow more failures with --max-failures N")
-	case errors.Is(err, deploy.ErrMissing):
-		return withHint(err, "supply each with --parameter ID.NAME=VALUE")
-	case errors.Is(err, deploy.ErrUndeployable), errors.Is(err, deploy.ErrNoDocker):
-		return withHint(err, "name the droplets to deploy with --only ID")
-	case errors.Is(err, deploy.ErrMetadataError):
-		return withHint(err, "fix what the error says and build again, or deploy anyway with --force")
-	case errors.Is(err, deploy.ErrStagingBucket):
-		return withHint(err, "give --staging-bucket BUCKET (an existing bucket in the stack's region)")
-	case errors.Is(err, deploy.ErrStackFailed), errors.Is(err, deploy.ErrDependency):
-		return withHint(err, "fix the cause, then deploy again: what was deployed is skipped")
 	}
-	return verifyHint(err)
+	return err
 }
 
 // interrupted exits 130.
@@ -511,7 +494,7 @@ Examples:
 			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier")})
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
 			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
-				return withResult(deployHint(onFile("status", name, err)), out)
+				return withResult(deployError(onFile("status", name, err)), out)
 			}
 			if c.Bool("json") {
 				if err != nil {

@@ -68,7 +68,7 @@ Examples:
 				printDestroy(c, name, res)
 			}
 			if err != nil {
-				return withResult(deployHint(onFile("destroy", name, err)), out)
+				return withResult(deployError(onFile("destroy", name, err)), out)
 			}
 			if c.Bool("json") {
 				return printJSON(c, out)

@@ -186,7 +186,7 @@ func runDiff(c *cli.Context, name string, src *deploy.Source, vres *verifyResult
 		if !c.Bool("json") && res.Account != "" {
 			printDiff(c.App.Writer, res, c.Bool("quiet"))
 		}
-		return withResult(deployHint(onFile(c.Command.Name, name, err)), out)
+		return withResult(deployError(onFile(c.Command.Name, name, err)), out)
 	}
 	if c.Bool("json") {
 		return printJSON(c, out)
