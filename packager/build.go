@@ -361,6 +361,7 @@ type builder struct {
 	schemaWarnings []assembly.Finding
 	outputs        map[string]templateOutputs // stack droplet -> its template's Outputs
 	assetBucket    string                     // the bucket of the last assetSet
+	assetIDs       map[string]string          // environment, bucket, key -> the file droplet (addAssets)
 }
 
 func (b *builder) errAt(id, field string, err error) error {
@@ -414,7 +415,7 @@ func (b *builder) droplet(id string) error {
 			}
 			var set *artifacts.Set
 			if prop.Template {
-				if set, err = b.assetSet(read); err != nil {
+				if set, err = b.assetSet(read, d.Environment); err != nil {
 					return b.errAt(id, field, err)
 				}
 			}

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"io"
-	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/remote"
-	"github.com/cloud-assembly/assemble/trust"
 )
 
 // Every command that reads an assembly takes a file or a remote location
@@ -21,6 +20,30 @@ import (
 // identity everywhere): every command that reads an assembly takes it,
 // for a file or a location.
 var digestFlag = &cli.StringFlag{Name: "digest", Usage: "require the .cloud file's SHA-256 to be `sha256:HEX` (its name, as build, sign, verify and push print it)"}
+
+// timeoutFlag bounds the whole of a command's work with remote locations
+// (opening, every read, an upload), however many requests it takes.
+var timeoutFlag = &cli.DurationFlag{Name: "timeout", EnvVars: []string{"ASSEMBLE_TIMEOUT"},
+	Usage: "give up on remote locations after `DURATION` in all, reading and uploading (e.g. 10m; default none, each request still bounded)"}
+
+// remoteContext is the command's context for remote locations: with
+// --timeout (or ASSEMBLE_TIMEOUT), one deadline for the whole run, set
+// when it is first asked for.
+func remoteContext(c *cli.Context) (context.Context, context.CancelFunc) {
+	d := c.Duration("timeout")
+	if d <= 0 {
+		return c.Context, func() {}
+	}
+	if c.App.Metadata == nil {
+		c.App.Metadata = map[string]any{}
+	}
+	deadline, ok := c.App.Metadata["deadline"].(time.Time)
+	if !ok {
+		deadline = time.Now().Add(d)
+		c.App.Metadata["deadline"] = deadline
+	}
+	return context.WithDeadline(c.Context, deadline)
+}
 
 // digestOption is --digest, parsed (the zero Digest when not given).
 func digestOption(c *cli.Context) (digest.Digest, error) {
@@ -55,11 +78,25 @@ func openSource(c *cli.Context, name string) (io.ReaderAt, int64, io.Closer, err
 		}
 		return f, size, f, nil
 	}
-	o, err := remote.Open(c.Context, name, &remote.Options{Digest: c.String("digest")})
+	ctx, cancel := remoteContext(c)
+	o, err := remote.Open(ctx, name, &remote.Options{Digest: c.String("digest")})
 	if err != nil {
-		return nil, 0, nil, remoteHint(err)
+		cancel()
+		return nil, 0, nil, err
 	}
-	return o, o.Size(), o, nil
+	return o, o.Size(), closers{o, cancel}, nil
+}
+
+// closers closes the object, then ends its context.
+type closers struct {
+	o      io.Closer
+	cancel context.CancelFunc
+}
+
+func (c closers) Close() error {
+	err := c.o.Close()
+	c.cancel()
+	return err
 }
 
 // openReader opens an assembly file or location and reads its structure,
@@ -71,36 +108,12 @@ func openReader(c *cli.Context, verb, name string) (*assembly.Reader, io.Closer,
 		if verb != "" {
 			err = onFile(verb, name, err)
 		}
-		return nil, nil, openError(name, err)
+		return nil, nil, err
 	}
 	r, err := assembly.NewReader(ra, size)
 	if err != nil {
 		cl.Close()
-		return nil, nil, openError(name, onFile(verb, name, err))
+		return nil, nil, onFile(verb, name, err)
 	}
 	return r, cl, nil
-}
-
-// remoteHint adds the hint for a remote location's failure: its code's
-// (codeHints), or how credentials are given when the server refused them.
-func remoteHint(err error) error {
-	switch {
-	case isRemoteErr(err):
-		return withHint(err, codeHints[codeOf(err)])
-	case strings.Contains(err.Error(), "UNAUTHORIZED") || strings.Contains(err.Error(), "401 Unauthorized") || strings.Contains(err.Error(), "access denied") || strings.Contains(err.Error(), "AccessDenied"):
-		return withHint(err, "registry credentials come from the Docker configuration ('docker login', credential helpers), S3's from the AWS default chain (AWS_PROFILE, AWS_ACCESS_KEY_ID, roles)")
-	}
-	return err
-}
-
-// isRemoteErr: err is a remote location's failure (of the transport, not
-// of the assembly), whatever wraps it.
-func isRemoteErr(err error) bool {
-	for _, s := range []error{remote.ErrNoCredentials, trust.ErrWrongDigest, digest.ErrMismatch, remote.ErrLocation, remote.ErrNotFound, remote.ErrChanged, remote.ErrBadResponse,
-		remote.ErrDigestMismatch, remote.ErrRedirect, remote.ErrTimeout, remote.ErrNotAssembly, remote.ErrUnsupported} {
-		if errors.Is(err, s) {
-			return true
-		}
-	}
-	return false
 }

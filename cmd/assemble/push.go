@@ -41,7 +41,7 @@ Examples:
    assemble push --policy release-policy.yaml app.cloud s3://releases/app/1.4.0.cloud`,
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "push an unsigned assembly after checking structure and manifest (authenticates nothing)"},
-			digestFlag,
+			digestFlag, timeoutFlag,
 			jsonFlag,
 			strictFlag,
 			quietFlag,
@@ -75,7 +75,7 @@ func runPush(c *cli.Context) error {
 		return withHint(usagef("push: %q is not a location", dest), "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY")
 	}
 	if _, err := remote.Parse(dest); err != nil {
-		return remoteHint(err)
+		return err
 	}
 	res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
 	defer res.close()
@@ -97,10 +97,12 @@ func runPush(c *cli.Context) error {
 		}
 	}
 	prog := newProgress(c, "pushing "+res.File)
-	p, err := remote.Push(c.Context, dest, f, &remote.Options{Progress: prog.Func()})
+	ctx, cancel := remoteContext(c)
+	defer cancel()
+	p, err := remote.Push(ctx, dest, f, &remote.Options{Progress: prog.Func()})
 	prog.Done()
 	if err != nil {
-		return remoteHint(onFile("push", res.File, err))
+		return onFile("push", res.File, err)
 	}
 	out := pushResult{File: res.File, Location: shown(dest), Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
 		Manifest: p.Manifest, Version: p.Version, ETag: p.ETag, Multipart: p.Multipart, Replaced: p.Replaced}
