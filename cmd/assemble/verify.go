@@ -461,6 +461,7 @@ func fileCount(r *assembly.Reader) int {
 	}
 	return len(r.Files())
 }
+
 // wantsProvenance reports whether the command reports or signs the
 // provenance verdict even without a provenance policy (attest
 // --provenance, verify --vsa).
