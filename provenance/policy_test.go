@@ -11,7 +11,7 @@ import (
 
 // statementFor is a statement about files, from a GitHub Actions run of
 // o/r at refs/heads/main that finished at finished.
-func statementFor(t *testing.T, files map[string]string, finished time.Time) ([]byte, map[string][sha256.Size]byte) {
+func statementFor(t testing.TB, files map[string]string, finished time.Time) ([]byte, map[string][sha256.Size]byte) {
 	t.Helper()
 	sums := map[string][sha256.Size]byte{}
 	for name, body := range files {
@@ -100,7 +100,7 @@ func TestEvaluateRules(t *testing.T) {
 	}
 }
 
-func mustDigest(t *testing.T, sums map[string][sha256.Size]byte) string {
+func mustDigest(t testing.TB, sums map[string][sha256.Size]byte) string {
 	d, err := ContentDigest(sums)
 	if err != nil {
 		t.Fatal(err)
