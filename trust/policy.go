@@ -21,7 +21,7 @@ import (
 
 // PolicyKeys are the keys of a policy file, in the order help lists them.
 func PolicyKeys() []string {
-	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities"}
+	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "deployer-parameters"}
 }
 
 // A PolicyFile is what a policy file says; keyring paths are made
@@ -35,7 +35,11 @@ type PolicyFile struct {
 	// capabilities deploy may grant (IAM, NAMED_IAM, AUTO_EXPAND).
 	StagingBucket string
 	Capabilities  []string
-	Has           map[string]bool
+	// DeployerParameters are deploy's too: the stack parameters
+	// (DROPLET.NAME) a deployer may set beyond the assembly's `missing`
+	// ones, over the signed value or the template's Default.
+	DeployerParameters []string
+	Has                map[string]bool
 }
 
 // bucketRE is an S3 bucket name.
@@ -155,6 +159,14 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 					case "IAM", "NAMED_IAM", "AUTO_EXPAND":
 					default:
 						return nil, at(v.Content[j], "capabilities: %q: use IAM, NAMED_IAM or AUTO_EXPAND", c)
+					}
+				}
+			}
+		case "deployer-parameters":
+			if p.DeployerParameters, err = strs(k, v); err == nil {
+				for j, dp := range p.DeployerParameters {
+					if id, name, ok := strings.Cut(dp, "."); !ok || id == "" || name == "" {
+						return nil, at(v.Content[j], "deployer-parameters: %q: name a stack parameter as DROPLET.NAME", dp)
 					}
 				}
 			}

@@ -46,8 +46,11 @@ byte sent is read from the verified archive, never from disk.
                 CreateStack/UpdateStack (--method direct); a template over
                 51,200 bytes is staged in --staging-bucket first; IAM
                 capabilities only with --capabilities; skipped when it runs
-                this template and these parameters already
-   file         PutObject, skipped when the object holds the same bytes
+                all the droplet signs already: template, every parameter
+                (template defaults too), tags, stack policy, termination
+                protection, notification ARNs, nested stacks' templates
+   file         PutObject, skipped when the object holds the signed bytes
+                (S3's SHA-256 checksum, else read back; never metadata)
    directory    the same per file under keyPrefix, or one zip at objectKey
    docker-image the 'docker image save' archive pushed to pushTarget:tagName
                 (ECR through the ECR API, others through the Docker
@@ -68,9 +71,12 @@ pushed, and the references known only after deploy. It leaves nothing.
 
 POLICY FILE: besides verify's keys (see 'assemble verify --help'), a
 --policy file may name the staging bucket and the capabilities deploy may
-grant; --staging-bucket names another bucket, --capabilities adds to them:
+grant, and the stack parameters a deployer may set with --parameter beyond
+the assembly's missing ones; --staging-bucket names another bucket,
+--capabilities adds to them:
    staging-bucket: release-assets-eu-west-1
    capabilities: [IAM, AUTO_EXPAND]
+   deployer-parameters: [Api.LogLevel]
 
 AWS is configured the standard way: profiles, SSO, the environment,
 AWS_ENDPOINT_URL. Credentials are never printed.
@@ -116,6 +122,7 @@ Examples:
 					opts.StagingBucket = p.PolicyFile.StagingBucket
 				}
 				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
+				opts.Settable = p.PolicyFile.DeployerParameters
 			}
 			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
 			if !c.Bool("json") {
@@ -341,7 +348,12 @@ Examples:
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only")})
+			so := deploy.Options{Only: c.StringSlice("only")}
+			if p := vres.trust; p != nil && p.PolicyFile != nil {
+				// parameters the policy lets deployers set are not compared
+				so.Settable = p.PolicyFile.DeployerParameters
+			}
+			st, err := deploy.Status(c.Context, src, so)
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
 			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
 				return withResult(deployHint(onFile("status", name, err)), out)

@@ -241,7 +241,7 @@ var codeHints = map[string]string{
 	// Deploy.
 	"wrong_account":           "use credentials for the droplet's account (AWS_PROFILE), or build for the account you deploy to",
 	"missing_information":     "supply the value the assembly lists under missing (deploy --parameter DROPLET.NAME=VALUE)",
-	"bad_parameter":           "write --parameter as DROPLET.NAME=VALUE, naming a value the assembly lists under missing",
+	"bad_parameter":           "write --parameter as DROPLET.NAME=VALUE, naming a parameter the template declares and the assembly lists under missing (or the policy file names under deployer-parameters)",
 	"undeployable":            "this tool has no deployer for the droplet's type: deploy it another way, or leave it out with --only",
 	"unsupported_environment": "deploy droplets whose environment is aws://ACCOUNT/REGION",
 	"error_metadata":          "the droplet carries an error from its build: fix the source and build again",
