@@ -75,6 +75,9 @@ type Options struct {
 	Adopt []string
 	// Plan changes nothing: it shows what a deploy would do.
 	Plan bool
+	// Prune deletes the objects under a directory droplet's keyPrefix
+	// that no droplet of the assembly deploys (never by default).
+	Prune bool
 	// Progress, when set, is told what happens, one call at a time.
 	Progress func(Event)
 	// Notify, when set, is given each droplet's warning and error metadata
@@ -106,7 +109,7 @@ type Outcome string
 // Outcomes.
 const (
 	Created     Outcome = "created"     // a stack was created
-	Updated     Outcome = "updated"     // a stack was updated
+	Updated     Outcome = "updated"     // a stack was updated (or extra objects pruned)
 	Uploaded    Outcome = "uploaded"    // objects were uploaded
 	Pushed      Outcome = "pushed"      // an image was pushed
 	Unchanged   Outcome = "unchanged"   // what is deployed is already this

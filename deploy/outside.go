@@ -93,7 +93,11 @@ func (r *runner) readOutside(ctx context.Context, ds []*droplet, targeted map[st
 		}
 		o.setProps(props)
 		if _, isStack := kind.(stackKind); !isStack {
-			diff, err := kind.status(ctx, o)
+			check := kind.status
+			if ok, isObject := kind.(objectKind); isObject {
+				check = ok.present // extra objects under a prefix do not matter here
+			}
+			diff, err := check(ctx, o)
 			if err != nil {
 				errs = append(errs, &DropletError{Droplet: id, Err: err})
 				continue

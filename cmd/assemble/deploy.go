@@ -51,7 +51,9 @@ byte sent is read from the verified archive, never from disk.
                 protection, notification ARNs, nested stacks' templates
    file         PutObject, skipped when the object holds the signed bytes
                 (S3's SHA-256 checksum, else read back; never metadata)
-   directory    the same per file under keyPrefix, or one zip at objectKey
+   directory    the same per file under keyPrefix, or one zip at objectKey;
+                the prefix is the droplet's: objects under it that the
+                assembly does not hold are named, and deleted with --prune
    docker-image the 'docker image save' archive pushed to pushTarget:tagName
                 (ECR through the ECR API, others through the Docker
                 credential store; plain HTTP to loopback registries only)
@@ -96,6 +98,7 @@ Examples:
 			&cli.BoolFlag{Name: "plan", Usage: "show what deploy would do, changing nothing"},
 			&cli.StringSliceFlag{Name: "parameter", Usage: "supply a stack parameter the assembly leaves `ID.NAME=VALUE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "only", Usage: "deploy only the droplet `ID` (repeatable); references to others are read from what is deployed"},
+			&cli.BoolFlag{Name: "prune", Usage: "delete the objects under a directory droplet's keyPrefix that the assembly does not hold"},
 			&cli.IntFlag{Name: "concurrency", Value: deploy.DefaultConcurrency, Usage: "deploy up to `N` independent droplets at once"},
 			&cli.StringFlag{Name: "method", Value: string(deploy.ChangeSet), Usage: "deploy stacks with a `change-set` or directly (direct)"},
 			&cli.StringFlag{Name: "staging-bucket", Usage: "S3 `BUCKET` that receives templates over 51,200 bytes"},
@@ -152,6 +155,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		Capabilities:  c.StringSlice("capabilities"),
 		Force:         c.Bool("force"),
 		Plan:          c.Bool("plan"),
+		Prune:         c.Bool("prune"),
 		Adopt:         c.StringSlice("adopt"),
 	}
 	if o.Concurrency < 1 {
