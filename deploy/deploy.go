@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -200,10 +200,16 @@ type droplet struct {
 	unknown []string       // a plan's references not known yet
 	res     *DropletResult
 	run     *runner
+	doing   atomic.Pointer[string] // the last progress message: what it does
+	// deployedBy is, for Status, the hex SHA-256 of the assembly that
+	// deployed what runs, when it is not this one.
+	deployedBy string
 }
 
 func (d *droplet) progress(format string, args ...any) {
-	d.run.progress(Event{Droplet: d.id, Message: fmt.Sprintf(format, args...)})
+	msg := fmt.Sprintf(format, args...)
+	d.doing.Store(&msg)
+	d.run.progress(Event{Droplet: d.id, Message: msg})
 }
 
 func (d *droplet) aws() *clients { return d.run.session.in(d.region) }
@@ -292,6 +298,10 @@ type runner struct {
 	mem     *semaphore.Weighted // the bytes uploads may hold (uploadMemory)
 
 	staged sync.Map // staging key -> template URL, staged by this deploy
+
+	// forStatus: a Status, which needs none of a deploy's own
+	// prerequisites (a staging bucket, a Docker engine).
+	forStatus bool
 }
 
 // uploadMemory bounds the memory of the run's uploads together.
@@ -343,7 +353,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second
 	}
-	r := &runner{src: src, opts: opts, attrs: map[string]map[string]string{}}
+	r := &runner{src: src, opts: opts, attrs: map[string]map[string]string{}, forStatus: forStatus}
 	m := src.manifest
 	order := src.order
 	if order == nil {
@@ -409,6 +419,11 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 			continue
 		}
 		if err := kind.check(r, id, spec); err != nil {
+			if forStatus {
+				// Status says, for this droplet, that it cannot judge it.
+				dr.Err = &DropletError{Droplet: id, Err: err}
+				continue
+			}
 			errs = append(errs, &DropletError{Droplet: id, Err: err})
 			continue
 		}
@@ -495,132 +510,45 @@ func Deploy(ctx context.Context, src *Source, opts Options) (*Result, error) {
 		return res, err
 	}
 	if opts.Plan {
-		return res, r.plan(ctx, ds)
+		return res, r.plan(ctx, ds, res)
 	}
 	return res, r.deploy(ctx, ds, res)
 }
 
-// plan shows each droplet's steps in order; references to droplets that
-// would change are known after deploy.
-func (r *runner) plan(ctx context.Context, ds []*droplet) error {
-	var errs []error
-	for _, d := range ds {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
-		}
+// plan shows each droplet's steps, each once the droplets it depends on
+// were planned (an unchanged one gives its attributes), Concurrency at a
+// time; references to droplets that would change are known after deploy.
+func (r *runner) plan(ctx context.Context, ds []*droplet, res *Result) error {
+	return r.schedule(ctx, ds, res, false, func(ctx context.Context, d *droplet) error {
 		props, unknown, err := resolve(d.id, d.spec.Properties, r.lookup)
 		if err != nil {
-			d.res.Outcome, d.res.Err = Failed, err
-			errs = append(errs, err)
-			continue
+			return err
 		}
 		d.setProps(props)
 		d.unknown = unknown
 		d.res.KnownAfterDeploy = unknown
 		if err := d.kind.plan(ctx, d); err != nil {
-			err = &DropletError{Droplet: d.id, Err: err}
-			d.res.Outcome, d.res.Err = Failed, err
-			errs = append(errs, err)
-			continue
+			return err
 		}
 		d.res.Outcome = Planned
-	}
-	return errors.Join(errs...)
+		return nil
+	})
 }
 
 // deploy runs the droplets, each once its dependencies are deployed, up to
 // Concurrency at a time. A failure stops the droplets that depend on it;
 // the others go on. Canceling ctx starts no new step.
 func (r *runner) deploy(ctx context.Context, ds []*droplet, res *Result) error {
-	done := map[string]chan struct{}{}
-	for _, d := range ds {
-		done[d.id] = make(chan struct{})
-	}
-	ok := sync.Map{}
-	sem := make(chan struct{}, r.opts.Concurrency)
-	var wg sync.WaitGroup
-	var inflight sync.Map
-	for _, d := range ds {
-		wg.Add(1)
-		go func(d *droplet) {
-			defer wg.Done()
-			defer close(done[d.id])
-			var deps []string
-			if r.src.graph != nil {
-				deps = r.src.graph.Dependencies(d.id)
-			}
-			for _, dep := range deps {
-				ch, isTarget := done[dep]
-				if !isTarget {
-					continue
-				}
-				<-ch
-				if _, good := ok.Load(dep); !good {
-					d.res.Outcome = NotStarted
-					d.res.Err = dropletErr(d.id, ErrDependency, "not deployed: %s, which it depends on, was not deployed", dep)
-					return
-				}
-			}
-			notStarted := func() {
-				d.res.Outcome = NotStarted
-				d.res.Err = dropletErr(d.id, ErrInterrupted, "not started: interrupted")
-			}
-			select {
-			case sem <- struct{}{}:
-				if ctx.Err() != nil {
-					<-sem
-					notStarted()
-					return
-				}
-			case <-ctx.Done():
-				notStarted()
-				return
-			}
-			defer func() { <-sem }()
-			inflight.Store(d.id, true)
-			outcome, attrs, err := r.deployOne(ctx, d)
-			inflight.Delete(d.id)
-			if err != nil {
-				if ctx.Err() != nil {
-					d.res.Outcome = Interrupted
-					d.res.Err = dropletErr(d.id, ErrInterrupted, "interrupted while in flight: %v", err)
-					r.attrMu.Lock()
-					res.InFlight = append(res.InFlight, d.id)
-					r.attrMu.Unlock()
-					return
-				}
-				d.res.Outcome, d.res.Err = Failed, err
-				d.progress("failed: %v", err)
-				return
-			}
-			d.res.Outcome, d.res.Attributes = outcome, attrs
-			r.setAttrs(d.id, attrs)
-			ok.Store(d.id, true)
-			d.progress("%s", outcome)
-		}(d)
-	}
-	wg.Wait()
-	sort.Strings(res.InFlight)
-	var errs []error
-	for _, d := range ds {
-		if d.res.Err != nil && d.res.Outcome == Failed {
-			errs = append(errs, d.res.Err)
+	return r.schedule(ctx, ds, res, true, func(ctx context.Context, d *droplet) error {
+		outcome, attrs, err := r.deployOne(ctx, d)
+		if err != nil {
+			return err
 		}
-	}
-	if ctx.Err() != nil {
-		msg := "stopped starting new steps"
-		if len(res.InFlight) > 0 {
-			msg += "; in flight: " + strings.Join(res.InFlight, ", ") + " (a CloudFormation operation under way goes on: check it, then deploy again)"
-		}
-		errs = append([]error{fmt.Errorf("%w: %s", ErrInterrupted, msg)}, errs...)
-	} else {
-		for _, d := range ds {
-			if d.res.Outcome == NotStarted {
-				errs = append(errs, d.res.Err)
-			}
-		}
-	}
-	return errors.Join(errs...)
+		d.res.Outcome, d.res.Attributes = outcome, attrs
+		r.setAttrs(d.id, attrs)
+		d.progress("%s", outcome)
+		return nil
+	})
 }
 
 // deployOne resolves the droplet's references from the deployed

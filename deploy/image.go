@@ -282,7 +282,7 @@ func (k imageKind) status(ctx context.Context, d *droplet) ([]string, error) {
 	d.run.setAttrs(d.id, imageAttrs(ref, digest))
 	switch {
 	case !ok:
-		return []string{fmt.Sprintf("%s does not exist", ref)}, nil
+		return nil, absent("%s does not exist", ref)
 	case have != digest:
 		return []string{fmt.Sprintf("%s points at %s, want %s", ref, have, digest)}, nil
 	}
@@ -320,7 +320,7 @@ func (buildKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	if str(p, "repositoryName") == "" || str(p, "imageTag") == "" {
 		return fmt.Errorf("properties: a docker-build droplet needs repositoryName and imageTag")
 	}
-	if !dockerAvailable(context.Background(), &r.opts) {
+	if !r.forStatus && !dockerAvailable(context.Background(), &r.opts) {
 		return fmt.Errorf("%w: droplet %s is a Docker build context (%s): building it needs a Docker engine, and none answers (docker version); start one, or leave the droplet out with --only", ErrNoDocker, id, spec.Type)
 	}
 	return nil
@@ -491,7 +491,7 @@ func (k buildKind) status(ctx context.Context, d *droplet) ([]string, error) {
 	}
 	if !ok {
 		ref, _ := k.ref(d)
-		return []string{fmt.Sprintf("%s does not exist", ref)}, nil
+		return nil, absent("%s does not exist", ref)
 	}
 	d.run.setAttrs(d.id, attrs)
 	return nil, nil

@@ -98,6 +98,9 @@ func (r *runner) readOutside(ctx context.Context, ds []*droplet, targeted map[st
 				check = ok.present // extra objects under a prefix do not matter here
 			}
 			diff, err := check(ctx, o)
+			if ab := (*absentError)(nil); errors.As(err, &ab) {
+				diff, err = []string{ab.what}, nil
+			}
 			if err != nil {
 				errs = append(errs, &DropletError{Droplet: id, Err: err})
 				continue

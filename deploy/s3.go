@@ -215,6 +215,7 @@ func planAll(ctx context.Context, d *droplet, objs []*object) error {
 
 func statusAll(ctx context.Context, d *droplet, objs []*object) ([]string, error) {
 	var diff []string
+	missing := 0
 	for _, o := range objs {
 		st, _, err := o.compare(ctx, d.aws().s3, forStatus)
 		if err != nil {
@@ -223,6 +224,16 @@ func statusAll(ctx context.Context, d *droplet, objs []*object) ([]string, error
 		if st != "" {
 			diff = append(diff, st)
 		}
+		if st == o.url()+" does not exist" || st == fmt.Sprintf("bucket %s does not exist", o.bucket) {
+			missing++
+		}
+	}
+	if missing > 0 && missing == len(objs) {
+		// Nothing of the droplet is there.
+		if len(objs) == 1 {
+			return nil, absent("%s", diff[0])
+		}
+		return nil, absent("none of its %d objects exists (%s, ...)", len(objs), diff[0])
 	}
 	return diff, nil
 }

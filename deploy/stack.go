@@ -51,7 +51,7 @@ func (stackKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	if size > MaxTemplateSize {
 		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template (in S3): split the stack (nested stacks), or move content out of the template", ErrUndeployable, tpl, size, MaxTemplateSize)
 	}
-	if size > MaxTemplateBody && r.opts.StagingBucket == "" {
+	if size > MaxTemplateBody && r.opts.StagingBucket == "" && !r.forStatus {
 		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template body: name a bucket to stage it in with --staging-bucket (or the policy file's staging-bucket)", ErrStagingBucket, tpl, size, MaxTemplateBody)
 	}
 	if sp := str(p, "stackPolicy"); sp != "" {
@@ -183,6 +183,11 @@ func (in *stackInput) stage(ctx context.Context, d *droplet) (func(), error) {
 	bucket := d.run.opts.StagingBucket
 	sum := sha256.Sum256(in.body)
 	key := "assemble/templates/" + hex.EncodeToString(sum[:]) + ".template"
+	if d.run.opts.Plan {
+		// A key of the plan's own, which it deletes: never one a deploy
+		// staged (the same template at the same key) and may still need.
+		key = fmt.Sprintf("assemble/plan-templates/%x-%d.template", sum[:8], time.Now().UnixNano())
+	}
 	c := d.aws().s3
 	if url, ok := d.run.staged.Load(d.region + "/" + key); ok {
 		in.url = url.(string) // staged by the preflight
@@ -248,22 +253,29 @@ func (stackKind) current(ctx context.Context, d *droplet) (map[string]string, bo
 }
 
 // sameStack reports whether the stack already runs what the droplet
-// signs (stackDrift finds nothing), tagged by this assembly: nothing to do.
+// signs (stackDrift finds nothing): nothing to do, whichever assembly
+// deployed it. The skip rests on the droplet's own content (template,
+// parameters, settings), never on the assembly's SHA-256: a release that
+// leaves a stack as it was makes no call that changes it, and the stack's
+// assemble:sha256 tag goes on naming the assembly whose deploy made what
+// runs (Status shows it).
 func sameStack(ctx context.Context, d *droplet, c *cloudformation.Client, s *cfntypes.Stack, in *stackInput) (bool, error) {
 	switch s.StackStatus {
 	case cfntypes.StackStatusCreateComplete, cfntypes.StackStatusUpdateComplete:
 	default:
 		return false, nil
 	}
-	tags := map[string]string{}
-	for _, t := range s.Tags {
-		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	if tags[TagSHA256] != in.tags[TagSHA256] {
-		return false, nil
-	}
 	diff, err := stackDrift(ctx, d, c, s, in)
 	return len(diff) == 0, err
+}
+
+// deployedByNote is " (deployed by assembly sha256:...)" when the stack's
+// assemble:sha256 tag names another assembly than this one, else "".
+func deployedByNote(d *droplet, s *cfntypes.Stack) string {
+	if sha := tagValue(s.Tags, TagSHA256); sha != "" && sha != d.run.src.SHA256 {
+		return " (deployed by assembly sha256:" + sha + ")"
+	}
+	return ""
 }
 
 // paramDiff lists the parameters whose deployed value differs from want
@@ -301,7 +313,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		if same, err := sameStack(ctx, d, c, s, in); err != nil {
 			return "", nil, err
 		} else if same {
-			d.res.action("stack %s already runs this template and these parameters", in.name)
+			d.res.action("stack %s already runs what the droplet signs%s", in.name, deployedByNote(d, s))
 			return Unchanged, stackAttrs(s), nil
 		}
 		switch st := s.StackStatus; {
@@ -376,8 +388,12 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		if creating {
 			typ = cfntypes.ChangeSetTypeCreate
 		}
-		cs, id, err := createChangeSet(ctx, d, c, in, typ)
+		var made madeChangeSet
+		cs, id, err := createChangeSet(ctx, d, c, in, typ, &made)
 		if err != nil {
+			// Never executed (interrupted, or it failed): it goes, and the
+			// review stack it made.
+			made.remove(context.WithoutCancel(ctx), d, c, s == nil)
 			return "", nil, err
 		}
 		if cs == nil { // no changes
@@ -425,8 +441,10 @@ func changeSetName(sha string, plan bool) string {
 }
 
 // createChangeSet creates a change set and waits until it is ready. It
-// returns nil (and deletes the change set) when it holds no changes.
-func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, in *stackInput, typ cfntypes.ChangeSetType) (*cloudformation.DescribeChangeSetOutput, string, error) {
+// returns nil (and deletes the change set) when it holds no changes. The
+// stack's id is returned whenever the change set was made, and made, when
+// not nil, is told the ids as soon as CloudFormation gives them.
+func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, in *stackInput, typ cfntypes.ChangeSetType, made *madeChangeSet) (*cloudformation.DescribeChangeSetOutput, string, error) {
 	body, url := in.template()
 	name := changeSetName(d.run.src.SHA256, d.run.opts.Plan)
 	out, err := c.CreateChangeSet(ctx, &cloudformation.CreateChangeSetInput{StackName: aws.String(in.name), ChangeSetName: aws.String(name),
@@ -438,15 +456,18 @@ func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, 
 		}
 		return nil, "", stackCallError("CreateChangeSet", in.name, err)
 	}
+	id, stackID := aws.ToString(out.Id), aws.ToString(out.StackId)
+	if made != nil {
+		*made = madeChangeSet{id: id, stackID: stackID}
+	}
 	d.progress("created change set %s", name)
-	id := aws.ToString(out.Id)
 	for wait := time.Duration(0); ; wait = d.run.opts.PollInterval {
 		if err := sleep(ctx, wait); err != nil {
-			return nil, "", err
+			return nil, stackID, err
 		}
 		cs, err := c.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: aws.String(id)})
 		if err != nil {
-			return nil, "", fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
+			return nil, stackID, fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
 		}
 		switch cs.Status {
 		case cfntypes.ChangeSetStatusCreateComplete:
@@ -455,19 +476,19 @@ func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, 
 			for next != nil {
 				more, err := c.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: aws.String(id), NextToken: next})
 				if err != nil {
-					return nil, "", fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
+					return nil, stackID, fmt.Errorf("%w: cloudformation:DescribeChangeSet: %s", ErrAWS, apiMessage(err))
 				}
 				cs.Changes = append(cs.Changes, more.Changes...)
 				next = more.NextToken
 			}
-			return cs, aws.ToString(out.StackId), nil
+			return cs, stackID, nil
 		case cfntypes.ChangeSetStatusFailed:
 			reason := aws.ToString(cs.StatusReason)
 			c.DeleteChangeSet(context.WithoutCancel(ctx), &cloudformation.DeleteChangeSetInput{ChangeSetName: aws.String(id)})
 			if strings.Contains(reason, "didn't contain changes") || strings.Contains(reason, "No updates are to be performed") {
-				return nil, aws.ToString(out.StackId), nil
+				return nil, stackID, nil
 			}
-			return nil, "", fmt.Errorf("%w: stack %s: change set %s failed: %s", ErrStackFailed, in.name, name, reason)
+			return nil, stackID, fmt.Errorf("%w: stack %s: change set %s failed: %s", ErrStackFailed, in.name, name, reason)
 		}
 	}
 }
@@ -604,7 +625,7 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 		if same, err := sameStack(ctx, d, c, s, in); err != nil {
 			return err
 		} else if same {
-			d.res.action("stack %s: unchanged (this template and these parameters run already)", in.name)
+			d.res.action("stack %s: unchanged (it runs what the droplet signs%s)", in.name, deployedByNote(d, s))
 			d.run.setAttrs(d.id, stackAttrs(s))
 			return nil
 		}
@@ -633,14 +654,11 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 	if verb == "create" {
 		typ = cfntypes.ChangeSetTypeCreate
 	}
-	cs, _, err := createChangeSet(ctx, d, c, in, typ)
-	// A change set of type CREATE made a stack in REVIEW_IN_PROGRESS: it
-	// goes too, unless it was there before.
-	defer func() {
-		if typ == cfntypes.ChangeSetTypeCreate && s == nil {
-			c.DeleteStack(context.WithoutCancel(ctx), &cloudformation.DeleteStackInput{StackName: aws.String(in.name)})
-		}
-	}()
+	var made madeChangeSet
+	cs, _, err := createChangeSet(ctx, d, c, in, typ, &made)
+	// What the plan made goes, by id: the change set, and the review stack
+	// a CREATE change set made when there was no stack.
+	defer made.remove(context.WithoutCancel(ctx), d, c, typ == cfntypes.ChangeSetTypeCreate && s == nil)
 	if err != nil {
 		return err
 	}
@@ -651,7 +669,6 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 		}
 		return nil
 	}
-	c.DeleteChangeSet(context.WithoutCancel(ctx), &cloudformation.DeleteChangeSetInput{ChangeSetName: cs.ChangeSetId})
 	d.res.action("%s stack %s: %s", verb, in.name, summarize(cs.Changes))
 	for _, ch := range cs.Changes {
 		if rc := ch.ResourceChange; rc != nil {
@@ -672,9 +689,12 @@ func (k stackKind) status(ctx context.Context, d *droplet) ([]string, error) {
 		return nil, err
 	}
 	if s == nil || s.StackStatus == cfntypes.StackStatusReviewInProgress {
-		return []string{fmt.Sprintf("stack %s does not exist", in.name)}, nil
+		return nil, absent("stack %s does not exist", in.name)
 	}
 	var diff []string
+	if sha := tagValue(s.Tags, TagSHA256); sha != d.run.src.SHA256 {
+		d.deployedBy = sha
+	}
 	if !stackReady(s) {
 		diff = append(diff, fmt.Sprintf("stack %s is %s", in.name, s.StackStatus))
 	}

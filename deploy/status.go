@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/cloud-assembly/assemble/digest"
 )
 
 // A DropletStatus is how one deployed droplet compares with the assembly.
@@ -11,11 +13,26 @@ type DropletStatus struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
 	Kind string `json:"kind,omitempty"`
-	// State is "match", "differs", "excluded" (left out by Only) or
+	// State is "match", "absent" (nothing of it is deployed: never
+	// deployed, or deleted), "differs", "excluded" (left out by Only) or
 	// "unknown" (it could not be compared: Error says why).
 	State       string   `json:"state"`
 	Differences []string `json:"differences"`
 	Error       string   `json:"error,omitempty"`
+	// DeployedBy names the assembly whose deploy made what runs, when it
+	// is another assembly than this one (its stack's assemble:sha256
+	// tag): an assembly whose droplet did not change deploys nothing.
+	DeployedBy *digest.Digest `json:"deployedBy,omitempty"`
+}
+
+// An absentError says that nothing of a droplet is deployed: a kind's
+// status returns it instead of a list of differences.
+type absentError struct{ what string }
+
+func (e *absentError) Error() string { return e.what }
+
+func absent(format string, args ...any) error {
+	return &absentError{fmt.Sprintf(format, args...)}
 }
 
 // A StatusResult compares what is deployed with the assembly.
@@ -60,7 +77,7 @@ func Status(ctx context.Context, src *Source, opts Options) (*StatusResult, erro
 			continue
 		}
 		if ctx.Err() != nil {
-			return out, fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
+			return out, fmt.Errorf("%w: stopped before comparing %s", ErrInterrupted, d.id)
 		}
 		props, unknown, err := resolve(d.id, d.spec.Properties, r.lookup)
 		if err == nil && len(unknown) > 0 {
@@ -73,7 +90,20 @@ func Status(ctx context.Context, src *Source, opts Options) (*StatusResult, erro
 				st.Differences = []string{}
 			}
 		}
+		if d.deployedBy != "" {
+			if dg, derr := digest.FromHex(d.deployedBy); derr == nil {
+				st.DeployedBy = &dg
+			}
+		}
+		var ab *absentError
 		switch {
+		case ctx.Err() != nil:
+			st.State, st.Error = "unknown", "interrupted"
+			return out, fmt.Errorf("%w: while comparing %s", ErrInterrupted, d.id)
+		case errors.As(err, &ab):
+			st.State = "absent"
+			st.Differences = []string{ab.what}
+			out.Match = false
 		case err != nil && errors.Is(err, ErrUnresolved):
 			st.State = "differs"
 			st.Differences = append(st.Differences, err.Error())

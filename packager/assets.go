@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,9 +25,6 @@ type assetsConfig struct {
 	line, col      int // of the section
 }
 
-// bucketNameRE is an S3 bucket name (the rules for new buckets).
-var bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-
 // readAssets reads assets: {bucketName: ..., keyPrefix: ...}.
 func (s *projectSpec) readAssets(n *yaml.Node) error {
 	f, err := s.mapping(n, "", "assets", projectAssetsKeys)
@@ -43,7 +39,7 @@ func (s *projectSpec) readAssets(n *yaml.Node) error {
 	if c.bucket, err = s.str(bn, "", "assets.bucketName"); err != nil {
 		return err
 	}
-	if err := checkBucket(c.bucket); err != nil {
+	if err := CheckAssetBucket(c.bucket); err != nil {
 		return s.errAt(bn, "", "assets.bucketName", "%v", err)
 	}
 	if pn := f["keyPrefix"]; pn != nil {
@@ -58,13 +54,19 @@ func (s *projectSpec) readAssets(n *yaml.Node) error {
 	return nil
 }
 
-// checkBucket checks an asset bucket: an S3 bucket name, or a reference
-// (checked with the manifest, on the file droplets that carry it).
-func checkBucket(b string) error {
-	if strings.Contains(b, "${") || bucketNameRE.MatchString(b) {
+// CheckAssetBucket checks an asset bucket of assemble build (assets:
+// bucketName, --asset-bucket): an S3 bucket name by artifacts.CheckBucket,
+// the rule assemble package applies too, or a ${Stack.output.Name}
+// reference (checked with the manifest, on the file droplets that carry
+// it).
+func CheckAssetBucket(b string) error {
+	if strings.Contains(b, "${") {
 		return nil
 	}
-	return fmt.Errorf("%q is not an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens) nor a ${Stack.output.Name} reference", b)
+	if err := artifacts.CheckBucket(b); err != nil {
+		return fmt.Errorf("%w, nor a ${Stack.output.Name} reference", err)
+	}
+	return nil
 }
 
 // noBucketHint is the fix for local artifacts with no bucket.
@@ -79,7 +81,7 @@ func (b *builder) assetSet(read func(string)) (*artifacts.Set, error) {
 		bucket, prefix = c.bucket, c.prefix
 	}
 	if b.opts.AssetBucket != "" {
-		if err := checkBucket(b.opts.AssetBucket); err != nil {
+		if err := CheckAssetBucket(b.opts.AssetBucket); err != nil {
 			return nil, fmt.Errorf("%w: --asset-bucket: %v", ErrProject, err)
 		}
 		bucket = b.opts.AssetBucket

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/cloud-assembly/assemble/packager/artifacts"
@@ -200,7 +201,15 @@ func init() {
 // cloud assembly (a cdk.out folder, its manifest.json, or a CDK app folder
 // holding one; see package cdk), a folder holding one template, or a
 // template file.
-func Load(target string, opts BuildOptions) (*Plan, error) {
+func Load(target string, opts BuildOptions) (plan *Plan, err error) {
+	var single string // template file in single-template mode
+	defer func() {
+		if err != nil && single != "" && errors.Is(err, ErrProject) && hint.Of(err) == "" {
+			// The hint of invalid_project names assembly.yaml, which a
+			// single template does not have.
+			err = hint.With(err, "fix the template at the place shown, or the flag named (a single template is built without "+ProjectFile+"; to say more, write one: see Projects in the README)")
+		}
+	}()
 	st, err := os.Stat(target)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist: name a folder holding %s, or a template file", ErrProject, target, ProjectFile)
@@ -210,7 +219,6 @@ func Load(target string, opts BuildOptions) (*Plan, error) {
 	}
 	var spec *projectSpec
 	dir := target
-	var single string // template file in single-template mode
 	if st.IsDir() {
 		file := filepath.Join(target, ProjectFile)
 		if _, err := os.Stat(file); err == nil {

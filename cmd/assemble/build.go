@@ -89,6 +89,11 @@ func runBuild(c *cli.Context) error {
 			return usagef("--environment: %v (e.g. aws://123456789012/eu-west-1)", err)
 		}
 	}
+	if b := c.String("asset-bucket"); b != "" {
+		if err := packager.CheckAssetBucket(b); err != nil {
+			return usagef("--asset-bucket: %v", err)
+		}
+	}
 	opts := packager.BuildOptions{
 		Strict:         c.Bool("strict"),
 		Environment:    c.String("environment"),

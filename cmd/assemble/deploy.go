@@ -330,7 +330,19 @@ compares, droplet by droplet, what is deployed in the caller's account with
 what the assembly holds: each stack's template (GetTemplate) and parameters,
 each object's bytes (by the SHA-256 deploy stored with it, else by reading
 the object), each image tag's digest. References are resolved from what is
-deployed. Nothing changes.
+deployed. Nothing changes, and nothing only a deploy needs is asked for (no
+staging bucket, no Docker engine).
+
+Each droplet is one of:
+   match     what runs is what the assembly holds; when another assembly's
+             deploy made it (the droplet did not change since), that one is
+             named: "(deployed by assembly sha256:...)"
+   absent    nothing of it is deployed
+   differs   each difference is named (a stack not made by this droplet is
+             one)
+   unknown   it cannot be compared here, and why
+With -q nothing is printed when everything matches; otherwise only the
+droplets that do not match.
 
 EXIT CODES:
    0  everything deployed matches the assembly
@@ -369,10 +381,15 @@ Examples:
 				return printJSON(c, out)
 			}
 			for _, d := range st.Droplets {
-				if d.State == "excluded" {
+				if d.State == "excluded" || (c.Bool("quiet") && d.State == "match") {
+					// -q: nothing on success; what does not match otherwise.
 					continue
 				}
-				fmt.Fprintf(c.App.Writer, "%s (%s): %s\n", d.ID, d.Kind, d.State)
+				line := fmt.Sprintf("%s (%s): %s", d.ID, d.Kind, d.State)
+				if d.DeployedBy != nil {
+					line += fmt.Sprintf(" (deployed by assembly %s)", d.DeployedBy)
+				}
+				fmt.Fprintf(c.App.Writer, "%s\n", line)
 				for _, diff := range d.Differences {
 					fmt.Fprintf(c.App.Writer, "   %s\n", diff)
 				}

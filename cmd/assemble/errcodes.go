@@ -132,6 +132,7 @@ var errorCodes = []errorCode{
 	{artifacts.ErrCycle, "nested_template_cycle"},
 	{artifacts.ErrTooLarge, "artifact_too_large"},
 	{artifacts.ErrChanged, "artifact_changed"},
+	{artifacts.ErrBucketName, "bad_bucket_name"},
 	{artifacts.ErrArtifact, "invalid_artifact"},
 
 	// Modules and templates: a source's cause before the template's.

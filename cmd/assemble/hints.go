@@ -232,10 +232,11 @@ var codeHints = map[string]string{
 	"not_regular_file":         "name a regular file (not a FIFO, socket or device)",
 
 	// Local artifacts of templates.
-	"artifact_outside_project": "keep local artifacts (Lambda code, nested templates) inside the project folder",
+	"artifact_outside_project": "keep local artifacts (Lambda code, nested templates) inside the project folder: assemble package --root DIR names a folder that holds the template and its artifacts; assemble build reads the folder of assembly.yaml, so put one in a folder that holds both",
 	"nested_template_cycle":    "a nested stack includes itself through the chain shown: break the cycle",
 	"artifact_too_large":       "the artifact is larger than assemble packages; upload it yourself and name it by its s3:// URL",
 	"artifact_changed":         "a file changed while it was packaged: build again once nothing else writes it",
+	"bad_bucket_name":          "name the bucket as S3 does: 3 to 63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit",
 	"invalid_artifact":         "fix the artifact's path or value at the place shown (a file or folder of the project, or an s3:// URL)",
 
 	// Deploy.

@@ -103,8 +103,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	if ctx.Err() != nil {
-		// Whatever failed after Ctrl-C failed because of it.
+	var ec exitCoder
+	if ctx.Err() != nil && (!errors.As(err, &ec) || ec.ExitCode() != exitInterrupted) {
+		// Whatever failed after Ctrl-C failed because of it; a command
+		// that says what the interruption left (deploy names the droplets
+		// in flight) keeps its words, and its --json result.
 		err = errInterrupted
 	}
 	var jsonOut io.Writer

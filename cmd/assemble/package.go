@@ -66,8 +66,15 @@ Example:
 				if setRoot == "" {
 					setRoot = filepath.Dir(tmpl)
 				}
+				outDir := ""
+				if dst != "" && dst != "-" {
+					outDir = filepath.Dir(dst)
+				}
+				if err := artifacts.CheckBucket(bucket); err != nil {
+					return usagef("--asset-bucket: %v", err)
+				}
 				var err error
-				set, err = artifacts.New(artifacts.Options{Root: setRoot, Bucket: bucket, KeyPrefix: c.String("asset-prefix"), NoSourceMap: c.Bool("no-source-map"), Read: readFn})
+				set, err = artifacts.New(artifacts.Options{Root: setRoot, Bucket: bucket, KeyPrefix: c.String("asset-prefix"), NoSourceMap: c.Bool("no-source-map"), Read: readFn, OutputDir: outDir})
 				if err != nil {
 					return usagef("--asset-prefix: %v", err)
 				}
@@ -86,6 +93,9 @@ Example:
 			if err != nil {
 				if errors.Is(err, cfn.ErrOutsideRoot) && root == "" {
 					return withHint(err, "to use modules outside the template's folder, pass --root with a folder that holds both")
+				}
+				if errors.Is(err, artifacts.ErrOutsideProject) && root == "" {
+					return withHint(err, "to package artifacts outside the template's folder (a monorepo's ../services/billing), pass --root with a folder that holds both, e.g. --root ..")
 				}
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // Sentinel errors. Every error of the package wraps one of them.
@@ -22,6 +23,10 @@ var (
 	ErrTooLarge = errors.New("artifact too large")
 	// ErrChanged: a file changed between packaging and writing.
 	ErrChanged = errors.New("artifact changed during the build")
+	// ErrBucketName: an asset bucket's name is not an S3 bucket name
+	// (CheckBucket). It matches ErrArtifact too.
+	ErrBucketName = errcode.Sub(ErrArtifact, "bad_bucket_name", "not an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens)",
+		"name the bucket as S3 does: 3 to 63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit")
 )
 
 type classError struct {

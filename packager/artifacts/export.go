@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -98,6 +99,9 @@ func (ex *exporter) metadata(md *yaml.Node) error {
 		}
 		entry := get(md, p.Type)
 		v := getPath(entry, p.Path)
+		if err := ex.remote(p, v, ""); err != nil {
+			return err
+		}
 		if !isLocal(v) {
 			continue
 		}
@@ -113,38 +117,66 @@ func (ex *exporter) metadata(md *yaml.Node) error {
 	return nil
 }
 
-// includes packages the Location of every AWS::Include transform.
+// includes packages the Location of every AWS::Include transform: a
+// Fn::Transform anywhere, or the template's Transform section, each a
+// mapping or a list of them (CloudFormation takes both).
 func (ex *exporter) includes(n *yaml.Node) error {
+	return ex.includesAt(n, true)
+}
+
+func (ex *exporter) includesAt(n *yaml.Node, root bool) error {
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if k.Value == "Fn::Transform" && v.Kind == yaml.MappingNode {
-				if name := get(v, "Name"); name != nil && name.Value == "AWS::Include" {
-					loc := get(get(v, "Parameters"), "Location")
-					if isLocal(loc) {
-						ref, err := ex.s.AddFile(ex.dir, loc.Value, ex.pos(loc, ""))
-						if err != nil {
-							return err
-						}
-						replace(loc, ref.S3URI())
+			if k.Value == "Fn::Transform" || root && k.Value == "Transform" {
+				entries := []*yaml.Node{v}
+				if v.Kind == yaml.SequenceNode {
+					entries = v.Content
+				}
+				for _, e := range entries {
+					if err := ex.include(e); err != nil {
+						return err
 					}
-					continue
 				}
 			}
-			if err := ex.includes(v); err != nil {
+			if err := ex.includesAt(v, false); err != nil {
 				return err
 			}
 		}
 	case yaml.SequenceNode:
 		for _, c := range n.Content {
-			if err := ex.includes(c); err != nil {
+			if err := ex.includesAt(c, false); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
 }
+
+// include packages the Location of one transform entry when it is an
+// AWS::Include.
+func (ex *exporter) include(e *yaml.Node) error {
+	if name := get(e, "Name"); name == nil || name.Value != "AWS::Include" {
+		return nil
+	}
+	loc := get(get(e, "Parameters"), "Location")
+	if err := ex.remote(includeProperty, loc, ""); err != nil {
+		return err
+	}
+	if !isLocal(loc) {
+		return nil
+	}
+	ref, err := ex.s.AddFile(ex.dir, loc.Value, ex.pos(loc, ""))
+	if err != nil {
+		return err
+	}
+	replace(loc, ref.S3URI())
+	return nil
+}
+
+// includeProperty is AWS::Include's Location, for remote's checks.
+var includeProperty = Property{Type: "AWS::Include", Path: []string{"Location"}, Form: S3URI}
 
 func (ex *exporter) resources(res *yaml.Node) error {
 	if res.Kind != yaml.MappingNode {
@@ -171,6 +203,9 @@ func (ex *exporter) resources(res *yaml.Node) error {
 				continue
 			}
 			v := getPath(props, p.Path)
+			if err := ex.remote(p, v, file); err != nil {
+				return err
+			}
 			if !isLocal(v) {
 				continue
 			}
@@ -206,6 +241,75 @@ func (ex *exporter) resources(res *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// remote handles a property value that names a remote location: an s3://
+// string where CloudFormation takes a mapping becomes the mapping (with
+// the object version of ?versionId=), as aws-cli writes it; an http(s)://
+// URL where only S3 is read (anything but a nested template) is refused
+// here, not at deploy time.
+func (ex *exporter) remote(p Property, v *yaml.Node, file string) error {
+	if v == nil || v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+		return nil
+	}
+	at := ex.pos(v, file)
+	prop := strings.Join(p.Path, ".")
+	l := strings.ToLower(v.Value)
+	switch {
+	case strings.HasPrefix(l, "s3://") && !strings.HasPrefix(v.Value, "s3://"):
+		return ex.s.errAt(at, fmt.Errorf("%w: %s %q: write the scheme s3:// in lower case", ErrArtifact, prop, v.Value))
+	case strings.HasPrefix(l, "s3://"):
+		if p.Form != BucketKey {
+			return nil
+		}
+		m, err := s3Mapping(v.Value, p)
+		if err != nil {
+			return ex.s.errAt(at, fmt.Errorf("%w: %s %q: %v", ErrArtifact, prop, v.Value, err))
+		}
+		replace(v, m)
+	case (strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://")) && !p.Template:
+		return ex.s.errAt(at, fmt.Errorf("%w: %s %q: %s reads its %s from S3 only, not from a web address: upload the object and write s3://BUCKET/KEY, or name a local file or folder to package", ErrArtifact, prop, v.Value, p.Type, prop))
+	}
+	return nil
+}
+
+// s3Mapping parses s3://BUCKET/KEY[?versionId=V] into p's mapping
+// {Bucket: BUCKET, Key: KEY[, Version: V]}, as aws-cli's parse_s3_url
+// does; what aws-cli would drop or misread (no key, a version the
+// property can not take, other query keys) is an error.
+func s3Mapping(u string, p Property) (*yaml.Node, error) {
+	rest := strings.TrimPrefix(u, "s3://")
+	rest, query, _ := strings.Cut(rest, "?")
+	bucket, key, _ := strings.Cut(rest, "/")
+	key = strings.TrimLeft(key, "/")
+	if bucket == "" || key == "" {
+		return nil, fmt.Errorf("no object key: write s3://BUCKET/KEY")
+	}
+	if strings.Contains(key, "#") {
+		return nil, fmt.Errorf("an object key with # is read as a fragment by aws-cli: rename the object")
+	}
+	m := mapN(str(p.Bucket), str(bucket), str(p.Key), str(key))
+	if query == "" {
+		return m, nil
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, fmt.Errorf("query %q: %v", query, err)
+	}
+	for k := range q {
+		if k != "versionId" {
+			return nil, fmt.Errorf("query key %q: only ?versionId=VERSION is read", k)
+		}
+	}
+	vs := q["versionId"]
+	switch {
+	case len(vs) != 1 || vs[0] == "":
+		return nil, fmt.Errorf("give one ?versionId=VERSION")
+	case p.Version == "":
+		return nil, fmt.Errorf("%s takes no object version: remove ?versionId=", p.Type)
+	}
+	m.Content = append(m.Content, str(p.Version), str(vs[0]))
+	return m, nil
 }
 
 // sourceFile is the file a module's resource was written in, from the

@@ -3,13 +3,11 @@ package artifacts
 import (
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"path"
 	"runtime"
 	"strings"
 	"sync"
 
-	"github.com/klauspost/compress/flate"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -96,7 +94,7 @@ func (ex *exporter) startPrefetch() *prefetcher {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			fw, _ := flate.NewWriter(io.Discard, ZipLevel)
+			fw := newFlaters()
 			for t := range p.tasks {
 				select {
 				case <-p.quit:
@@ -245,7 +243,7 @@ func (p *prefetcher) dispatch() {
 func (p *prefetcher) files(e *entry) []zipFile {
 	root := p.s.root
 	if !e.zip {
-		files, err := collect(root, e.dir, e.dir)
+		files, err := collect(root, e.dir, e.dir, p.s.skip...)
 		if err != nil || len(files) == 0 {
 			return nil
 		}
@@ -260,9 +258,7 @@ func (p *prefetcher) files(e *entry) []zipFile {
 	if err != nil || !st.Mode().IsRegular() || st.Size() > artifactLimit {
 		return nil
 	}
-	head := make([]byte, 4)
-	n, _ := io.ReadFull(f, head)
-	if isZip(head[:n]) {
+	if isZipFile(f, st.Size()) {
 		return nil
 	}
 	return []zipFile{{name: path.Base(e.dir), rel: e.dir, exec: st.Mode()&0o111 != 0, size: st.Size()}}

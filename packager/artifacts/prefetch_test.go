@@ -46,14 +46,14 @@ func TestPrefetch(t *testing.T) {
 	files["template.yaml"] = tmpl.String()
 	write(t, dir, files)
 
-	_, s, err := pack(t, dir, Options{Bucket: "b"})
+	_, s, err := pack(t, dir, Options{Bucket: "bkt"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.pre != nil {
 		t.Fatal("the prefetch outlived Export")
 	}
-	ref, err := New(Options{Root: dir, Bucket: "b"})
+	ref, err := New(Options{Root: dir, Bucket: "bkt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestPrefetch(t *testing.T) {
 	// the error.
 	write(t, dir, map[string]string{"template.yaml": strings.Replace(tmpl.String(), "Code: fn05\n", "Code: nope\n", 1) +
 		"  Bad:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: empty\n"})
-	_, _, err = pack(t, dir, Options{Bucket: "b"})
+	_, _, err = pack(t, dir, Options{Bucket: "bkt"})
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "template.yaml:") || !strings.Contains(err.Error(), "no file or folder nope") {
 		t.Fatalf("got %v, want the missing fn05 replacement", err)
 	}
@@ -85,7 +85,7 @@ func TestPrefetch(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = pack(t, dir, Options{Bucket: "b"})
+	_, _, err = pack(t, dir, Options{Bucket: "bkt"})
 	if !errors.Is(err, ErrArtifact) || !strings.Contains(err.Error(), "holds no files") {
 		t.Fatalf("got %v, want the empty folder", err)
 	}

@@ -47,6 +47,12 @@ type Options struct {
 	// NoSourceMap and Read are passed to cfn.Package for nested templates.
 	NoSourceMap bool
 	Read        func(path string)
+	// OutputDir is the folder assemble package writes into: the packaged
+	// template, and the artifacts at OutputDir/KEY. No zip holds it, so a
+	// run never packages the previous run's output: a folder zipped that
+	// holds it leaves it out (and the key prefix's folder within it), and a
+	// folder zipped that is it (or is the key prefix's folder) is refused.
+	OutputDir string
 }
 
 // Pos is a place in a template: where an artifact path is written.
@@ -147,7 +153,8 @@ type Set struct {
 	takesBucket bool
 	keyExt      string // AddJoined's extension, while it adds
 	pre         *prefetcher
-	joined      bool // AddJoined is adding
+	joined      bool          // AddJoined is adding
+	skip        []os.FileInfo // the output folders no zip holds (Options.OutputDir)
 }
 
 // keyPrefixRE is what an object key prefix may hold: S3's safe characters.
@@ -162,10 +169,31 @@ func CheckKeyPrefix(p string) error {
 	return nil
 }
 
-// New returns an empty Set for the project folder opts.Root.
+// bucketNameRE is an S3 bucket name (the rules for new buckets: 3 to 63
+// lower-case letters, digits, dots and hyphens, a letter or digit at each
+// end).
+var bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+
+// CheckBucket checks an asset bucket's name: the one rule of assemble
+// package --asset-bucket and of assemble build's bucket when it is a name.
+func CheckBucket(name string) error {
+	if !bucketNameRE.MatchString(name) || strings.Contains(name, "..") {
+		return fmt.Errorf("%q is %w", name, ErrBucketName)
+	}
+	return nil
+}
+
+// New returns an empty Set for the project folder opts.Root. A Bucket
+// that is not an S3 bucket name (CheckBucket) or a KeyPrefix that
+// CheckKeyPrefix refuses is an error.
 func New(opts Options) (*Set, error) {
 	if err := CheckKeyPrefix(opts.KeyPrefix); err != nil {
 		return nil, err
+	}
+	if opts.Bucket != "" {
+		if err := CheckBucket(opts.Bucket); err != nil {
+			return nil, err
+		}
 	}
 	opts.KeyPrefix = strings.Trim(opts.KeyPrefix, "/")
 	abs, err := filepath.Abs(opts.Root)
@@ -180,7 +208,31 @@ func New(opts Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Set{opts: opts, root: root, rootReal: real, byHash: map[string]*Asset{}}, nil
+	s := &Set{opts: opts, root: root, rootReal: real, byHash: map[string]*Asset{}}
+	if opts.OutputDir != "" {
+		// What is not there yet holds nothing to leave out.
+		for _, d := range []string{opts.OutputDir, filepath.Join(opts.OutputDir, filepath.FromSlash(opts.KeyPrefix))} {
+			if st, err := os.Stat(d); err == nil && st.IsDir() {
+				s.skip = append(s.skip, st)
+			}
+		}
+	}
+	return s, nil
+}
+
+// checkNotOutput refuses to zip the folder rel when it is an output
+// folder (Options.OutputDir).
+func (s *Set) checkNotOutput(rel, local string) error {
+	st, err := s.root.Stat(rel)
+	if err != nil {
+		return nil // collect reports it
+	}
+	for _, o := range s.skip {
+		if os.SameFile(o, st) {
+			return fmt.Errorf("%w: %q is the folder the output is written to, so each run would zip the previous run's output: write -o into a folder of its own (-o out/packaged.yaml), which zips leave out", ErrArtifact, local)
+		}
+	}
+	return nil
 }
 
 // Close releases the project folder. Assets of project files can not be
@@ -364,7 +416,10 @@ func (s *Set) add(dir, local string, zip, fileOnly bool, at Pos) (Ref, error) {
 			a = &Asset{data: data, sum: &sum, Source: rel, Folder: true}
 			break
 		}
-		files, err := collect(s.root, rel, display)
+		if err := s.checkNotOutput(rel, local); err != nil {
+			return Ref{}, s.errAt(at, err)
+		}
+		files, err := collect(s.root, rel, display, s.skip...)
 		if err != nil {
 			return Ref{}, s.errAt(at, err)
 		}
@@ -384,9 +439,7 @@ func (s *Set) add(dir, local string, zip, fileOnly bool, at Pos) (Ref, error) {
 		if err != nil {
 			return Ref{}, s.errAt(at, fmt.Errorf("%w: %s: %v", ErrArtifact, rel, err))
 		}
-		head := make([]byte, 4)
-		n, _ := io.ReadFull(f, head)
-		isZ := isZip(head[:n])
+		isZ := isZipFile(f, st.Size())
 		if isZ {
 			if err := checkZip(f, st.Size(), rel); err != nil {
 				f.Close()

@@ -23,8 +23,10 @@ type Property struct {
 	// entry): ["Code"], ["Command", "ScriptLocation"].
 	Path []string
 	Form Form
-	// Bucket and Key name the two keys of a BucketKey form.
-	Bucket, Key string
+	// Bucket and Key name the two keys of a BucketKey form, Version its
+	// object version key ("" when the property has none): an s3:// string
+	// written there is turned into this mapping, as aws-cli does.
+	Bucket, Key, Version string
 	// ForceZip zips a single file that is not already a zip (Lambda code):
 	// the zip holds the file under its base name. A folder is zipped
 	// whatever ForceZip says.
@@ -51,17 +53,17 @@ func Properties() []Property {
 		{Type: "AWS::AppSync::Resolver", Path: []string{"ResponseMappingTemplateS3Location"}, Form: S3URI},
 		{Type: "AWS::AppSync::FunctionConfiguration", Path: []string{"RequestMappingTemplateS3Location"}, Form: S3URI},
 		{Type: "AWS::AppSync::FunctionConfiguration", Path: []string{"ResponseMappingTemplateS3Location"}, Form: S3URI},
-		{Type: "AWS::ApiGateway::RestApi", Path: []string{"BodyS3Location"}, Form: BucketKey, Bucket: "Bucket", Key: "Key"},
-		{Type: "AWS::Lambda::Function", Path: []string{"Code"}, Form: BucketKey, Bucket: "S3Bucket", Key: "S3Key", ForceZip: true},
+		{Type: "AWS::ApiGateway::RestApi", Path: []string{"BodyS3Location"}, Form: BucketKey, Bucket: "Bucket", Key: "Key", Version: "Version"},
+		{Type: "AWS::Lambda::Function", Path: []string{"Code"}, Form: BucketKey, Bucket: "S3Bucket", Key: "S3Key", Version: "S3ObjectVersion", ForceZip: true},
 		{Type: "AWS::ElasticBeanstalk::ApplicationVersion", Path: []string{"SourceBundle"}, Form: BucketKey, Bucket: "S3Bucket", Key: "S3Key"},
 		{Type: "AWS::CloudFormation::Stack", Path: []string{"TemplateURL"}, Form: HTTPSURL, Template: true},
 		{Type: "AWS::Serverless::Application", Path: []string{"Location"}, Form: HTTPSURL, Template: true},
 		{Type: "AWS::Serverless::LayerVersion", Path: []string{"ContentUri"}, Form: S3URI, ForceZip: true},
-		{Type: "AWS::Lambda::LayerVersion", Path: []string{"Content"}, Form: BucketKey, Bucket: "S3Bucket", Key: "S3Key", ForceZip: true},
+		{Type: "AWS::Lambda::LayerVersion", Path: []string{"Content"}, Form: BucketKey, Bucket: "S3Bucket", Key: "S3Key", Version: "S3ObjectVersion", ForceZip: true},
 		{Type: "AWS::Glue::Job", Path: []string{"Command", "ScriptLocation"}, Form: S3URI},
-		{Type: "AWS::StepFunctions::StateMachine", Path: []string{"DefinitionS3Location"}, Form: BucketKey, Bucket: "Bucket", Key: "Key"},
-		{Type: "AWS::Serverless::StateMachine", Path: []string{"DefinitionUri"}, Form: BucketKey, Bucket: "Bucket", Key: "Key"},
-		{Type: "AWS::CodeCommit::Repository", Path: []string{"Code", "S3"}, Form: BucketKey, Bucket: "Bucket", Key: "Key", ForceZip: true},
+		{Type: "AWS::StepFunctions::StateMachine", Path: []string{"DefinitionS3Location"}, Form: BucketKey, Bucket: "Bucket", Key: "Key", Version: "Version"},
+		{Type: "AWS::Serverless::StateMachine", Path: []string{"DefinitionUri"}, Form: BucketKey, Bucket: "Bucket", Key: "Key", Version: "Version"},
+		{Type: "AWS::CodeCommit::Repository", Path: []string{"Code", "S3"}, Form: BucketKey, Bucket: "Bucket", Key: "Key", Version: "ObjectVersion", ForceZip: true},
 		{Type: "AWS::ServerlessRepo::Application", Path: []string{"ReadmeUrl"}, Form: S3URI, Metadata: true},
 		{Type: "AWS::ServerlessRepo::Application", Path: []string{"LicenseUrl"}, Form: S3URI, Metadata: true},
 	}

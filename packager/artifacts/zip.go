@@ -41,6 +41,25 @@ var artifactLimit int64 = MaxArtifactBytes
 // ZipLevel is the deflate level of the zips made from folders.
 const ZipLevel = 6
 
+// smallLevel is the second deflate level tried on entries under smallFile
+// bytes: klauspost's level 6 writes a stored block for inputs of up to
+// about 100 bytes, where its lazy level 7 writes fixed Huffman codes as
+// zlib does. The smaller of the two is kept, and an entry that neither
+// makes smaller is stored (method 0): compressed only when it saves bytes.
+const (
+	smallLevel = 7
+	smallFile  = 4 << 10
+)
+
+// Version fields of the zips made from folders (APPNOTE 4.4.2, 4.4.3):
+// made by Unix (3), spec 2.0; needed to extract 2.0 for deflate, 1.0 for a
+// stored entry.
+const (
+	zipMadeBy      = 3<<8 | 20
+	zipNeedDeflate = 20
+	zipNeedStore   = 10
+)
+
 // ZipTime is the time every entry of a zip made from a folder carries:
 // 1980-01-01 00:00:00, the first time a ZIP can store. It is fixed (not
 // SOURCE_DATE_EPOCH, not the files' times) so that the same sources give
@@ -69,8 +88,9 @@ func ZipMode(m fs.FileMode) fs.FileMode {
 
 // collect lists the regular files under dir (a path under root), following
 // symbolic links that stay in root as aws-cli's os.walk(followlinks=True)
-// does, sorted by their slash path.
-func collect(root *os.Root, dir string, display string) ([]zipFile, error) {
+// does, sorted by their slash path. A folder that is one of skip (the
+// output folder: see Options.OutputDir) is left out.
+func collect(root *os.Root, dir string, display string, skip ...os.FileInfo) ([]zipFile, error) {
 	var files []zipFile
 	var total int64
 	var visit func(rel, prefix string, seen []os.FileInfo) error
@@ -88,6 +108,12 @@ func collect(root *os.Root, dir string, display string) ([]zipFile, error) {
 			if os.SameFile(s, st) {
 				d.Close()
 				return fmt.Errorf("%w: %s: a symbolic link loops back to a folder above it: remove the link", ErrArtifact, path.Join(display, prefix))
+			}
+		}
+		for _, s := range skip {
+			if os.SameFile(s, st) {
+				d.Close()
+				return nil
 			}
 		}
 		seen = append(seen, st)
@@ -143,12 +169,24 @@ func openErr(display, name string, err error) error {
 	return fmt.Errorf("%w: %s: %v", ErrArtifact, what, err)
 }
 
-// compressed is one entry of a zip, compressed.
+// compressed is one entry of a zip, compressed (or stored: see
+// smallLevel).
 type compressed struct {
-	data []byte
-	crc  uint32
-	size int64
-	err  error
+	data   []byte
+	crc    uint32
+	size   int64
+	stored bool
+	err    error
+}
+
+// flaters are one worker's deflate writers: ZipLevel, and smallLevel for
+// small entries.
+type flaters struct{ std, small *flate.Writer }
+
+func newFlaters() flaters {
+	std, _ := flate.NewWriter(io.Discard, ZipLevel)
+	small, _ := flate.NewWriter(io.Discard, smallLevel)
+	return flaters{std, small}
 }
 
 // makeZip writes the files into a byte-reproducible zip: entries sorted by
@@ -164,7 +202,7 @@ func makeZip(root *os.Root, files []zipFile) ([]byte, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fw, _ := flate.NewWriter(io.Discard, ZipLevel)
+			fw := newFlaters()
 			for i := range next {
 				out[i] = compressOne(root, files[i], fw)
 			}
@@ -201,6 +239,10 @@ func writeZip(files []zipFile, out []compressed) ([]byte, error) {
 			mode = ZipMode(0o111)
 		}
 		fh.SetMode(mode)
+		fh.CreatorVersion, fh.ReaderVersion = zipMadeBy, zipNeedDeflate
+		if c.stored {
+			fh.Method, fh.ReaderVersion = zip.Store, zipNeedStore
+		}
 		if !utf8.ValidString(f.name) || strings.ContainsFunc(f.name, func(r rune) bool { return r >= utf8.RuneSelf }) {
 			fh.Flags |= 0x800 // UTF-8 name
 		}
@@ -227,7 +269,7 @@ const wholeFile = 1 << 20
 // bufPool holds the buffers files under wholeFile are read into.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, wholeFile); return &b }}
 
-func compressOne(root *os.Root, f zipFile, fw *flate.Writer) compressed {
+func compressOne(root *os.Root, f zipFile, fw flaters) compressed {
 	r, err := root.Open(f.rel)
 	if err != nil {
 		return compressed{err: openErr("", f.rel, err)}
@@ -235,9 +277,10 @@ func compressOne(root *os.Root, f zipFile, fw *flate.Writer) compressed {
 	defer r.Close()
 	var dst bytes.Buffer
 	dst.Grow(int(f.size/2) + 64) // source text deflates to about a third
-	fw.Reset(&dst)
+	fw.std.Reset(&dst)
 	var n int64
 	var crc uint32
+	stored := false
 	if f.size < wholeFile {
 		// One read and one write: the deflate stream does not depend on
 		// how the input is cut into writes.
@@ -251,23 +294,42 @@ func compressOne(root *os.Root, f zipFile, fw *flate.Writer) compressed {
 		}
 		err = rerr
 		if err == nil {
-			crc = crc32.ChecksumIEEE(buf[:m])
-			if _, err = fw.Write(buf[:m]); err == nil {
-				err = fw.Close()
+			data := buf[:m]
+			crc = crc32.ChecksumIEEE(data)
+			err = deflateTo(fw.std, &dst, data)
+			if err == nil && m < smallFile {
+				var alt bytes.Buffer
+				if err = deflateTo(fw.small, &alt, data); alt.Len() < dst.Len() {
+					dst = alt
+				}
+			}
+			if err == nil && dst.Len() >= m {
+				dst.Reset()
+				dst.Write(data)
+				stored = true
 			}
 		}
 	} else {
 		h := crc32.NewIEEE()
-		n, err = io.Copy(io.MultiWriter(fw, h), io.LimitReader(r, f.size+1))
+		n, err = io.Copy(io.MultiWriter(fw.std, h), io.LimitReader(r, f.size+1))
 		if err == nil {
-			err = fw.Close()
+			err = fw.std.Close()
 		}
 		crc = h.Sum32()
 	}
 	if err == nil && n != f.size {
 		err = fmt.Errorf("%w: %s changed size while it was zipped: build again", ErrArtifact, f.name)
 	}
-	return compressed{data: dst.Bytes(), crc: crc, size: n, err: err}
+	return compressed{data: dst.Bytes(), crc: crc, size: n, stored: stored, err: err}
+}
+
+// deflateTo deflates data into dst with fw, in one write.
+func deflateTo(fw *flate.Writer, dst *bytes.Buffer, data []byte) error {
+	fw.Reset(dst)
+	if _, err := fw.Write(data); err != nil {
+		return err
+	}
+	return fw.Close()
 }
 
 // checkZip checks a zip offered as an artifact (shipped as it is): its
@@ -313,8 +375,51 @@ func fsValidLocal(name string) bool {
 }
 
 // isZip tells a zip file by its first bytes (a local file header or the
-// end record of an empty zip), as Python's zipfile.is_zipfile accepts
-// them.
+// end record of an empty zip).
 func isZip(head []byte) bool {
 	return bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06"))
+}
+
+// isZipFile tells whether the file f of size bytes is a zip, as Python's
+// zipfile.is_zipfile (aws-cli's test) does: it starts as one (isZip), or
+// an end of central directory record lies in its last 64 KiB and the
+// central directory it names reads. The second is an executable jar or
+// a self-extracting archive: a launch script or program before the zip
+// data. A file that only holds the record's signature by chance is not
+// a zip.
+func isZipFile(f io.ReaderAt, size int64) bool {
+	head := make([]byte, 4)
+	n, _ := f.ReadAt(head, 0)
+	if isZip(head[:n]) {
+		return true
+	}
+	if !hasEndRecord(f, size) {
+		return false
+	}
+	_, err := zip.NewReader(f, size)
+	return err == nil
+}
+
+// hasEndRecord tells whether an end of central directory record (APPNOTE
+// 4.3.16: its signature, 18 bytes, a comment of the length it gives) ends
+// the file.
+func hasEndRecord(f io.ReaderAt, size int64) bool {
+	const rec, maxComment = 22, 1<<16 - 1
+	n := min(size, rec+maxComment)
+	if n < rec {
+		return false
+	}
+	tail := make([]byte, n)
+	if _, err := f.ReadAt(tail, size-n); err != nil && err != io.EOF {
+		return false
+	}
+	for i := len(tail) - rec; i >= 0; i-- {
+		if tail[i] == 'P' && bytes.HasPrefix(tail[i:], []byte("PK\x05\x06")) {
+			comment := int(tail[i+20]) | int(tail[i+21])<<8
+			if i+rec+comment == len(tail) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -477,6 +477,29 @@ func (sc *scope) rainConstant(n, arg *yaml.Node) (*yaml.Node, error) {
 	return sc.constant(arg.Value, arg)
 }
 
+// rainConstants replaces every !Rain::Constant in n (a section the engine
+// does not otherwise resolve: Parameters, Rules) by the constant's value,
+// as rain does wherever the directive is written.
+func (sc *scope) rainConstants(n *yaml.Node, depth int) (*yaml.Node, error) {
+	if depth > maxConstDepth {
+		return n, nil // checkDirectives refuses what is left
+	}
+	if k, arg, ok := single(n); ok && k == "Rain::Constant" {
+		return sc.rainConstant(n, arg)
+	}
+	for i, c := range n.Content {
+		r, err := sc.rainConstants(c, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n.Content[i] = r
+	}
+	return n, nil
+}
+
+// maxConstDepth bounds rainConstants' walk, as checkDirectives' is.
+const maxConstDepth = 1000
+
 // constant resolves the value of constant name (!Ref Const::Name,
 // !Rain::Constant Name). A constant whose value uses itself, directly or
 // through others, is ErrCycle.

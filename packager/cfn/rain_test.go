@@ -313,6 +313,60 @@ Resources:
 `)
 }
 
+// TestRainConstantsInParameters: rain resolves !Rain::Constant wherever it
+// is written, Parameters and Rules included (issue 28 item 9).
+func TestRainConstantsInParameters(t *testing.T) {
+	dir := rainProject(t, map[string]string{
+		"template.yaml": `Rain:
+  Constants:
+    Prefix: myapp
+    Sizes: [small, large]
+Parameters:
+  Name:
+    Type: String
+    Default: !Rain::Constant Prefix
+  Size:
+    Type: String
+    AllowedValues: !Rain::Constant Sizes
+Rules:
+  Named:
+    Assertions:
+      - Assert: !Not [!Equals [!Ref Name, !Rain::Constant Prefix]]
+Resources:
+  B:
+    Type: AWS::S3::Bucket
+    Properties:
+      BucketName: !Ref Name
+`,
+	})
+	got, err := rainPackage(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, got, `Parameters:
+  Name:
+    Type: String
+    Default: myapp
+  Size:
+    Type: String
+    AllowedValues:
+      - small
+      - large
+Rules:
+  Named:
+    Assertions:
+      - Assert: !Not
+          - !Equals
+            - !Ref Name
+            - myapp
+Resources:
+  B:
+    Type: AWS::S3::Bucket
+    Properties:
+      BucketName: !Ref Name
+`)
+}
+
 func TestRainConstantsErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, tmpl string
@@ -325,7 +379,8 @@ func TestRainConstantsErrors(t *testing.T) {
 		{"object-in-sub", "Rain:\n  Constants:\n    Obj: [a]\n" + bucketRes + "      BucketName: !Sub ${Rain::Obj}\n", ErrInvalid, "template.yaml:8:19", []string{"!Rain::Constant Obj"}},
 		{"clash", "Constants:\n  Name: a\nRain:\n  Constants:\n    Name: b\n" + bucketRes, ErrNameClash, "template.yaml:5:5", []string{"Name"}},
 		{"unknown-section-key", "Rain:\n  Constant:\n    Name: b\n" + bucketRes, ErrInvalid, "template.yaml:2:3", []string{"Constants"}},
-		{"in-parameters", "Rain:\n  Constants:\n    Name: x\nParameters:\n  P:\n    Type: String\n    Default: !Rain::Constant Name\n" + bucketRes + "      BucketName: b\n", ErrInvalid, "template.yaml:7:14", []string{"cannot be used here"}},
+		{"unknown-in-parameters", "Rain:\n  Constants:\n    Name: x\nParameters:\n  P:\n    Type: String\n    Default: !Rain::Constant Nmae\n" + bucketRes + "      BucketName: b\n", ErrInvalid, "template.yaml:7:14", []string{"no constant Nmae", "Name"}},
+		{"cycle-in-parameters", "Rain:\n  Constants:\n    A: !Rain::Constant B\n    B: !Rain::Constant A\nParameters:\n  P:\n    Type: String\n    Default: !Rain::Constant A\n" + bucketRes + "      BucketName: b\n", ErrCycle, "template.yaml:4:8", []string{"refers to itself"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := rainPackage(t, rainProject(t, map[string]string{"template.yaml": tc.tmpl}), nil)

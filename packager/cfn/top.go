@@ -75,7 +75,13 @@ func (e *engine) top(t *Template) (*Template, error) {
 		case "Transform":
 			put("Transform", transformNode(v, e.transforms))
 		case "Parameters", "Rules":
-			put(k.Value, clone(v))
+			// Written as they are, but for !Rain::Constant, which rain
+			// resolves wherever it is written.
+			c, err := sc.rainConstants(clone(v), 0)
+			if err != nil {
+				return nil, err
+			}
+			put(k.Value, c)
 		case "Conditions":
 			c, err := sc.resolve(v)
 			if err != nil {
