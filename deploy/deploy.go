@@ -95,6 +95,14 @@ type Options struct {
 	// DockerAvailable reports whether a Docker engine answers (default:
 	// `docker version` succeeds); docker-build droplets need one.
 	DockerAvailable func(ctx context.Context) bool
+	// RequireApproval is which changes need approval before Deploy makes
+	// them (default DefaultApproval, broadening): Deploy runs Diff first
+	// and, when anything needs approval, calls Approve, or refuses with
+	// ErrApprovalRequired when Approve is nil. Plan asks nothing.
+	RequireApproval Approval
+	// Approve is asked to approve the diff; reasons say what needs
+	// approval. An error stops the deploy before any change.
+	Approve func(ctx context.Context, diff *DiffResult, reasons []string) error
 }
 
 // An Event is a line of progress about one droplet.

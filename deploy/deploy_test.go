@@ -335,7 +335,11 @@ func TestFailureStopsDependents(t *testing.T) {
 		"Side": stack("Side", env, "side-"+u, "side.yaml", nil),
 	})
 	bad := "Resources:\n  Broken:\n    Type: AWS::SNS::Topic\n    Properties: [\n"
-	res, err := Deploy(context.Background(), signedSource(t, m, files{"base.yaml": bad, "top.yaml": topics(1), "side.yaml": topics(1)}), opts(cfg, nil))
+	// A template that cannot be read cannot be reviewed: deploy it
+	// unreviewed, for CloudFormation to refuse.
+	o := opts(cfg, nil)
+	o.RequireApproval = ApproveNever
+	res, err := Deploy(context.Background(), signedSource(t, m, files{"base.yaml": bad, "top.yaml": topics(1), "side.yaml": topics(1)}), o)
 	if !errors.Is(err, ErrStackFailed) || !errors.Is(err, ErrDependency) {
 		t.Fatalf("got %v", err)
 	}

@@ -155,7 +155,12 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 	if r.opts.Plan {
 		return nil
 	}
-	// Every check passed: stage the large templates, the first writes.
+	// Every check passed: the changes approved (approval.go), before
+	// the first write.
+	if _, err := r.approve(ctx, ds); err != nil {
+		return err
+	}
+	// Stage the large templates, the first writes.
 	g, gctx = errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Concurrency)
 	for _, d := range ds {

@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/deploy/review"
 )
 
 // KnownAfterDeploy stands, in a plan, for a value that cannot be known
 // before the droplet it comes from is deployed ("known after apply").
-const KnownAfterDeploy = "(known after deploy)"
+const KnownAfterDeploy = review.Pending
 
 // attrLookup returns a deployed droplet's attribute. known is false when
 // the droplet is not deployed yet (a plan); ok is false when the droplet

@@ -1,6 +1,11 @@
 package remote
 
-import "errors"
+import (
+	"errors"
+	"strings"
+
+	"github.com/cloud-assembly/assemble/errcode"
+)
 
 // Sentinels; every error of this package wraps one of them, or the
 // context's error.
@@ -32,3 +37,19 @@ var (
 	// (pushing to https://).
 	ErrUnsupported = errors.New("not supported")
 )
+
+// ErrNoCredentials: S3 was asked with no AWS credentials to be found.
+var ErrNoCredentials = errcode.New("remote_no_credentials", "no AWS credentials",
+	"S3 credentials come from the AWS default chain: AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, SSO, a web identity or an instance role")
+
+// isNoCredentials reports whether an AWS SDK failure is that no
+// credentials were found (the SDK has no type for it, only its words).
+func isNoCredentials(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"failed to retrieve credentials", "failed to refresh cached credentials", "get credentials", "no valid credential sources", "static credentials are empty"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}

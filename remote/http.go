@@ -116,6 +116,10 @@ type httpSource struct {
 	size    int64
 	etag    string
 	lastMod string
+	// sizeFrom names where size came from when it is not a response of
+	// this server (an OCI manifest), until the first response confirms
+	// it: a size that disagrees is then a lie, not a change.
+	sizeFrom string
 }
 
 func newHTTPSource(loc *Location, o *Options) *httpSource {
@@ -252,6 +256,9 @@ func (s *httpSource) check(resp *http.Response, off, n int64) error {
 		return err
 	}
 	if total != s.size {
+		if s.sizeFrom != "" {
+			return fmt.Errorf("%w: %s says %d bytes, the server's object has %d", ErrBadResponse, s.sizeFrom, s.size, total)
+		}
 		return fmt.Errorf("%w: its size was %d bytes, now %d", ErrChanged, s.size, total)
 	}
 	if e := resp.Header.Get("ETag"); s.etag != "" && e != "" && e != s.etag {

@@ -19,8 +19,9 @@ const (
 
 // A Location is a parsed location. Only the fields of its scheme are set.
 type Location struct {
-	raw    string
-	Scheme string
+	raw     string
+	tagless bool // an OCI location given without a tag or digest: latest
+	Scheme  string
 
 	// OCI: the manifest's reference.
 	Ref name.Reference
@@ -125,8 +126,16 @@ func Parse(s string) (*Location, error) {
 		}
 		ref, err := name.ParseReference(rest, opts...)
 		if err != nil {
+			repo, _, _ := strings.Cut(strings.TrimPrefix(rest, reg+"/"), "@")
+			if i := strings.LastIndex(repo, ":"); i >= 0 {
+				repo = repo[:i]
+			}
+			if repo != strings.ToLower(repo) {
+				return bad("repository %q has uppercase letters: OCI repository names are lowercase letters, digits and separators (. _ __ - /); use %q", repo, strings.ToLower(repo))
+			}
 			return bad("%v", err)
 		}
+		l.tagless = !strings.Contains(rest[strings.LastIndex(rest, "/")+1:], ":") && !strings.Contains(rest, "@")
 		if ref.Context().RegistryStr() != reg {
 			return bad("want oci://REGISTRY/REPOSITORY with the registry's host first")
 		}

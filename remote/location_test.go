@@ -1,7 +1,9 @@
 package remote
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +54,46 @@ func TestParse(t *testing.T) {
 		if IsLocation(s) {
 			t.Errorf("IsLocation(%q) = true", s)
 		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://user:pw@host/a.cloud":                          "https://REDACTED@host/a.cloud",
+		"https://host/a.cloud?X-Amz-Signature=abc&X-Amz-Date=1": "https://host/a.cloud?X-Amz-Signature=REDACTED&X-Amz-Date=REDACTED",
+		"s3://b/k?versionId=3":                                  "s3://b/k?versionId=3",
+		"oci://r/x/y:1":                                         "oci://r/x/y:1",
+		"app.cloud":                                             "app.cloud",
+		"https://h/p?token":                                     "https://h/p?token=REDACTED",
+		"https://u@h/p#frag":                                    "https://REDACTED@h/p#frag",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if _, err := Parse("https://user:hunter2@host/a.cloud"); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("Parse of a URL with a password: %v", err)
+	}
+	for in, want := range map[string]string{
+		"https://host/dist/app.cloud?X-Amz-Signature=abc": "app.cloud",
+		"s3://b/releases/1.0/app.cloud":                   "app.cloud",
+		"oci://r.example/team/app:1.0":                    "app",
+	} {
+		l, err := Parse(in)
+		if err != nil || l.Base() != want {
+			t.Errorf("Base of %s = %v, %v; want %s", in, l, err, want)
+		}
+	}
+}
+
+func TestOCILocationMessages(t *testing.T) {
+	_, err := Parse("oci://registry.example/Team/App:1")
+	if !errors.Is(err, ErrLocation) || !strings.Contains(err.Error(), "uppercase") || !strings.Contains(err.Error(), `"team/app"`) {
+		t.Errorf("an uppercase repository: %v", err)
+	}
+	host := inProcessRegistry(t, nil)
+	_, err = Open(context.Background(), "oci://"+host+"/team/none", nil)
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "latest") {
+		t.Errorf("a location without a tag: %v, want ErrNotFound saying latest was tried", err)
 	}
 }

@@ -77,6 +77,9 @@ func registryError(what string, err error) error {
 // assembly's name everywhere).
 func newOCISource(ctx context.Context, loc *Location, o *Options, obj *Object) (*ociSource, error) {
 	s, err := manifestSource(ctx, loc, o, obj)
+	if loc.tagless && errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("%w (no tag was given, so tag latest was tried; name one: oci://REGISTRY/REPOSITORY:TAG)", err)
+	}
 	if d, ok := loc.Ref.(name.Digest); ok && errors.Is(err, ErrNotFound) {
 		var berr error
 		if s, berr = blobSource(ctx, loc, d, o, obj); berr == nil {
@@ -163,7 +166,7 @@ func manifestSource(ctx context.Context, loc *Location, o *Options, obj *Object)
 		r := ref.Context()
 		blob := fmt.Sprintf("%s://%s/v2/%s/blobs/%s", r.Scheme(), r.RegistryStr(), r.RepositoryStr(), layer.Digest)
 		s = &ociSource{
-			httpSource: &httpSource{url: blob, client: &http.Client{Transport: rt, CheckRedirect: sameScheme}, size: layer.Size},
+			httpSource: &httpSource{url: blob, client: &http.Client{Transport: rt, CheckRedirect: sameScheme}, size: layer.Size, sizeFrom: "the manifest"},
 			digest:     layer.Digest,
 			manifest:   *m,
 			raw:        desc.Manifest,
@@ -221,7 +224,7 @@ func anonymousOCISource(ctx context.Context, loc *Location, o *Options) (*ociSou
 	}
 	layer := m.Layers[0]
 	return &ociSource{
-		httpSource: &httpSource{url: base + "blobs/" + layer.Digest.String(), client: client, size: layer.Size},
+		httpSource: &httpSource{url: base + "blobs/" + layer.Digest.String(), client: client, size: layer.Size, sizeFrom: "the manifest"},
 		digest:     layer.Digest,
 		manifest:   *m,
 		raw:        raw,
@@ -268,6 +271,7 @@ func (s *ociSource) open(ctx context.Context, n int64) (int64, string, []byte, e
 	if m, _ := io.ReadFull(body, one[:]); m > 0 {
 		return 0, "", nil, fmt.Errorf("%w: range response for the last %d bytes is longer", ErrBadResponse, n)
 	}
+	s.sizeFrom = "" // the blob has the manifest's size: from now on, another is a change
 	return s.size, s.digest.String(), tail, nil
 }
 

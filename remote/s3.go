@@ -69,6 +69,9 @@ func (s *s3Source) input(rng string) *s3.GetObjectInput {
 
 // s3Error maps an S3 failure to a sentinel.
 func s3Error(what string, err error) error {
+	if isNoCredentials(err) {
+		return fmt.Errorf("%w: %s: %v", ErrNoCredentials, what, err)
+	}
 	var re *awshttp.ResponseError
 	code := 0
 	if errors.As(err, &re) {

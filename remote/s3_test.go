@@ -131,3 +131,32 @@ func TestS3Version(t *testing.T) {
 		t.Fatalf("SHA256 = %s, %v (version %s)", sum, err, o.Version())
 	}
 }
+
+// TestS3PushReplaces: a push to a key that holds an object says it
+// replaced it; an unversioned bucket's version (moto: "null") is none.
+// With no AWS credentials at all, the failure is ErrNoCredentials.
+func TestS3PushReplaces(t *testing.T) {
+	_, bucket := motoBucket(t, false)
+	ctx := context.Background()
+	content := randomBytes(t, 1000)
+	loc := "s3://" + bucket + "/app.cloud"
+	for i, replaced := range []bool{false, true} {
+		p, err := Push(ctx, loc, File{R: bytes.NewReader(content), Size: 1000, SHA256: sha(content)}, nil)
+		if err != nil || p.Replaced != replaced || p.Version != "" {
+			t.Fatalf("push %d: %+v, %v; want replaced %v, no version", i, p, err, replaced)
+		}
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", "")
+	t.Setenv("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "")
+	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "")
+	if _, err := Push(ctx, loc, File{R: bytes.NewReader(content), Size: 1000, SHA256: sha(content)}, nil); !errors.Is(err, ErrNoCredentials) {
+		t.Errorf("push with no credentials: %v, want ErrNoCredentials", err)
+	}
+}

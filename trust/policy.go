@@ -21,7 +21,7 @@ import (
 
 // PolicyKeys are the keys of a policy file, in the order help lists them.
 func PolicyKeys() []string {
-	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "deployer-parameters"}
+	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "require-approval", "deployer-parameters"}
 }
 
 // A PolicyFile is what a policy file says; keyring paths are made
@@ -35,6 +35,9 @@ type PolicyFile struct {
 	// capabilities deploy may grant (IAM, NAMED_IAM, AUTO_EXPAND).
 	StagingBucket string
 	Capabilities  []string
+	// RequireApproval is deploy's approval level (never, any-change,
+	// broadening), checked by deploy.ParseApproval.
+	RequireApproval string
 	// DeployerParameters are deploy's too: the stack parameters
 	// (DROPLET.NAME) a deployer may set beyond the assembly's `missing`
 	// ones, over the signed value or the template's Default.
@@ -162,6 +165,11 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 					}
 				}
 			}
+		case "require-approval":
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				return nil, at(v, "require-approval must be never, any-change or broadening")
+			}
+			p.RequireApproval = v.Value
 		case "deployer-parameters":
 			if p.DeployerParameters, err = strs(k, v); err == nil {
 				for j, dp := range p.DeployerParameters {

@@ -105,6 +105,8 @@ Examples:
 			&cli.StringSliceFlag{Name: "capabilities", Usage: "grant stacks the `CAPABILITY` IAM, NAMED_IAM or AUTO_EXPAND (repeatable)"},
 			&cli.BoolFlag{Name: "force", Usage: "deploy droplets that carry error metadata"},
 			&cli.StringSliceFlag{Name: "adopt", Usage: "let the stack droplet `ID` deploy over an existing stack of its name that it did not make (repeatable)"},
+			&cli.StringFlag{Name: "require-approval", Usage: "ask before deploying `never`, any-change or broadening changes (default broadening, or the policy file's require-approval)"},
+			&cli.BoolFlag{Name: "change-set", Usage: "with --plan: also make a change set per changed stack for CloudFormation's replacement verdicts (deleted after)"},
 		),
 		Action: func(c *cli.Context) error {
 			opts, err := deployOptions(c)
@@ -127,6 +129,14 @@ Examples:
 				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
 				opts.Settable = p.PolicyFile.DeployerParameters
 			}
+			if c.Bool("plan") {
+				// The plan is the diff (diff.go).
+				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: opts, ChangeSet: c.Bool("change-set")})
+			}
+			if opts.RequireApproval, err = approvalLevel(c, vres); err != nil {
+				return err
+			}
+			opts.Approve = terminalApprover(c)
 			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
 			if !c.Bool("json") {
 				printSource(c, name, vres)
@@ -164,19 +174,9 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 	if o.Method != deploy.ChangeSet && o.Method != deploy.Direct {
 		return o, usagef("--method %q: want change-set or direct", o.Method)
 	}
-	for _, p := range c.StringSlice("parameter") {
-		key, value, ok := strings.Cut(p, "=")
-		id, pname, dotted := strings.Cut(key, ".")
-		if !ok || !dotted || id == "" || pname == "" {
-			return o, usagef("--parameter %q: want ID.NAME=VALUE (a stack droplet's logical ID, its parameter's name, the value)", p)
-		}
-		if o.Parameters == nil {
-			o.Parameters = map[string]string{}
-		}
-		if _, dup := o.Parameters[key]; dup {
-			return o, usagef("--parameter %s given twice", key)
-		}
-		o.Parameters[key] = value
+	var err error
+	if o.Parameters, err = parameterFlags(c); err != nil {
+		return o, err
 	}
 	if !c.Bool("quiet") {
 		w := c.App.ErrWriter
@@ -202,9 +202,9 @@ func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, er
 		if c.Context.Err() != nil {
 			err = interrupted{err}
 		}
-		return name, nil, res, withResult(err, res.failure())
+		return res.File, nil, res, withResult(err, res.failure())
 	}
-	return name, deploy.FromTrust(res.trusted), res, nil
+	return res.File, deploy.FromTrust(res.trusted), res, nil
 }
 
 // deployJSON is what deploy prints with --json (docs/json/deploy.json).

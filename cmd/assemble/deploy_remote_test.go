@@ -135,8 +135,8 @@ func TestDeployFromLocation(t *testing.T) {
 			if want := loc + ": sha256 " + sum + ", signed by"; !strings.Contains(stdout, want) {
 				t.Errorf("deploy --plan does not say %q:\n%s", want, stdout)
 			}
-			if !strings.Contains(stdout, "planned 2 droplets from "+loc+" ") {
-				t.Errorf("deploy --plan does not name %s:\n%s", loc, stdout)
+			if !strings.Contains(stdout, "\n2 of 2 droplets change\n") {
+				t.Errorf("deploy --plan does not count the changes:\n%s", stdout)
 			}
 			if tag := stackTag(t, stack); tag != "" || len(objects(t, bucket)) != 0 {
 				t.Fatalf("--plan left stack tag %q, objects %v", tag, objects(t, bucket))
@@ -225,6 +225,67 @@ func TestDeployFromLocation(t *testing.T) {
 			}
 		})
 	}
+
+	// Issue 30, item 4: --digest names the assembly; another digest,
+	// for the file or its location, changes nothing (deploy, --plan or
+	// not, and status), whatever the assembly holds.
+	t.Run("wrong digest", func(t *testing.T) {
+		signed, _, stack, bucket := assemble(t)
+		loc := "oci://" + host + "/" + stack + "/app:1.0"
+		if code, stdout, stderr := runRemoteCLI("push", "--keyring", keyring, signed, loc); code != 0 {
+			t.Fatalf("push: exit %d\n%s%s", code, stdout, stderr)
+		}
+		wrong := "sha256:" + strings.Repeat("ab", 32)
+		for _, name := range []string{signed, loc} {
+			for _, args := range [][]string{
+				{"deploy", "--keyring", keyring, "--json", "--digest", wrong, "--plan", name},
+				{"deploy", "--keyring", keyring, "--json", "--digest", wrong, name},
+				{"status", "--keyring", keyring, "--json", "--digest", wrong, name},
+			} {
+				code, stdout, stderr := runRemoteCLI(args...)
+				var obj struct{ Error struct{ Code string } }
+				json.Unmarshal([]byte(stdout), &obj)
+				if code != 1 || (obj.Error.Code != "wrong_digest" && obj.Error.Code != "remote_digest_mismatch") {
+					t.Errorf("%v: exit %d, code %q\n%s%s", args, code, obj.Error.Code, stdout, stderr)
+				}
+			}
+		}
+		if tag := stackTag(t, stack); tag != "" || len(objects(t, bucket)) != 0 {
+			t.Fatalf("a wrong --digest left stack tag %q, objects %v", tag, objects(t, bucket))
+		}
+	})
+
+	// Issue 26: served by a server whose second delivery of any byte is
+	// the tampered copy's (no validator), the assembly deploys as signed:
+	// each byte is fetched once, and the object uploaded is the signed
+	// f.txt.
+	t.Run("second delivery", func(t *testing.T) {
+		signed, sum, stack, bucket := assemble(t)
+		good, err := os.ReadFile(signed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, url := newSecondServer(t, good, tamperedCopy(t, signed), false)
+		code, stdout, stderr := runRemoteCLI("deploy", "--keyring", keyring, "--json", url)
+		if code != 0 {
+			t.Fatalf("deploy: exit %d\n%s%s", code, stdout, stderr)
+		}
+		if s.again.Load() != 0 {
+			t.Errorf("%d bytes were delivered a second time", s.again.Load())
+		}
+		if tag := stackTag(t, stack); tag != sum {
+			t.Errorf("stack %s: assemble:sha256 %q, want %q", stack, tag, sum)
+		}
+		obj, err := s3c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("f.txt")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(obj.Body)
+		obj.Body.Close()
+		if !strings.HasPrefix(string(body), "content of f.txt, ") {
+			t.Errorf("object f.txt: %q, not the signed content", body)
+		}
+	})
 
 	// A tampered copy of a signed assembly, put where a pipeline reads
 	// from without 'assemble push' (which verifies first and would refuse

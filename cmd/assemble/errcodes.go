@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/deploy/review"
 	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/output"
@@ -56,6 +57,7 @@ var errorCodes = []errorCode{
 	{digest.ErrMismatch, "changed_after_verification"},
 	{digest.ErrMalformed, "bad_digest"},
 	{trust.ErrWrongDigest, "wrong_digest"},
+	{remote.ErrNoCredentials, "remote_no_credentials"},
 	{remote.ErrLocation, "bad_location"},
 	{remote.ErrNotFound, "remote_not_found"},
 	{remote.ErrChanged, "remote_changed"},
@@ -263,6 +265,13 @@ var errorCodes = []errorCode{
 	{deploy.ErrBucket, "bucket_unusable"},
 	{deploy.ErrAWS, "aws_failed"},
 	{deploy.ErrDiffers, "differs"},
+	// errcode sentinels (their codes; listed until codeOf reads errcode.Of).
+	{deploy.ErrApprovalRequired, "approval_required"},
+	{deploy.ErrNotApproved, "not_approved"},
+	{deploy.ErrAccountChanged, "account_changed"},
+	{deploy.ErrApprovalLevel, "bad_approval_level"},
+	{review.ErrTemplate, "review_template"},
+	{review.ErrTooManyGrants, "review_too_many_grants"},
 
 	// The command's own.
 	{errIsFolder, "is_folder"},

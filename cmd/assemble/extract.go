@@ -77,8 +77,8 @@ Example:
 				return withHint(err, "extract into a new or empty folder")
 			}
 			defer out.Close()
-			name := c.Args().First()
-			res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
+			res, err := verifyAssembly(c, c.Args().First(), c.Bool("allow-unsigned"))
+			name := res.File // as messages show it: a location redacted
 			defer res.close()
 			if err != nil {
 				return err

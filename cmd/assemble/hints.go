@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/deploy/review"
 	"github.com/cloud-assembly/assemble/internal/output"
 )
 
@@ -50,6 +52,7 @@ var codeHints = map[string]string{
 	"changed_after_verification": "something changed the bytes after they were verified (the file was written to): verify it again, from a copy nobody writes to",
 	"bad_digest":                 "a digest is sha256: followed by 64 lowercase hex digits, as build, sign, verify and push print it",
 	"wrong_digest":               "the file's SHA-256 is not the --digest given: check which assembly you mean ('assemble verify' prints its sha256)",
+	"remote_no_credentials":      "S3 credentials come from the AWS default chain: AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, SSO, a web identity or an instance role",
 	"bad_location":               "locations look like oci://REGISTRY/REPOSITORY:TAG (or @sha256:DIGEST), s3://BUCKET/KEY[?versionId=V], https://HOST/PATH; a file whose name starts so is ./NAME",
 	"remote_not_found":           "check the location; 'assemble push ASSEMBLY LOCATION' puts an assembly there",
 	"remote_changed":             "the object was replaced while it was read: read it again, or name one version (oci://...@sha256:DIGEST, s3://...?versionId=V)",
@@ -258,6 +261,12 @@ var codeHints = map[string]string{
 	"bucket_unusable":         "create the bucket in the droplet's account and region, or name one these credentials may write to",
 	"aws_failed":              "check the credentials, the region and the network (AWS_PROFILE, AWS_REGION), then try again",
 	"differs":                 "what runs is not what was signed: deploy the assembly again, or find who changed it",
+	"approval_required":       deploy.ErrApprovalRequired.Hint(),
+	"not_approved":            deploy.ErrNotApproved.Hint(),
+	"account_changed":         deploy.ErrAccountChanged.Hint(),
+	"bad_approval_level":      deploy.ErrApprovalLevel.Hint(),
+	"review_template":         review.ErrTemplate.Hint(),
+	"review_too_many_grants":  review.ErrTooManyGrants.Hint(),
 
 	// The command's own, and trust.
 	"is_folder":      "name a file, not a folder",

@@ -207,12 +207,20 @@ func jsonCases(env map[string]string) map[string][]jsonCase {
 		"deploy": {
 			{aws: true, args: []string{"deploy", "--keyring", env["trusted"], "--only", "Network", "--plan", env["signed"]}, check: func(t *testing.T, obj map[string]any) {
 				field("plan", true)(t, obj)
-				field("order", []string{"Network"})(t, obj)
+				field("total", 1)(t, obj)
 			}},
 			{aws: true, args: []string{"deploy", "--keyring", env["trusted"], env["signed"]}, exit: 1, code: "missing_information", check: field("order", []string{"AppImage", "Network", "Settings", "Site", "Service"})},
 			{args: []string{"deploy", "--keyring", env["trusted"], env["unsigned"]}, exit: 1, code: "unsigned"},
 			{args: []string{"deploy", env["signed"]}, exit: 2, code: "usage"},
 			{args: []string{"deploy", "--keyring", env["trusted"], "--parameter", "NoDot=1", env["signed"]}, exit: 2, code: "usage"},
+		},
+		"diff": {
+			{aws: true, args: []string{"diff", "--keyring", env["trusted"], "--only", "Network", env["signed"]}, check: func(t *testing.T, obj map[string]any) {
+				field("account", "123456789012")(t, obj)
+				field("total", 1)(t, obj)
+			}},
+			{aws: true, args: []string{"diff", "--keyring", env["trusted"], env["signed"]}, exit: 1, code: "missing_information"},
+			{args: []string{"diff", "--keyring", env["trusted"], "--concurrency", "0", env["signed"]}, exit: 2, code: "usage"},
 		},
 		"status": {
 			// Network deployed first, so that status has something to match.

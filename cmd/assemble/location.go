@@ -10,6 +10,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/remote"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 // Every command that reads an assembly takes a file or a remote location
@@ -95,7 +96,7 @@ func remoteHint(err error) error {
 // isRemoteErr: err is a remote location's failure (of the transport, not
 // of the assembly), whatever wraps it.
 func isRemoteErr(err error) bool {
-	for _, s := range []error{remote.ErrLocation, remote.ErrNotFound, remote.ErrChanged, remote.ErrBadResponse,
+	for _, s := range []error{remote.ErrNoCredentials, trust.ErrWrongDigest, digest.ErrMismatch, remote.ErrLocation, remote.ErrNotFound, remote.ErrChanged, remote.ErrBadResponse,
 		remote.ErrDigestMismatch, remote.ErrRedirect, remote.ErrTimeout, remote.ErrNotAssembly, remote.ErrUnsupported} {
 		if errors.Is(err, s) {
 			return true

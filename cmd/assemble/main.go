@@ -167,6 +167,7 @@ func commands() []*cli.Command {
 		extractCmd(),
 		pushCmd(),
 		pullCmd(),
+		diffCmd(),
 		deployCmd(),
 		statusCmd(),
 		schemaCmd(),

@@ -89,7 +89,7 @@ Examples:
 			if c.Bool("json") {
 				return printJSON(c, res)
 			}
-			printVerified(c, name, res)
+			printVerified(c, res.File, res)
 			return nil
 		},
 	}
