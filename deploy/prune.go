@@ -71,6 +71,9 @@ func extraObjects(ctx context.Context, d *droplet, prefix string, objs []*object
 	p := s3.NewListObjectsV2Paginator(d.aws().s3, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
+		if apiCode(err) == "NoSuchBucket" {
+			return nil, nil // nothing there, nothing extra
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: s3:ListObjectsV2 s3://%s/%s: %s", ErrAWS, bucket, prefix, apiMessage(err))
 		}
