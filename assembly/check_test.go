@@ -326,7 +326,7 @@ func findingsTable() string {
 		ErrFormat: "ErrFormat", ErrInsecurePath: "ErrInsecurePath", ErrDuplicate: "ErrDuplicate", ErrTooLarge: "ErrTooLarge",
 		ErrNoManifest: "ErrNoManifest", ErrSyntax: "ErrSyntax", ErrSchema: "ErrSchema", ErrUnknownKey: "ErrUnknownKey",
 		ErrLogicalID: "ErrLogicalID", ErrEnvironment: "ErrEnvironment", ErrUnknownProtocol: "ErrUnknownProtocol",
-		ErrUnknownKind: "ErrUnknownKind", ErrReference: "ErrReference", ErrCycle: "ErrCycle", ErrMissingFile: "ErrMissingFile",
+		ErrUnknownKind: "ErrUnknownKind", ErrReference: "ErrReference", ErrTarget: "ErrTarget", ErrCycle: "ErrCycle", ErrMissingFile: "ErrMissingFile",
 		ErrStackName: "ErrStackName", ErrDuplicateStack: "ErrDuplicateStack",
 		droplets.ErrSpecifier: "droplets.ErrSpecifier", droplets.ErrProperty: "droplets.ErrProperty", droplets.ErrUnknownProperty: "droplets.ErrUnknownProperty",
 	}

@@ -19,6 +19,9 @@ type Manifest struct {
 	Schema   string              `json:"schema"`
 	Droplets map[string]*Droplet `json:"droplets"`
 	Missing  map[string]*Missing `json:"missing,omitempty"`
+	// Targets are the stages the assembly deploys to: an extension of the
+	// spec (see Target), absent when there are none.
+	Targets map[string]*Target `json:"targets,omitempty"`
 }
 
 // A Droplet is one deployable part of the assembly.
@@ -220,6 +223,7 @@ func (p *parser) manifest(v any) *Manifest {
 	}
 	dv, hasDroplets := top.value("droplets", true)
 	mv, hasMissing := top.value("missing", false)
+	tv, hasTargets := top.value("targets", false)
 	top.done()
 	if p.bad {
 		return nil
@@ -229,6 +233,9 @@ func (p *parser) manifest(v any) *Manifest {
 	}
 	if hasMissing {
 		m.Missing = p.missing(mv)
+	}
+	if hasTargets {
+		m.Targets = p.targets(tv)
 	}
 	return m
 }
@@ -273,6 +280,70 @@ func (p *parser) missing(v any) map[string]*Missing {
 			ms.Props = props
 		}
 		out[key] = ms
+	}
+	return out
+}
+
+// targets reads the "targets" extension: each target's environments (an
+// array of strings), values and tags (objects of strings) and deployRole.
+func (p *parser) targets(v any) map[string]*Target {
+	to := p.object("", "targets", v)
+	if to == nil {
+		return nil
+	}
+	if len(to.obj) > MaxTargets {
+		p.fail(ruleTooLarge, "", "targets", "%d targets, at most %d allowed", len(to.obj), MaxTargets)
+		return nil
+	}
+	out := make(map[string]*Target, len(to.obj))
+	for _, name := range sortedKeys(to.obj) {
+		e := p.object("", to.sub(name), to.obj[name])
+		if e == nil {
+			continue
+		}
+		t := &Target{DeployRole: e.str("deployRole", false)}
+		if ev, ok := e.value("environments", true); ok {
+			arr, isArr := ev.([]any)
+			if !isArr {
+				p.fail(ruleSchema, "", e.sub("environments"), "want an array of environments, got %s", typeName(ev))
+			}
+			if len(arr) > MaxTargetEnvironments {
+				p.fail(ruleTooLarge, "", e.sub("environments"), "%d environments, at most %d allowed", len(arr), MaxTargetEnvironments)
+				arr = nil
+			}
+			for i, x := range arr {
+				s, isStr := x.(string)
+				if !isStr {
+					p.fail(ruleSchema, "", e.sub("environments")+"["+strconv.Itoa(i)+"]", "want a string, got %s", typeName(x))
+				}
+				t.Environments = append(t.Environments, s)
+			}
+		}
+		t.Values = p.strings(e, "values")
+		t.Tags = p.strings(e, "tags")
+		e.done()
+		out[name] = t
+	}
+	return out
+}
+
+// strings reads an optional object of strings.
+func (p *parser) strings(f *fields, key string) map[string]string {
+	v, ok := f.value(key, false)
+	if !ok {
+		return nil
+	}
+	o := p.object("", f.sub(key), v)
+	if o == nil {
+		return nil
+	}
+	out := make(map[string]string, len(o.obj))
+	for _, k := range sortedKeys(o.obj) {
+		s, isStr := o.obj[k].(string)
+		if !isStr {
+			p.fail(ruleSchema, "", o.sub(k), "want a string, got %s", typeName(o.obj[k]))
+		}
+		out[k] = s
 	}
 	return out
 }

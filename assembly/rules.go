@@ -66,6 +66,7 @@ var (
 	ruleRefSyntax      = &Rule{Code: "reference-syntax", Sentinel: ErrReference, Reading: Error, Writing: Error, Summary: "a lone backslash or other bad escape (only `\\\\` and `\\${`), or a malformed or unterminated `${...}` token"}
 	ruleRefDroplet     = &Rule{Code: "reference-droplet", Sentinel: ErrReference, Reading: Error, Writing: Error, Summary: "a reference or `dependsOn` entry naming a droplet the assembly does not hold"}
 	ruleRefAttribute   = &Rule{Code: "reference-attribute", Sentinel: ErrReference, Reading: Error, Writing: Error, Summary: "a reference to an attribute a known droplet kind does not output: it could never be resolved"}
+	ruleTarget         = &Rule{Code: "target", Sentinel: ErrTarget, Reading: Error, Writing: Error, Summary: "a malformed `targets` entry (an extension of the spec: a name, its `environments` as real `aws://ACCOUNT/REGION` pairs, `values`, `tags`, `deployRole`), a droplet called `target` beside targets, or a `${target.NAME}` value some target does not define"}
 	ruleCycle          = &Rule{Code: "cycle", Sentinel: ErrCycle, Reading: Error, Writing: Error, Summary: "droplets that depend on each other, through `dependsOn` or references (MUST NOT)"}
 	rulePathUnsafe     = &Rule{Code: "path-unsafe", Sentinel: ErrInsecurePath, Reading: Error, Writing: Error, Summary: "a path property (`template`, `stackPolicy`, `file`, `directory`, `savedImage`, `blueprint`, and `dockerFile` and `executables` below a droplet's `directory`) that is absolute, leaves the archive (or that folder) with `..`, or is not a plain archive path"}
 	ruleMissingFile    = &Rule{Code: "missing-file", Sentinel: ErrMissingFile, Reading: Error, Writing: Error, Summary: "a path property naming a file the archive (or the droplet's folder) does not hold, or a folder holding no file: the assembly is not self-contained"}
@@ -79,7 +80,7 @@ var rules = []*Rule{
 	ruleNoManifest, ruleSyntax, ruleSchemaVersion, ruleSchema, ruleUnknownKey,
 	ruleLogicalID, ruleTypeSpecifier, ruleEnvironment, ruleUnknownProto, ruleUnknownKind,
 	rulePropertyNeeded, rulePropertyType, ruleUnknownProp,
-	ruleRefSyntax, ruleRefDroplet, ruleRefAttribute, ruleCycle,
+	ruleRefSyntax, ruleRefDroplet, ruleRefAttribute, ruleTarget, ruleCycle,
 	rulePathUnsafe, ruleMissingFile, ruleStackName, ruleDuplicateStack, ruleMetadata,
 }
 

@@ -50,6 +50,7 @@ func (c *checker) validate(m *Manifest, files *FileSet, rep *Report) {
 		}
 		c.references(m, id, d, ids, g)
 	}
+	c.targets(m)
 	c.stacks(m)
 	for _, key := range sortedKeys(m.Missing) {
 		ms, field := m.Missing[key], "missing."+key
@@ -249,6 +250,9 @@ func (c *checker) references(m *Manifest, id string, d *Droplet, ids []string, g
 	}
 	for _, r := range refs {
 		field := "properties." + r.Field
+		if c.targetReference(m, id, field, r) {
+			continue // a target's value: no droplet, no edge
+		}
 		target, ok := m.Droplets[r.Droplet]
 		if !ok {
 			c.add(ruleRefDroplet, id, field, nil, "%s names droplet %q, which is not in this assembly%s", r.Reference, r.Droplet, suggest.Hint(r.Droplet, ids))

@@ -157,7 +157,7 @@ func (r *runner) approve(ctx context.Context, ds []*droplet) (*DiffResult, error
 	if err := r.opts.Approve(ctx, diff, reasons); err != nil {
 		return diff, err
 	}
-	acct, err := r.session.callerAccount(ctx)
+	acct, err := r.creds.callerNow(ctx)
 	if err != nil {
 		return diff, err
 	}

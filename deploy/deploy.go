@@ -103,6 +103,21 @@ type Options struct {
 	// Approve is asked to approve the diff; reasons say what needs
 	// approval. An error stops the deploy before any change.
 	Approve func(ctx context.Context, diff *DiffResult, reasons []string) error
+	// Target names the manifest's target (stage) to deploy: its values,
+	// tags, role and environments. An assembly that declares targets needs
+	// one; one that declares none takes none.
+	Target string
+	// RoleARN is the role assumed in an account the caller's credentials
+	// are not in (before the target's deployRole and the CDK bootstrap
+	// roles); ${AWS::AccountId} and ${AWS::Region} stand for the droplet's.
+	RoleARN string
+	// Qualifier is the CDK bootstrap qualifier of the bootstrap roles
+	// (default DefaultQualifier).
+	Qualifier string
+	// MaxFailures is how many account/region pairs of a target may fail
+	// before the pairs not started yet are left unstarted (default 0: the
+	// first failure stops the rest).
+	MaxFailures int
 }
 
 // An Event is a line of progress about one droplet.
@@ -184,6 +199,17 @@ type Result struct {
 	// InFlight names the droplets whose step was under way when the
 	// context was canceled.
 	InFlight []string `json:"inFlight,omitempty"`
+	// Target is the target deployed ("" when the assembly has none).
+	Target string `json:"target,omitempty"`
+	// Environment is the account/region pair of a target's matrix this
+	// result is about (in Pairs).
+	Environment string `json:"environment,omitempty"`
+	// Pairs are the results of a target with several account/region
+	// pairs, in the target's order; the droplets above are then those
+	// with an environment of their own, deployed once before the pairs.
+	Pairs []*Result `json:"pairs,omitempty"`
+	// Error is why this pair failed or was not started (in Pairs).
+	Error string `json:"error,omitempty"`
 }
 
 // Droplet returns the result of the droplet id, or nil.
@@ -204,6 +230,7 @@ type droplet struct {
 	alias   string
 	account string
 	region  string
+	cl      *clients       // the account and region's (credentials.reach)
 	props   map[string]any // resolved
 	unknown []string       // a plan's references not known yet
 	res     *DropletResult
@@ -220,7 +247,9 @@ func (d *droplet) progress(format string, args ...any) {
 	d.run.progress(Event{Droplet: d.id, Message: msg})
 }
 
-func (d *droplet) aws() *clients { return d.run.session.in(d.region) }
+// aws is the clients of the droplet's own account and region, reached
+// before anything changed.
+func (d *droplet) aws() *clients { return d.cl }
 
 // setProps sets the resolved properties. In an asset's destination (a
 // file's or directory's bucketName, objectKey, keyPrefix) CDK's
@@ -230,18 +259,27 @@ func (d *droplet) aws() *clients { return d.run.session.in(d.region) }
 func (d *droplet) setProps(props map[string]any) {
 	d.props = props
 	switch d.kind.(type) {
+	case stackKind:
+		// The target's tags, on the stacks that take the target's
+		// environment (one with its own is shared by every target); the
+		// droplet's own tag of a key wins.
+		if t := d.run.target; t != nil && len(t.Tags) > 0 && agnostic(d.spec) {
+			tags, _ := props["tags"].(map[string]any)
+			merged := make(map[string]any, len(tags)+len(t.Tags))
+			for k, v := range t.Tags {
+				merged[k] = v
+			}
+			for k, v := range tags {
+				merged[k] = v
+			}
+			props["tags"] = merged
+		}
+		return
 	case objectKind, buildKind:
 	default:
 		return
 	}
-	partition := "aws"
-	switch {
-	case strings.HasPrefix(d.region, "cn-"):
-		partition = "aws-cn"
-	case strings.HasPrefix(d.region, "us-gov-"):
-		partition = "aws-us-gov"
-	}
-	rep := strings.NewReplacer("${AWS::AccountId}", d.account, "${AWS::Region}", d.region, "${AWS::Partition}", partition)
+	rep := strings.NewReplacer("${AWS::AccountId}", d.account, "${AWS::Region}", d.region, "${AWS::Partition}", partition(d.region))
 	for _, k := range []string{"bucketName", "objectKey", "keyPrefix", "repositoryName", "imageTag"} {
 		if v, ok := props[k].(string); ok {
 			props[k] = rep.Replace(v)
@@ -295,9 +333,14 @@ func kindOf(typ string) (dropletKind, string) {
 type runner struct {
 	src     *Source
 	opts    Options
-	session *awsSession
+	creds   *credProvider
 	account string
-	mu      sync.Mutex // serializes Progress
+	// target is the chosen target (nil when the manifest declares none),
+	// pair the environment its environment-agnostic droplets take.
+	target *assembly.Target
+	pair   string
+	sc     *scope
+	mu     sync.Mutex // serializes Progress
 
 	attrMu sync.Mutex
 	attrs  map[string]map[string]string // deployed (or current) attributes
@@ -334,6 +377,10 @@ func (r *runner) setAttrs(id string, a map[string]string) {
 }
 
 func (r *runner) lookup(id, attr string) (string, bool, bool) {
+	if r.target != nil && id == assembly.TargetDroplet && r.src.manifest.IsTargetReference(assembly.Reference{Droplet: id, Attribute: attr}) {
+		v, ok := r.target.Values[attr]
+		return v, true, ok
+	}
 	r.attrMu.Lock()
 	defer r.attrMu.Unlock()
 	a, known := r.attrs[id]
@@ -348,7 +395,7 @@ func (r *runner) lookup(id, attr string) (string, bool, bool) {
 // environments, metadata, parameters and `missing`, the caller's account,
 // and the attributes of droplets referenced but not targeted. It returns
 // the targeted droplets in deploy order.
-func prepare(ctx context.Context, src *Source, opts Options, res *Result, forStatus bool) (*runner, []*droplet, error) {
+func prepare(ctx context.Context, src *Source, opts Options, res *Result, forStatus bool, sc *scope) (*runner, []*droplet, error) {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = DefaultConcurrency
 	}
@@ -361,7 +408,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second
 	}
-	r := &runner{src: src, opts: opts, attrs: map[string]map[string]string{}, forStatus: forStatus}
+	r := &runner{src: src, opts: opts, attrs: map[string]map[string]string{}, forStatus: forStatus, target: sc.target, pair: sc.pair, sc: sc}
 	m := src.manifest
 	order := src.order
 	if order == nil {
@@ -384,6 +431,10 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	}
 	var ds []*droplet
 	for _, id := range order {
+		if sc.include != nil && !sc.include(id) {
+			delete(targeted, id) // another run's (a target's other share)
+			continue
+		}
 		spec := m.Droplets[id]
 		dr := &DropletResult{ID: id, Type: spec.Type, Environment: spec.Environment, Actions: []string{}}
 		res.Droplets = append(res.Droplets, dr)
@@ -421,11 +472,12 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 			errs = append(errs, dropletErr(id, ErrUndeployable, "%s: leave it out with --only, naming the droplets to deploy", what))
 			continue
 		}
-		env, err := assembly.ParseEnvironment(spec.Environment)
+		env, err := sc.environment(spec)
 		if err != nil || env.Protocol != "aws" {
 			errs = append(errs, dropletErr(id, ErrEnvironment, "environment %s: deploy supports aws://ACCOUNT/REGION only", spec.Environment))
 			continue
 		}
+		dr.Environment = env.String()
 		if err := kind.check(r, id, spec); err != nil {
 			if forStatus {
 				// Status says, for this droplet, that it cannot judge it.
@@ -449,33 +501,33 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
-	var err error
-	if r.session, err = newSession(ctx, &opts); err != nil {
-		return nil, nil, err
+	if sc.creds == nil {
+		var err error
+		if sc.creds, err = newCredentials(ctx, &opts, sc.role()); err != nil {
+			return nil, nil, err
+		}
 	}
-	if r.account, err = r.session.callerAccount(ctx); err != nil {
-		return nil, nil, err
-	}
+	r.creds = sc.creds
+	r.account = r.creds.caller
 	res.Account = r.account
 	for _, d := range ds {
-		if d.account == assembly.UnknownAccount {
-			d.account = r.account
-		} else if d.account != r.account {
-			errs = append(errs, dropletErr(d.id, ErrAccount, "its environment %s is account %s, but the credentials are account %s", d.spec.Environment, d.account, r.account))
-		}
-		if d.region == assembly.UnknownRegion {
-			d.region = r.session.cfg.Region
-			if d.region == "" {
-				errs = append(errs, dropletErr(d.id, ErrEnvironment, "its environment %s names no region and none is configured (set AWS_REGION or a profile's region)", d.spec.Environment))
+		if errs = append(errs, r.place(d)...); d.res != nil {
+			d.res.Region = d.region
+			if d.account != assembly.UnknownAccount && d.region != assembly.UnknownRegion {
+				d.res.Environment = "aws://" + d.account + "/" + d.region
 			}
 		}
-		d.res.Region = d.region
 	}
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
-	// Droplets needed but not targeted are read from what is deployed
-	// (nothing changes).
+	// Every droplet's calls run in its own account and region: each is
+	// reached (the caller's own credentials, or a role) before any change.
+	if errs = r.creds.reachAll(ctx, ds); len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	// Droplets needed but not targeted are read from what is deployed, in
+	// their own account and region (nothing changes).
 	if errs := r.readOutside(ctx, ds, targeted); len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
@@ -497,30 +549,58 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 // do. The Result is returned even with an error: which droplets were
 // deployed, which failed and why, which were not started.
 func Deploy(ctx context.Context, src *Source, opts Options) (*Result, error) {
-	res := &Result{SHA256: src.SHA256, Plan: opts.Plan, Order: []string{}, Droplets: []*DropletResult{}, Notices: []Notice{}}
-	r, ds, err := prepare(ctx, src, opts, res, false)
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	res := newResult(src, opts)
+	name, t, err := chooseTarget(src, opts)
 	if err != nil {
-		// Refused before any change: each targeted droplet is not started,
-		// with its own reason when it has one.
-		for _, d := range res.Droplets {
-			if d.Outcome == "" {
-				d.Outcome = NotStarted
-			}
-		}
-		for _, e := range flatten(err) {
-			var de *DropletError
-			if errors.As(e, &de) {
-				if d := res.Droplet(de.Droplet); d != nil && d.Err == nil {
-					d.Err = e
-				}
-			}
-		}
 		return res, err
 	}
-	if opts.Plan {
-		return res, r.plan(ctx, ds, res)
+	res.Target = name
+	if pairs := targetPairs(src.manifest, t); len(pairs) > 1 {
+		return res, deployMatrix(ctx, src, opts, res, t, pairs)
 	}
-	return res, r.deploy(ctx, ds, res)
+	sc := &scope{target: t}
+	if t != nil && len(t.Environments) > 0 {
+		sc.pair = t.Environments[0]
+	}
+	return res, deployScope(ctx, src, opts, res, sc)
+}
+
+func newResult(src *Source, opts Options) *Result {
+	return &Result{SHA256: src.SHA256, Plan: opts.Plan, Order: []string{}, Droplets: []*DropletResult{}, Notices: []Notice{}}
+}
+
+// deployScope deploys (or plans) one scope's droplets: prepare, then run.
+func deployScope(ctx context.Context, src *Source, opts Options, res *Result, sc *scope) error {
+	r, ds, err := prepare(ctx, src, opts, res, false, sc)
+	if err != nil {
+		markRefused(res, err)
+		return err
+	}
+	if opts.Plan {
+		return r.plan(ctx, ds, res)
+	}
+	return r.deploy(ctx, ds, res)
+}
+
+// markRefused records a refusal before any change: each targeted droplet
+// is not started, with its own reason when it has one.
+func markRefused(res *Result, err error) {
+	for _, d := range res.Droplets {
+		if d.Outcome == "" {
+			d.Outcome = NotStarted
+		}
+	}
+	for _, e := range flatten(err) {
+		var de *DropletError
+		if errors.As(e, &de) {
+			if d := res.Droplet(de.Droplet); d != nil && d.Err == nil {
+				d.Err = e
+			}
+		}
+	}
 }
 
 // plan shows each droplet's steps, each once the droplets it depends on

@@ -105,7 +105,11 @@ func Diff(ctx context.Context, src *Source, opts DiffOptions) (*DiffResult, erro
 	out := &DiffResult{SHA256: src.SHA256, Regions: []string{}, Deployed: []string{}, Droplets: []*DropletDiff{}}
 	o := opts.Options
 	o.Plan = true
-	r, ds, err := prepare(ctx, src, o, res, false)
+	sc, err := singleScope(src, o)
+	if err != nil {
+		return out, err
+	}
+	r, ds, err := prepare(ctx, src, o, res, false, sc)
 	if err != nil {
 		for _, dr := range res.Droplets {
 			out.Droplets = append(out.Droplets, &DropletDiff{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Environment: dr.Environment, State: StateFailed, Err: dr.Err})

@@ -111,7 +111,14 @@ var ecrHostRE = regexp.MustCompile(`^[0-9]{12}\.dkr\.ecr(-fips)?\.([a-z0-9-]+)\.
 func remoteOptions(ctx context.Context, d *droplet, reg name.Registry) ([]remote.Option, error) {
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithTransport(loopbackOnly{next: d.run.transport()})}
 	if m := ecrHostRE.FindStringSubmatch(reg.RegistryStr()); m != nil {
-		auth, err := ecrAuth(ctx, d.run.session.in(m[2]).ecr)
+		// The registry's own account and region (the droplet's, for a
+		// docker-build; a docker-image names any registry).
+		account, _, _ := strings.Cut(reg.RegistryStr(), ".")
+		cl, err := d.run.creds.reach(ctx, account, m[2], forImages)
+		if err != nil {
+			return nil, err
+		}
+		auth, err := ecrAuth(ctx, cl.ecr)
 		if err != nil {
 			return nil, err
 		}

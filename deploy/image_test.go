@@ -153,7 +153,7 @@ func TestECRAuth(t *testing.T) {
 	cfg := awsConfig(t)
 	r := &runner{opts: Options{AWS: &cfg}}
 	var err error
-	if r.session, err = newSession(context.Background(), &r.opts); err != nil {
+	if r.creds, err = newCredentials(context.Background(), &r.opts, ""); err != nil {
 		t.Fatal(err)
 	}
 	m := ecrHostRE.FindStringSubmatch("123456789012.dkr.ecr.eu-west-1.amazonaws.com")
@@ -165,7 +165,11 @@ func TestECRAuth(t *testing.T) {
 			t.Errorf("%s taken for ECR", h)
 		}
 	}
-	auth, err := ecrAuth(context.Background(), r.session.in(m[2]).ecr)
+	cl, err := r.creds.reach(context.Background(), "123456789012", m[2], forImages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth, err := ecrAuth(context.Background(), cl.ecr)
 	if err != nil {
 		t.Fatal(err)
 	}

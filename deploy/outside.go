@@ -28,7 +28,9 @@ func (r *runner) readOutside(ctx context.Context, ds []*droplet, targeted map[st
 	need := map[string]string{}
 	var queue []string
 	add := func(id, by string) {
-		if targeted[id] || m.Droplets[id] == nil {
+		// A target's value is no droplet; a droplet another run of the
+		// target deploys first is given, not read.
+		if targeted[id] || m.Droplets[id] == nil || r.sc.deferred[id] || m.IsTargetReference(assembly.Reference{Droplet: id}) {
 			return
 		}
 		if _, seen := need[id]; !seen {
@@ -81,7 +83,11 @@ func (r *runner) readOutside(ctx context.Context, ds []*droplet, targeted map[st
 			errs = append(errs, dropletErr(id, ErrUnresolved, "%s needs it, --only leaves it out, and its type %s has no deployer to read it from the account", by, spec.Type))
 			continue
 		}
-		o := r.outsideDroplet(id, spec, kind)
+		o, err := r.outsideDroplet(ctx, id, spec, kind)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		props, unknown, err := resolve(id, spec.Properties, r.lookup)
 		if err != nil {
 			errs = append(errs, err)
@@ -128,16 +134,22 @@ func (r *runner) readOutside(ctx context.Context, ds []*droplet, targeted map[st
 }
 
 // outsideDroplet is a droplet read, not deployed, in its own environment
-// (the caller's account and region where it names none).
-func (r *runner) outsideDroplet(id string, spec *assembly.Droplet, kind dropletKind) *droplet {
+// (the target's account and region where it names none, else the
+// caller's), with the clients of that account: never the caller's copy
+// of another account's droplet. An account no credentials reach is an
+// error wrapping ErrAccount, before any change.
+func (r *runner) outsideDroplet(ctx context.Context, id string, spec *assembly.Droplet, kind dropletKind) (*droplet, error) {
 	_, alias := kindOf(spec.Type)
-	env, _ := assembly.ParseEnvironment(spec.Environment)
+	env, err := r.sc.environment(spec)
+	if err != nil || env.Protocol != "aws" {
+		return nil, dropletErr(id, ErrEnvironment, "environment %s: deploy supports aws://ACCOUNT/REGION only", spec.Environment)
+	}
 	o := &droplet{id: id, spec: spec, kind: kind, alias: alias, account: env.Account, region: env.Region, res: &DropletResult{ID: id}, run: r}
-	if o.account == assembly.UnknownAccount || o.account == "" {
-		o.account = r.account
+	if errs := r.place(o); len(errs) > 0 {
+		return nil, errs[0]
 	}
-	if o.region == assembly.UnknownRegion || o.region == "" {
-		o.region = r.session.cfg.Region
+	if o.cl, err = r.creds.reach(ctx, o.account, o.region, purposeOf(kind)); err != nil {
+		return nil, &DropletError{Droplet: id, Err: fmt.Errorf("it is referenced, and its account cannot be read: %w", err)}
 	}
-	return o
+	return o, nil
 }

@@ -70,7 +70,7 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 		if d := all[id]; d != nil {
 			return d.account, d.region, true
 		}
-		env, err := assembly.ParseEnvironment(r.src.manifest.Droplets[id].Environment)
+		env, err := r.sc.environment(r.src.manifest.Droplets[id])
 		if err != nil || env.Protocol != "aws" {
 			return "", "", false
 		}
@@ -78,7 +78,7 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 			env.Account = r.account
 		}
 		if env.Region == assembly.UnknownRegion {
-			env.Region = r.session.cfg.Region
+			env.Region = r.creds.region()
 		}
 		return env.Account, env.Region, true
 	})
@@ -88,8 +88,11 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Concurrency)
-	staging := map[string]bool{} // regions that need the staging bucket
-	buckets := map[[2]string][]string{}
+	// Buckets are looked at with the clients of the droplets' own
+	// account and region.
+	staging := map[[2]string]*clients{} // account and region that need the staging bucket
+	buckets := map[[3]string][]string{}
+	bucketClients := map[[3]string]*clients{}
 	for _, d := range ds {
 		props, _, err := resolve(d.id, d.spec.Properties, r.lookup)
 		if err != nil {
@@ -108,7 +111,7 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 				continue
 			}
 			if r.src.sizes[str(d.props, "template")] > MaxTemplateBody && r.opts.StagingBucket != "" {
-				staging[d.region] = true
+				staging[[2]string{d.account, d.region}] = d.aws()
 			}
 			g.Go(func() error {
 				if err := r.owned(gctx, d, name, adopt[d.id]); err != nil {
@@ -121,24 +124,25 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 			if b == "" || strings.Contains(b, KnownAfterDeploy) {
 				continue
 			}
-			k := [2]string{d.region, b}
+			k := [3]string{d.account, d.region, b}
 			buckets[k] = append(buckets[k], d.id)
+			bucketClients[k] = d.aws()
 		}
 	}
-	for _, region := range sortedKeys(staging) {
+	for k, cl := range staging {
 		g.Go(func() error {
-			if why := r.bucketProblem(gctx, region, r.opts.StagingBucket); why != "" {
-				fail(fmt.Errorf("%w: staging bucket %s (for templates over %d bytes) in %s: %s", ErrBucket, r.opts.StagingBucket, MaxTemplateBody, region, why))
+			if why := bucketProblem(gctx, cl, r.opts.StagingBucket); why != "" {
+				fail(fmt.Errorf("%w: staging bucket %s (for templates over %d bytes) in aws://%s/%s: %s", ErrBucket, r.opts.StagingBucket, MaxTemplateBody, k[0], k[1], why))
 			}
 			return nil
 		})
 	}
 	for k, ids := range buckets {
 		g.Go(func() error {
-			if why := r.bucketProblem(gctx, k[0], k[1]); why != "" {
+			if why := bucketProblem(gctx, bucketClients[k], k[2]); why != "" {
 				sort.Strings(ids)
 				for _, id := range ids {
-					fail(dropletErr(id, ErrBucket, "bucket %s in %s: %s", k[1], k[0], why))
+					fail(dropletErr(id, ErrBucket, "bucket %s in %s: %s", k[2], k[1], why))
 				}
 			}
 			return nil
@@ -203,8 +207,8 @@ func (r *runner) owned(ctx context.Context, d *droplet, name string, adopt bool)
 
 // bucketProblem says why the bucket cannot be used ("" when it can):
 // HeadBucket in the region.
-func (r *runner) bucketProblem(ctx context.Context, region, bucket string) string {
-	_, err := r.session.in(region).s3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)})
+func bucketProblem(ctx context.Context, cl *clients, bucket string) string {
+	_, err := cl.s3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)})
 	if err == nil {
 		return ""
 	}

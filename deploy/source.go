@@ -27,6 +27,9 @@ type Source struct {
 	names    []string // the files, sorted, signature.asc excluded
 	sizes    map[string]int64
 	open     func(name string) (io.ReadCloser, error)
+	// policy is the policy file the verification used (nil: none): it
+	// may restrict the targets (trust.PolicyFile.AllowTarget).
+	policy *trust.PolicyFile
 }
 
 // FromVerified is the Source of a verified, signed assembly: every byte
@@ -50,9 +53,12 @@ func FromTrust(r *trust.Result) *Source {
 	if r.Verified != nil {
 		s := FromVerified(r.Verified, r.SHA256)
 		s.Authenticated = r.Authenticated
+		s.policy = r.PolicyFile
 		return s
 	}
-	return fromUnsigned(r.Reader, r.Report, r.SHA256)
+	s := fromUnsigned(r.Reader, r.Report, r.SHA256)
+	s.policy = r.PolicyFile
+	return s
 }
 
 // fromUnsigned is the Source of an unsigned assembly that passed its

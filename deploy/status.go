@@ -41,6 +41,17 @@ type StatusResult struct {
 	Account  string           `json:"account,omitempty"`
 	Match    bool             `json:"match"`
 	Droplets []*DropletStatus `json:"droplets"`
+	// Target is the target compared ("" when the assembly has none).
+	Target string `json:"target,omitempty"`
+	// Environment is the account/region pair of a target's matrix this
+	// result is about (in Pairs).
+	Environment string `json:"environment,omitempty"`
+	// Pairs compare each account/region pair of a target that has
+	// several, in its order; the droplets above are then those with an
+	// environment of their own.
+	Pairs []*StatusResult `json:"pairs,omitempty"`
+	// Error is why a pair could not be compared (in Pairs).
+	Error string `json:"error,omitempty"`
 }
 
 // Status compares, droplet by droplet in deploy order, what is deployed
@@ -51,11 +62,64 @@ type StatusResult struct {
 // is absent or differs (the result says what); other errors are the
 // checks Deploy makes first (Parameters and metadata aside).
 func Status(ctx context.Context, src *Source, opts Options) (*StatusResult, error) {
-	res := &Result{Droplets: []*DropletResult{}}
 	out := &StatusResult{SHA256: src.SHA256, Droplets: []*DropletStatus{}}
-	r, ds, err := prepare(ctx, src, opts, res, true)
+	name, t, err := chooseTarget(src, opts)
 	if err != nil {
 		return out, err
+	}
+	out.Target = name
+	pairs := targetPairs(src.manifest, t)
+	if len(pairs) <= 1 {
+		sc := &scope{target: t}
+		if len(pairs) == 1 {
+			sc.pair = pairs[0]
+		}
+		if err := statusScope(ctx, src, opts, out, sc); err != nil {
+			return out, err
+		}
+		if !out.Match {
+			return out, ErrDiffers
+		}
+		return out, nil
+	}
+	mx, err := newMatrix(ctx, src, opts, t, pairs)
+	if err != nil {
+		return out, err
+	}
+	if err := statusScope(ctx, src, opts, out, mx.shared()); err != nil {
+		return out, err
+	}
+	var errs []error
+	for _, env := range pairs {
+		po := &StatusResult{SHA256: src.SHA256, Target: name, Environment: env, Droplets: []*DropletStatus{}}
+		out.Pairs = append(out.Pairs, po)
+		if err := statusScope(ctx, src, opts, po, mx.pair(env, nil)); err != nil {
+			if errors.Is(err, ErrInterrupted) {
+				return out, err
+			}
+			po.Error = err.Error()
+			errs = append(errs, fmt.Errorf("%s: %w", env, err))
+			out.Match = false
+			continue
+		}
+		out.Match = out.Match && po.Match
+	}
+	if len(errs) > 0 {
+		return out, errors.Join(errs...)
+	}
+	if !out.Match {
+		return out, ErrDiffers
+	}
+	return out, nil
+}
+
+// statusScope compares one scope's droplets into out (out.Match says
+// whether all match); the error is a refusal or an interruption.
+func statusScope(ctx context.Context, src *Source, opts Options, out *StatusResult, sc *scope) error {
+	res := &Result{Droplets: []*DropletResult{}}
+	r, ds, err := prepare(ctx, src, opts, res, true, sc)
+	if err != nil {
+		return err
 	}
 	out.Account = r.account
 	byID := map[string]*droplet{}
@@ -77,7 +141,7 @@ func Status(ctx context.Context, src *Source, opts Options) (*StatusResult, erro
 			continue
 		}
 		if ctx.Err() != nil {
-			return out, fmt.Errorf("%w: stopped before comparing %s", ErrInterrupted, d.id)
+			return fmt.Errorf("%w: stopped before comparing %s", ErrInterrupted, d.id)
 		}
 		props, unknown, err := resolve(d.id, d.spec.Properties, r.lookup)
 		if err == nil && len(unknown) > 0 {
@@ -99,7 +163,7 @@ func Status(ctx context.Context, src *Source, opts Options) (*StatusResult, erro
 		switch {
 		case ctx.Err() != nil:
 			st.State, st.Error = "unknown", "interrupted"
-			return out, fmt.Errorf("%w: while comparing %s", ErrInterrupted, d.id)
+			return fmt.Errorf("%w: while comparing %s", ErrInterrupted, d.id)
 		case errors.As(err, &ab):
 			st.State = "absent"
 			st.Differences = []string{ab.what}
@@ -119,8 +183,15 @@ func Status(ctx context.Context, src *Source, opts Options) (*StatusResult, erro
 			st.State = "match"
 		}
 	}
-	if !out.Match {
-		return out, ErrDiffers
+	return nil
+}
+
+// Droplet returns the status of the droplet id, or nil.
+func (r *StatusResult) Droplet(id string) *DropletStatus {
+	for _, d := range r.Droplets {
+		if d.ID == id {
+			return d
+		}
 	}
-	return out, nil
+	return nil
 }

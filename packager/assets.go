@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -73,8 +74,11 @@ func CheckAssetBucket(b string) error {
 const noBucketHint = "add assets: {bucketName: BUCKET} to " + ProjectFile + ", or pass --asset-bucket BUCKET"
 
 // assetSet returns the Set a stack's template packages its artifacts into.
-func (b *builder) assetSet(read func(string)) (*artifacts.Set, error) {
+func (b *builder) assetSet(read func(string), environment string) (*artifacts.Set, error) {
 	opts := artifacts.Options{Root: relWD(b.rootReal), Parameter: true, Read: read}
+	if env, err := assembly.ParseEnvironment(environment); err == nil && env.Protocol == "aws" && env.Region != assembly.UnknownRegion {
+		opts.Region = env.Region
+	}
 	bucket, prefix := "", ""
 	if b.spec != nil && b.spec.assets != nil {
 		c := b.spec.assets
@@ -82,7 +86,7 @@ func (b *builder) assetSet(read func(string)) (*artifacts.Set, error) {
 	}
 	if b.opts.AssetBucket != "" {
 		if err := CheckAssetBucket(b.opts.AssetBucket); err != nil {
-			return nil, fmt.Errorf("%w: --asset-bucket: %v", ErrProject, err)
+			return nil, fmt.Errorf("%w: --asset-bucket: %w", ErrProject, err)
 		}
 		bucket = b.opts.AssetBucket
 	}
@@ -109,27 +113,43 @@ func (b *builder) assetSet(read func(string)) (*artifacts.Set, error) {
 // parameter artifacts.BucketParameter, which the stack droplet sets to
 // ${Asset.bucketName}, and the stack depends on every file droplet, so
 // deploy uploads them first.
+//
+// A file droplet is named after what uses it (Asset.Use: "Fn-Code",
+// "Nested/ChildFn-Code"), not after its content, so that --only, status
+// and a diff of two releases keep its name when the code changes; the
+// object key stays the content's SHA-256, which is what makes
+// CloudFormation update a function whose code changed, deploy skip an
+// upload that is there already, and an older stack find its code. The
+// same artifact (same environment, bucket and key) used by two stacks is
+// one droplet; a name taken by another droplet gets the stack's ID as a
+// suffix ("Fn-Code-Orders"), then a number.
 func (b *builder) addAssets(id string, d *assembly.Droplet, set *artifacts.Set) error {
 	m := b.plan.Manifest
+	if b.assetIDs == nil {
+		b.assetIDs = map[string]string{}
+	}
 	var ids []string
 	for _, a := range set.Assets() {
-		props := map[string]any{"file": a.Name, "bucketName": b.assetBucket, "objectKey": a.Key}
-		aid := "Asset-" + a.SHA256[:16]
-		for n := 2; ; n++ {
-			prev, ok := m.Droplets[aid]
-			if !ok {
-				break
+		same := d.Environment + "\x00" + b.assetBucket + "\x00" + a.Key
+		aid, ok := b.assetIDs[same]
+		if !ok {
+			aid = a.Use
+			if _, taken := m.Droplets[aid]; taken {
+				aid = a.Use + "-" + id
 			}
-			if prev.Type == droplets.FileType && prev.Environment == d.Environment && prev.Properties["file"] == a.Name && prev.Properties["bucketName"] == b.assetBucket && prev.Properties["objectKey"] == a.Key {
-				break
+			for n := 2; ; n++ {
+				if _, taken := m.Droplets[aid]; !taken {
+					break
+				}
+				aid = a.Use + "-" + id + "-" + strconv.Itoa(n)
 			}
-			aid = "Asset-" + a.SHA256[:16] + "-" + strconv.Itoa(n)
-		}
-		if _, ok := m.Droplets[aid]; !ok {
-			if err := b.addAsset(a, set); err != nil {
+			name := "assets/" + aid + path.Ext(a.Name)
+			if err := b.addAsset(name, a, set); err != nil {
 				return err
 			}
-			m.Droplets[aid] = &assembly.Droplet{Type: droplets.FileType, Environment: d.Environment, Properties: props}
+			m.Droplets[aid] = &assembly.Droplet{Type: droplets.FileType, Environment: d.Environment,
+				Properties: map[string]any{"file": name, "bucketName": b.assetBucket, "objectKey": a.Key}}
+			b.assetIDs[same] = aid
 		}
 		ids = append(ids, aid)
 	}
@@ -155,16 +175,13 @@ func (b *builder) addAssets(id string, d *assembly.Droplet, set *artifacts.Set) 
 	return nil
 }
 
-// addAsset adds an artifact's file to the archive, once.
-func (b *builder) addAsset(a *artifacts.Asset, set *artifacts.Set) error {
-	what := "artifact " + a.SHA256
-	if prev, ok := b.plan.sources[a.Name]; ok {
-		if prev == what {
-			return nil
-		}
-		return fmt.Errorf("%w: archive path %q would hold both the %s and the %s", ErrProject, a.Name, prev, what)
+// addAsset adds an artifact's file to the archive as name, once.
+func (b *builder) addAsset(name string, a *artifacts.Asset, set *artifacts.Set) error {
+	what := "artifact " + a.Use + " (" + a.Source + ")"
+	if prev, ok := b.plan.sources[name]; ok {
+		return fmt.Errorf("%w: archive path %q would hold both the %s and the %s", ErrProject, name, prev, what)
 	}
-	b.plan.sources[a.Name] = what
+	b.plan.sources[name] = what
 	if !a.Template {
 		real := set.RealPath(a)
 		b.plan.inputs = append(b.plan.inputs, real)
@@ -173,9 +190,9 @@ func (b *builder) addAsset(a *artifacts.Asset, set *artifacts.Set) error {
 		}
 	}
 	if data := a.Data(); data != nil {
-		return b.plan.writer.AddBytes(a.Name, data)
+		return b.plan.writer.AddBytes(name, data)
 	}
-	return b.plan.writer.AddOpener(a.Name, a.Size, a.Open)
+	return b.plan.writer.AddOpener(name, a.Size, a.Open)
 }
 
 // WriteAssets writes every artifact of set into the folder dir, each at

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/packager/artifacts"
 )
 
@@ -106,12 +109,13 @@ func TestBuildAssets(t *testing.T) {
 		key, _ := d.Properties["objectKey"].(string)
 		name, _ := d.Properties["file"].(string)
 		sum := strings.TrimSuffix(strings.TrimPrefix(key, "app/"), ".template")
-		if !strings.HasPrefix(key, "app/") || len(sum) != 64 || !strings.Contains(name, sum) || !slices.Contains(p.Files(), name) {
+		if !strings.HasPrefix(key, "app/") || len(sum) != 64 || !strings.HasPrefix(name, "assets/"+id+".") || !slices.Contains(p.Files(), name) {
 			t.Errorf("%s: key %q, file %q", id, key, name)
 		}
 	}
-	if len(files) != 5 { // code, layer, include, child template, child code
-		t.Fatalf("%d file droplets, want 5: %v", len(files), files)
+	// named after what uses them (issue 30 item 5)
+	if got := strings.Join(files, " "); got != "Api-Include Child-TemplateURL Child/F-Code Fn-Code Layer-Content" {
+		t.Fatalf("file droplets %s", got)
 	}
 	for _, f := range files {
 		if !slices.Contains(app.DependsOn, f) {
@@ -120,7 +124,7 @@ func TestBuildAssets(t *testing.T) {
 	}
 	params := app.Properties["parameters"].(map[string]any)
 	ref, _ := params[artifacts.BucketParameter].(string)
-	if !strings.HasPrefix(ref, "${Asset-") || !strings.HasSuffix(ref, ".bucketName}") {
+	if !slices.Contains(files, strings.TrimSuffix(strings.TrimPrefix(ref, "${"), ".bucketName}")) {
 		t.Errorf("bucket parameter %q", ref)
 	}
 	order := p.Report.Order
@@ -129,6 +133,59 @@ func TestBuildAssets(t *testing.T) {
 		if !(pos("Infra") < pos(f) && pos(f) < pos("App")) {
 			t.Errorf("deploy order %v: want Infra, %s, App", order, f)
 		}
+	}
+}
+
+// TestAssetNamesStable: a file droplet keeps its name when its content
+// changes (its object key does not: CloudFormation updates a function
+// when the key changes), so --only and status name the same droplet
+// across releases; the same artifact in two stacks of one environment is
+// one droplet; two that would take one name are told apart by the stack
+// (issue 30 item 5).
+func TestAssetNamesStable(t *testing.T) {
+	dir := t.TempDir()
+	writeAssetFiles(t, dir, map[string]string{
+		"assembly.yaml": `environment: aws://123456789012/eu-west-1
+assets: {bucketName: my-assets}
+droplets:
+  Orders:
+    type: stack
+    properties: {stackName: orders, template: orders.yaml}
+  Payments:
+    type: stack
+    properties: {stackName: payments, template: payments.yaml}
+`,
+		"orders.yaml":      "Resources:\n  Fn:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: orders\n  Shared:\n    Type: AWS::Lambda::LayerVersion\n    Properties:\n      Content: lib\n",
+		"payments.yaml":    "Resources:\n  Fn:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: payments\n  Lib:\n    Type: AWS::Lambda::LayerVersion\n    Properties:\n      Content: lib\n",
+		"orders/index.js":  "1",
+		"payments/main.js": "2",
+		"lib/nodejs/x.js":  "3",
+	})
+	keys := func() map[string]string {
+		p, err := Load(dir, BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for id, d := range p.Manifest.Droplets {
+			if d.Type == droplets.FileType {
+				out[id] = d.Properties["objectKey"].(string)
+			}
+		}
+		return out
+	}
+	before := keys()
+	want := []string{"Fn-Code", "Fn-Code-Payments", "Shared-Content"}
+	if got := slices.Sorted(maps.Keys(before)); !slices.Equal(got, want) {
+		t.Fatalf("file droplets %v, want %v", got, want)
+	}
+	writeAssetFiles(t, dir, map[string]string{"orders/index.js": "1 changed"})
+	after := keys()
+	if got := slices.Sorted(maps.Keys(after)); !slices.Equal(got, want) {
+		t.Fatalf("after a change, file droplets %v, want %v", got, want)
+	}
+	if after["Fn-Code"] == before["Fn-Code"] || after["Shared-Content"] != before["Shared-Content"] {
+		t.Errorf("object keys before %v, after %v: only Fn-Code's changes", before, after)
 	}
 }
 
@@ -264,5 +321,28 @@ func TestBuildRainS3(t *testing.T) {
 	tmpl.ReadFrom(rc)
 	if n := strings.Count(tmpl.String(), "S3Bucket: !Ref AssembleAssetBucket"); n != 2 || !strings.Contains(tmpl.String(), "- !Ref AssembleAssetBucket") {
 		t.Errorf("packaged template:\n%s", tmpl.String())
+	}
+}
+
+// TestSingleTemplateHint: a single template is built without assembly.yaml,
+// so its project errors say to fix the template or the flag, not
+// assembly.yaml (issue 28 item 8); a bucket that is not an S3 name is
+// refused by the rule package applies (artifacts.ErrBucketName).
+func TestSingleTemplateHint(t *testing.T) {
+	dir := t.TempDir()
+	writeAssetFiles(t, dir, map[string]string{
+		"template.yaml": "Resources:\n  Fn:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: src\n",
+		"src/index.js":  "x",
+	})
+	_, err := Load(filepath.Join(dir, "template.yaml"), BuildOptions{AssetBucket: "My_Bucket"})
+	if !errors.Is(err, ErrProject) || !errors.Is(err, artifacts.ErrBucketName) {
+		t.Fatalf("got %v, want ErrProject and artifacts.ErrBucketName", err)
+	}
+	if h := hint.Of(err); !strings.HasPrefix(h, "fix the template") {
+		t.Errorf("hint %q", h)
+	}
+	writeAssetFiles(t, dir, map[string]string{"assembly.yaml": "environment: aws://123456789012/eu-west-1\ndroplets:\n  App:\n    type: stack\n    properties: {stackName: app, template: template.yaml}\n"})
+	if _, err := Load(dir, BuildOptions{AssetBucket: "My_Bucket"}); hint.Of(err) != "" {
+		t.Errorf("a project's error carries the single template's hint %q", hint.Of(err))
 	}
 }

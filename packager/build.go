@@ -349,6 +349,7 @@ type builder struct {
 	schemaWarnings []assembly.Finding
 	outputs        map[string]templateOutputs // stack droplet -> its template's Outputs
 	assetBucket    string                     // the bucket of the last assetSet
+	assetIDs       map[string]string          // environment, bucket, key -> the file droplet (addAssets)
 }
 
 func (b *builder) errAt(id, field string, err error) error {
@@ -399,7 +400,7 @@ func (b *builder) droplet(id string) error {
 			read := func(file string) { b.plan.inputs = append(b.plan.inputs, file) }
 			var set *artifacts.Set
 			if prop.Template {
-				if set, err = b.assetSet(read); err != nil {
+				if set, err = b.assetSet(read, d.Environment); err != nil {
 					return b.errAt(id, field, err)
 				}
 			}

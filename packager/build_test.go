@@ -28,6 +28,7 @@ var classes = map[string]error{
 	"assembly.ErrSchema":          assembly.ErrSchema,
 	"assembly.ErrMissingFile":     assembly.ErrMissingFile,
 	"assembly.ErrInsecurePath":    assembly.ErrInsecurePath,
+	"assembly.ErrTarget":          assembly.ErrTarget,
 	"droplets.ErrProperty":        droplets.ErrProperty,
 	"droplets.ErrUnknownProperty": droplets.ErrUnknownProperty,
 	"fs.ErrNotExist":              fs.ErrNotExist,

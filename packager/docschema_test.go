@@ -125,6 +125,7 @@ func manifestSchema() map[string]any {
 		"type": "object", "required": []string{"provider", "props"}, "additionalProperties": false,
 		"properties": map[string]any{"provider": map[string]any{"type": "string"}, "props": map[string]any{"type": "object"}},
 	}
+	defs["target"] = targetSchema(false)
 	return map[string]any{
 		"$schema":     schemaDraft,
 		"$id":         "https://github.com/cloud-assembly/assemble/docs/schema/manifest.schema.json",
@@ -139,9 +140,51 @@ func manifestSchema() map[string]any {
 				"additionalProperties": map[string]any{"$ref": "#/$defs/droplet"},
 			},
 			"missing": map[string]any{"type": "object", "additionalProperties": map[string]any{"$ref": "#/$defs/missing"}},
+			"targets": targetsSchema(),
 		},
 		"$defs": defs,
 	}
+}
+
+// envPattern is a target's environment: a real aws://ACCOUNT/REGION.
+const envPattern = `^aws://[0-9]{12}/[a-z]+(-[a-z]+)*-[0-9]+$`
+
+func targetsSchema() map[string]any {
+	return map[string]any{
+		"type": "object", "maxProperties": assembly.MaxTargets,
+		"description":          "The stages the assembly deploys to (an extension of the spec, signed with the manifest): deploy, status and destroy --target NAME. See docs/format.md.",
+		"propertyNames":        map[string]any{"pattern": "^[A-Za-z0-9_-]{1,64}$"},
+		"additionalProperties": map[string]any{"$ref": "#/$defs/target"},
+	}
+}
+
+// targetSchema is one target: in assembly.yaml `environment` is one
+// environment or a list; the manifest always writes `environments`.
+func targetSchema(project bool) map[string]any {
+	strs := func(doc string, keyPattern string, maxLen int) map[string]any {
+		v := map[string]any{"type": "string"}
+		if maxLen > 0 {
+			v["maxLength"] = maxLen
+		}
+		return map[string]any{"type": "object", "description": doc, "propertyNames": map[string]any{"pattern": keyPattern}, "additionalProperties": v}
+	}
+	list := map[string]any{"type": "array", "minItems": 1, "maxItems": assembly.MaxTargetEnvironments, "uniqueItems": true, "items": map[string]any{"type": "string", "pattern": envPattern}}
+	props := map[string]any{
+		"values":     strs("What ${target.NAME} stands for in droplet properties; every target defines every value its droplets use.", "^[A-Za-z0-9_-]{1,128}$", 0),
+		"tags":       strs("Tags added to every stack the target deploys (a droplet's own tag of the same key wins).", "^.{1,128}$", 256),
+		"deployRole": map[string]any{"type": "string", "pattern": `^arn:[a-z-]+:iam::(\$\{AWS::AccountId\}|[0-9]{12}):role/.+$`, "description": "The role assumed in an account other than the caller's; ${AWS::AccountId} and ${AWS::Region} stand for the droplet's."},
+	}
+	required := []string{"environments"}
+	if project {
+		envs := map[string]any{"anyOf": []any{map[string]any{"type": "string", "pattern": envPattern}, list}, "description": "Where the target deploys: aws://ACCOUNT/REGION, or a list of them (a matrix, deployed in this order)."}
+		props["environment"] = envs
+		checkKeys(projectTargetKeys, props)
+		required = []string{"environment"}
+	} else {
+		list["description"] = "Where the target deploys, in order: droplets whose environment is aws://unknown-account/unknown-region take each."
+		props["environments"] = list
+	}
+	return map[string]any{"type": "object", "required": required, "additionalProperties": false, "properties": props}
 }
 
 func projectSchema() map[string]any {
@@ -167,10 +210,12 @@ func projectSchema() map[string]any {
 		"keyPrefix":  map[string]any{"type": "string", "description": "The prefix of their keys."},
 	}
 	checkKeys(projectAssetsKeys, assets)
+	defs["target"] = targetSchema(true)
 	top := map[string]any{
 		"assets": map[string]any{"type": "object", "required": []string{"bucketName"}, "additionalProperties": false, "properties": assets,
 			"description": "Where local artifacts of templates (Lambda code, nested stacks) go, as aws cloudformation package --s3-bucket."},
-		"environment": map[string]any{"type": "string", "pattern": specifierPattern, "description": "The default environment of droplets that name none (aws://123456789012/eu-west-1)."},
+		"environment": map[string]any{"type": "string", "pattern": specifierPattern, "description": "The default environment of droplets that name none (aws://123456789012/eu-west-1). With targets and no environment, droplets that name none take each target's."},
+		"targets":     targetsSchema(),
 		"droplets": map[string]any{
 			"type": "object", "minProperties": 1, "maxProperties": assembly.MaxDroplets,
 			"propertyNames":        map[string]any{"pattern": assembly.LogicalIDPattern},

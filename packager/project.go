@@ -123,7 +123,8 @@ func (s *projectSpec) errAt(n *yaml.Node, droplet, field string, format string, 
 // The keys assembly.yaml may hold at the top and in a droplet (also what
 // docs/schema/assembly.schema.json allows).
 var (
-	projectKeys        = []string{"environment", "assets", "droplets"}
+	projectKeys        = []string{"environment", "assets", "targets", "droplets"}
+	projectTargetKeys  = []string{"environment", "values", "tags", "deployRole"}
 	projectDropletKeys = []string{"type", "environment", "dependsOn", "metadata", "properties"}
 	projectAssetsKeys  = []string{"bucketName", "keyPrefix"}
 )
@@ -149,6 +150,15 @@ func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
 		envNode = n
 		if env, err = s.str(n, "", "environment"); err != nil {
 			return nil, err
+		}
+	}
+	if n := top["targets"]; n != nil {
+		if err := s.readTargets(n); err != nil {
+			return nil, err
+		}
+		if top["environment"] == nil && env == "" {
+			// Droplets that name no environment take each target's.
+			env = "aws://" + assembly.UnknownAccount + "/" + assembly.UnknownRegion
 		}
 	}
 	dn := top["droplets"]
@@ -182,6 +192,93 @@ func loadProjectFile(file, defaultEnv string) (*projectSpec, error) {
 		return nil, s.errAt(dn, "", "droplets", "no droplets defined")
 	}
 	return s, nil
+}
+
+// readTargets reads targets: a mapping of names to {environment (one
+// aws://ACCOUNT/REGION or a list of them), values, tags, deployRole}. What
+// the values mean is checked with the manifest (assembly's "target" rule).
+func (s *projectSpec) readTargets(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return s.errAt(n, "", "targets", "want a mapping of target names (dev, prod) to {environment, values, tags, deployRole}")
+	}
+	s.manifest.Targets = map[string]*assembly.Target{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], n.Content[i+1]
+		name, field := kn.Value, "targets."+kn.Value
+		if _, dup := s.manifest.Targets[name]; dup {
+			return s.errAt(kn, "", field, "target %s is defined twice", name)
+		}
+		if !assembly.ValidTargetName(name) {
+			return s.errAt(kn, "", field, "target name %q must match ^[A-Za-z0-9_-]{1,64}$", name)
+		}
+		f, err := s.mapping(vn, "", field, projectTargetKeys)
+		if err != nil {
+			return err
+		}
+		t := &assembly.Target{}
+		en := f["environment"]
+		if en == nil {
+			return s.errAt(vn, "", field, "target %s has no environment: give environment: aws://ACCOUNT/REGION, or a list of them", name)
+		}
+		s.pos.set("", field+".environments", en)
+		switch en.Kind {
+		case yaml.SequenceNode:
+			for j, e := range en.Content {
+				ef := fmt.Sprintf("%s.environments[%d]", field, j)
+				s.pos.set("", ef, e)
+				v, err := s.str(e, "", ef)
+				if err != nil {
+					return err
+				}
+				t.Environments = append(t.Environments, v)
+			}
+		default:
+			v, err := s.str(en, "", field+".environment")
+			if err != nil {
+				return err
+			}
+			s.pos.set("", field+".environments[0]", en)
+			t.Environments = []string{v}
+		}
+		if t.Values, err = s.strings(f["values"], field+".values"); err != nil {
+			return err
+		}
+		if t.Tags, err = s.strings(f["tags"], field+".tags"); err != nil {
+			return err
+		}
+		if rn := f["deployRole"]; rn != nil {
+			if t.DeployRole, err = s.str(rn, "", field+".deployRole"); err != nil {
+				return err
+			}
+		}
+		s.manifest.Targets[name] = t
+	}
+	return nil
+}
+
+// strings reads an optional mapping of strings (nil when n is).
+func (s *projectSpec) strings(n *yaml.Node, field string) (map[string]string, error) {
+	if n == nil {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, s.errAt(n, "", field, "want a mapping of names to strings")
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		f := field + "." + k.Value
+		if _, dup := out[k.Value]; dup {
+			return nil, s.errAt(k, "", field, "key %q appears twice", k.Value)
+		}
+		s.pos.set("", f, v)
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!map" || v.Tag == "!!seq" {
+			return nil, s.errAt(v, "", f, "want a string")
+		}
+		// numbers and booleans are taken as written (Stage: 1 is "1")
+		out[k.Value] = v.Value
+	}
+	return out, nil
 }
 
 // mapping checks that n is a mapping with only the allowed keys, no

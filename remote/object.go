@@ -168,6 +168,8 @@ type fetch struct {
 type stream struct {
 	end, run int64
 	used     uint64
+	hops     int  // reads that continued it
+	skips    bool // some of them skipped bytes
 }
 
 // Open opens the location for reading, with one request to the server
@@ -355,8 +357,9 @@ func (o *Object) ensure(ctx context.Context, from, to int64, seq bool) error {
 	first, last := from/blockSize, (to-1)/blockSize
 	o.mu.Lock()
 	var run int64
+	var ahead bool
 	if seq {
-		run = o.track(from, to-from)
+		run, ahead = o.track(from, to-from)
 	}
 	var waits []*fetch
 	for i := first; i <= last; {
@@ -396,7 +399,7 @@ func (o *Object) ensure(ctx context.Context, from, to int64, seq bool) error {
 			i = f.first + f.n
 		}
 	}
-	if run > 0 {
+	if run > 0 && ahead {
 		o.readAhead(last, run)
 	}
 	o.mu.Unlock()
@@ -416,30 +419,36 @@ func (o *Object) ensure(ctx context.Context, from, to int64, seq bool) error {
 	return nil
 }
 
-// track notes a read of [off, off+n). When it continues a sequential
-// stream that has read at least a block, it returns the blocks to fetch
-// at once for it: 4 MiB, growing with the stream to 16 MiB (a quarter of
-// what it read), so that a long read takes few requests; else 0. The
-// caller holds o.mu.
-func (o *Object) track(off, n int64) int64 {
+// track notes a read of [off, off+n). A read that starts where a
+// stream's last read ended, or up to a block after it (a ZIP's local
+// headers read one after another, the small entries between them
+// skipped), continues that stream; once the stream has covered a block,
+// or after its third read, it returns the blocks to fetch at once for it:
+// 4 MiB, growing with the stream to 16 MiB (a quarter of what it
+// covered), so that a long read, or many headers, take few requests;
+// else 0. ahead says whether the stream reads every byte (read-ahead
+// pays), not only some. The caller holds o.mu.
+func (o *Object) track(off, n int64) (run int64, ahead bool) {
 	o.tick++
 	oldest := 0
 	for i := range o.streams {
 		s := &o.streams[i]
-		if s.used != 0 && s.end == off {
-			run := int64(0)
-			if s.run >= blockSize {
+		if s.used != 0 && off >= s.end && off <= s.end+blockSize {
+			s.hops++
+			if s.run >= blockSize || s.hops >= 3 {
 				run = min(maxRun, max(runBlocks, s.run/blockSize/4))
 			}
-			s.end, s.run, s.used = off+n, s.run+n, o.tick
-			return run
+			s.skips = s.skips || off > s.end
+			s.run += off + n - s.end
+			s.end, s.used = off+n, o.tick
+			return run, !s.skips
 		}
 		if s.used < o.streams[oldest].used {
 			oldest = i
 		}
 	}
 	o.streams[oldest] = stream{end: off + n, run: n, used: o.tick}
-	return 0
+	return 0, false
 }
 
 // readAhead starts fetching the first missing run of blocks after last

@@ -12,6 +12,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/suggest"
@@ -21,7 +23,7 @@ import (
 
 // PolicyKeys are the keys of a policy file, in the order help lists them.
 func PolicyKeys() []string {
-	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "require-approval", "deployer-parameters"}
+	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "require-approval", "targets", "deployer-parameters"}
 }
 
 // A PolicyFile is what a policy file says; keyring paths are made
@@ -38,6 +40,9 @@ type PolicyFile struct {
 	// RequireApproval is deploy's approval level (never, any-change,
 	// broadening), checked by deploy.ParseApproval.
 	RequireApproval string
+	// Targets are the assembly targets (stages) a deploy, status or destroy
+	// may choose; when the key is absent, any.
+	Targets []string
 	// DeployerParameters are deploy's too: the stack parameters
 	// (DROPLET.NAME) a deployer may set beyond the assembly's `missing`
 	// ones, over the signed value or the template's Default.
@@ -178,6 +183,14 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 					}
 				}
 			}
+		case "targets":
+			if p.Targets, err = strs(k, v); err == nil {
+				for j, t := range p.Targets {
+					if !assembly.ValidTargetName(t) {
+						return nil, at(v.Content[j], "targets: %q is not a target name (letters, digits, _ and -)", t)
+					}
+				}
+			}
 		case "min-signers":
 			n, cerr := strconv.Atoi(v.Value)
 			if v.Kind != yaml.ScalarNode || cerr != nil || n < 1 {
@@ -192,4 +205,28 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 		}
 	}
 	return p, nil
+}
+
+// ErrTargetRefused: the policy file's targets do not name the target a
+// deploy, status or destroy chose.
+var ErrTargetRefused = errcode.New("target_refused", "target refused by the policy",
+	"choose a target the policy file's targets: list names, or change the policy")
+
+// AllowTarget is the verdict on a target: nil when the policy names no
+// targets (any is allowed) or names this one. It is what deploy asks
+// before reaching any account.
+func (p *PolicyFile) AllowTarget(name string) error {
+	if p == nil || !p.Has["targets"] {
+		return nil
+	}
+	for _, t := range p.Targets {
+		if t == name {
+			return nil
+		}
+	}
+	allowed := "none"
+	if len(p.Targets) > 0 {
+		allowed = strings.Join(p.Targets, ", ")
+	}
+	return fmt.Errorf("%w: target %s: the policy allows %s", ErrTargetRefused, name, allowed)
 }

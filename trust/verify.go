@@ -61,6 +61,9 @@ type Result struct {
 	Signatures   []signing.Signature
 	PolicyResult signing.PolicyResult
 	Policy       signing.Policy
+	// PolicyFile is the policy file the trust was loaded from (nil when
+	// none): its deploy keys, and AllowTarget.
+	PolicyFile *PolicyFile
 }
 
 // Files is the number of the assembly's files but signature.asc: what
@@ -101,6 +104,7 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	res := &Result{Name: name, Size: size}
 	if t != nil {
 		res.Policy = t.Policy
+		res.PolicyFile = t.PolicyFile
 	}
 	rd, err := assembly.NewReader(r, size)
 	if err != nil {

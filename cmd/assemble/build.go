@@ -33,8 +33,12 @@ func buildCmd() *cli.Command {
    --sign-key FILE (or --sign-gpg) signs the assembly as it is written, in one
    pass: each file is hashed as it is packed and signature.asc is appended
    at the end, without reading the assembly again; the result is what build
-   followed by 'assemble sign' writes. --local-user and --passphrase-file
-   work as for sign.
+   followed by 'assemble sign' writes. With no signing flag, an armored key
+   in $ASSEMBLE_SIGNING_KEY signs it the same way (its passphrase, if any,
+   in $ASSEMBLE_PASSPHRASE). --local-user and --passphrase-file work as for
+   sign. The summary says who signed it, or "unsigned". A key or passphrase
+   given where a FILE belongs is refused by the flag's name; it is never
+   printed.
 
    Example: assemble build -o webapp.cloud fixtures/examples/webapp
             assemble build -o webapp.cloud --sign-key release.asc fixtures/examples/webapp
@@ -107,7 +111,7 @@ func runBuild(c *cli.Context) error {
 	// before anything is built.
 	var ss *signing.StreamSigner
 	var keyFiles []string
-	if c.String(buildFlags.key) != "" || c.Bool(buildFlags.gpg) {
+	if buildFlags.given(c) { // --sign-key, --sign-gpg or $ASSEMBLE_SIGNING_KEY
 		alg, err := signing.ParseAlgorithm(c.String("sign-algorithm"))
 		if err != nil {
 			return usagef("--sign-algorithm %q: use SHA256, SHA384 or SHA512", c.String("sign-algorithm"))
@@ -138,7 +142,7 @@ func runBuild(c *cli.Context) error {
 		return onFile("build", project, err)
 	}
 	var signers []*signerResult
-	signed := ""
+	signed := ", unsigned"
 	if ss != nil {
 		for _, s := range ss.Sealed().New() {
 			signers = append(signers, newSignerResult(s))
@@ -160,6 +164,7 @@ func runBuild(c *cli.Context) error {
 			Files:    plan.Files(),
 			Missing:  sortedMissing(plan.Manifest),
 			Warnings: diagnosticsJSON(plan.Warnings),
+			Signed:   ss != nil,
 			Signers:  signers,
 		})
 	}
@@ -210,7 +215,9 @@ type buildResult struct {
 	Files    []string         `json:"files"`
 	Missing  []string         `json:"missing"`
 	Warnings []diagnosticJSON `json:"warnings"`
-	// Signers are the keys that signed it (build --sign-key, --sign-gpg).
+	// Signed says whether the build signed it; Signers are the keys that
+	// did (build --sign-key, --sign-gpg, $ASSEMBLE_SIGNING_KEY).
+	Signed  bool            `json:"signed"`
 	Signers []*signerResult `json:"signers,omitempty"`
 }
 

@@ -107,6 +107,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "adopt", Usage: "let the stack droplet `ID` deploy over an existing stack of its name that it did not make (repeatable)"},
 			&cli.StringFlag{Name: "require-approval", Usage: "ask before deploying `never`, any-change or broadening changes (default broadening, or the policy file's require-approval)"},
 			&cli.BoolFlag{Name: "change-set", Usage: "with --plan: also make a change set per changed stack for CloudFormation's replacement verdicts (deleted after)"},
+			&cli.IntFlag{Name: "max-failures", Usage: "let `N` account/region pairs of the target fail before the pairs not started yet are left unstarted"},
 		),
 		Action: func(c *cli.Context) error {
 			opts, err := deployOptions(c)
@@ -144,6 +145,9 @@ Examples:
 			res, err := deploy.Deploy(c.Context, src, opts)
 			out.fill(res)
 			if err != nil {
+				if len(res.Pairs) > 0 && !c.Bool("json") {
+					printDeploy(c, name, res) // a summary per pair, then the error
+				}
 				return withResult(deployHint(onFile("deploy", name, err)), out)
 			}
 			if c.Bool("json") {
@@ -159,6 +163,10 @@ Examples:
 func deployOptions(c *cli.Context) (deploy.Options, error) {
 	o := deploy.Options{
 		Only:          c.StringSlice("only"),
+		Target:        c.String("target"),
+		RoleARN:       c.String("role-arn"),
+		Qualifier:     c.String("qualifier"),
+		MaxFailures:   c.Int("max-failures"),
 		Concurrency:   c.Int("concurrency"),
 		Method:        deploy.Method(c.String("method")),
 		StagingBucket: c.String("staging-bucket"),
@@ -170,6 +178,9 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 	}
 	if o.Concurrency < 1 {
 		return o, usagef("--concurrency %d: at least 1", o.Concurrency)
+	}
+	if o.MaxFailures < 0 {
+		return o, usagef("--max-failures %d: at least 0", o.MaxFailures)
 	}
 	if o.Method != deploy.ChangeSet && o.Method != deploy.Direct {
 		return o, usagef("--method %q: want change-set or direct", o.Method)
@@ -219,6 +230,57 @@ type deployJSON struct {
 	Droplets      []dropletDeployJSON `json:"droplets"`
 	Notices       []deploy.Notice     `json:"notices"`
 	InFlight      []string            `json:"inFlight,omitempty"`
+	// Target is the target deployed; Pairs its account/region pairs when
+	// it has several (one result each, in its order).
+	Target string           `json:"target,omitempty"`
+	Pairs  []pairDeployJSON `json:"pairs,omitempty"`
+}
+
+// pairDeployJSON is one account/region pair of a target's matrix.
+type pairDeployJSON struct {
+	Environment string              `json:"environment"`
+	Outcome     string              `json:"outcome"`
+	Order       []string            `json:"order"`
+	Droplets    []dropletDeployJSON `json:"droplets"`
+	InFlight    []string            `json:"inFlight,omitempty"`
+	Error       *errorJSON          `json:"error,omitempty"`
+}
+
+// pairOutcome sums up a pair: "failed", "not-started" or "deployed"
+// ("planned").
+func pairOutcome(p *deploy.Result) string {
+	started := false
+	for _, d := range p.Droplets {
+		switch d.Outcome {
+		case deploy.Failed, deploy.Interrupted:
+			return "failed"
+		case deploy.NotStarted, deploy.Excluded, "":
+		default:
+			started = true
+		}
+	}
+	switch {
+	case p.Error != "" && started:
+		return "failed"
+	case p.Error != "" || (!started && len(p.Order) > 0):
+		return "not-started"
+	case p.Plan:
+		return "planned"
+	}
+	return "deployed"
+}
+
+func dropletsJSON(ds []*deploy.DropletResult) []dropletDeployJSON {
+	out := []dropletDeployJSON{}
+	for _, d := range ds {
+		j := dropletDeployJSON{DropletResult: d}
+		if d.Err != nil {
+			e := newErrorJSON(d.Err, "")
+			j.Error = &e
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 type dropletDeployJSON struct {
@@ -227,16 +289,26 @@ type dropletDeployJSON struct {
 }
 
 func (o *deployJSON) fill(res *deploy.Result) {
-	o.Plan, o.Account, o.Order, o.Notices, o.InFlight = res.Plan, res.Account, res.Order, res.Notices, res.InFlight
-	o.Droplets = []dropletDeployJSON{}
-	for _, d := range res.Droplets {
-		j := dropletDeployJSON{DropletResult: d}
-		if d.Err != nil {
-			e := newErrorJSON(d.Err, "")
-			j.Error = &e
+	o.Plan, o.Account, o.Order, o.Notices, o.InFlight, o.Target = res.Plan, res.Account, res.Order, res.Notices, res.InFlight, res.Target
+	o.Droplets = dropletsJSON(res.Droplets)
+	for _, p := range res.Pairs {
+		pj := pairDeployJSON{Environment: p.Environment, Outcome: pairOutcome(p), Order: p.Order, Droplets: dropletsJSON(p.Droplets), InFlight: p.InFlight}
+		if p.Error != "" {
+			e := errorJSON{Code: codeOf(pairErr(p)), Message: p.Error}
+			pj.Error = &e
 		}
-		o.Droplets = append(o.Droplets, j)
+		o.Pairs = append(o.Pairs, pj)
 	}
+}
+
+// pairErr is the error of a pair: its first droplet's that has one.
+func pairErr(p *deploy.Result) error {
+	for _, d := range p.Droplets {
+		if d.Err != nil {
+			return d.Err
+		}
+	}
+	return errors.New(p.Error)
 }
 
 // printSource says what deploy and status read: the file's SHA-256 and
@@ -250,27 +322,32 @@ func printSource(c *cli.Context, name string, v *verifyResult) {
 }
 
 func printDeploy(c *cli.Context, name string, res *deploy.Result) {
-	counts := map[deploy.Outcome]int{}
-	for _, d := range res.Droplets {
-		if d.Outcome == deploy.Excluded {
-			continue
-		}
-		counts[d.Outcome]++
-		printf(c, c.App.Writer, "%s (%s): %s\n", d.ID, d.Kind, d.Outcome)
-		for _, a := range d.Actions {
-			printf(c, c.App.Writer, "   %s\n", a)
-		}
-		for _, ch := range d.Changes {
-			line := fmt.Sprintf("   %-6s %s (%s)", ch.Action, ch.LogicalID, ch.Type)
-			if ch.Replacement != "" {
-				line += " replacement: " + ch.Replacement
+	if len(res.Pairs) > 0 {
+		printDroplets(c, res, "")
+		byOutcome := map[string]int{}
+		for _, p := range res.Pairs {
+			out := pairOutcome(p)
+			byOutcome[out]++
+			printf(c, c.App.Writer, "%s: %s\n", p.Environment, out)
+			printDroplets(c, p, "   ")
+			if p.Error != "" && out == "not-started" {
+				printf(c, c.App.Writer, "   %s\n", p.Error)
 			}
-			printf(c, c.App.Writer, "%s\n", line)
 		}
-		for _, k := range sortedAttrKeys(d.Attributes) {
-			printf(c, c.App.Writer, "   %s = %s\n", k, d.Attributes[k])
+		var parts []string
+		for _, o := range []string{"deployed", "planned", "failed", "not-started"} {
+			if byOutcome[o] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", byOutcome[o], o))
+			}
 		}
+		verb := "deployed"
+		if res.Plan {
+			verb = "planned"
+		}
+		printf(c, c.App.Writer, "%s target %s from %s to %s: %s\n", verb, res.Target, name, plural.Count(len(res.Pairs), "account/region pair"), strings.Join(parts, ", "))
+		return
 	}
+	counts := printDroplets(c, res, "")
 	var parts []string
 	for _, o := range []deploy.Outcome{deploy.Created, deploy.Updated, deploy.Uploaded, deploy.Pushed, deploy.Unchanged, deploy.Planned} {
 		if counts[o] > 0 {
@@ -281,7 +358,48 @@ func printDeploy(c *cli.Context, name string, res *deploy.Result) {
 	if res.Plan {
 		verb = "planned"
 	}
-	printf(c, c.App.Writer, "%s %s from %s to account %s: %s\n", verb, plural.Count(len(res.Order), "droplet"), name, res.Account, strings.Join(parts, ", "))
+	where := "account " + res.Account
+	if res.Target != "" {
+		where = "target " + res.Target + " (" + strings.TrimPrefix(targetEnv(res), "aws://") + ")"
+	}
+	printf(c, c.App.Writer, "%s %s from %s to %s: %s\n", verb, plural.Count(len(res.Order), "droplet"), name, where, strings.Join(parts, ", "))
+}
+
+// targetEnv is the environment of a one-pair target's droplets.
+func targetEnv(res *deploy.Result) string {
+	for _, d := range res.Droplets {
+		if d.Outcome != deploy.Excluded && strings.HasPrefix(d.Environment, "aws://") {
+			return d.Environment
+		}
+	}
+	return res.Account
+}
+
+// printDroplets prints each droplet's outcome and steps, indented, and
+// counts the outcomes.
+func printDroplets(c *cli.Context, res *deploy.Result, indent string) map[deploy.Outcome]int {
+	counts := map[deploy.Outcome]int{}
+	for _, d := range res.Droplets {
+		if d.Outcome == deploy.Excluded {
+			continue
+		}
+		counts[d.Outcome]++
+		printf(c, c.App.Writer, "%s%s (%s): %s\n", indent, d.ID, d.Kind, d.Outcome)
+		for _, a := range d.Actions {
+			printf(c, c.App.Writer, "%s   %s\n", indent, a)
+		}
+		for _, ch := range d.Changes {
+			line := fmt.Sprintf("   %-6s %s (%s)", ch.Action, ch.LogicalID, ch.Type)
+			if ch.Replacement != "" {
+				line += " replacement: " + ch.Replacement
+			}
+			printf(c, c.App.Writer, "%s%s\n", indent, line)
+		}
+		for _, k := range sortedAttrKeys(d.Attributes) {
+			printf(c, c.App.Writer, "%s   %s = %s\n", indent, k, d.Attributes[k])
+		}
+	}
+	return counts
 }
 
 func sortedAttrKeys(m map[string]string) []string {
@@ -293,13 +411,27 @@ func sortedAttrKeys(m map[string]string) []string {
 	return ks
 }
 
+// targetFlags choose the assembly's target and how its accounts are
+// reached (deploy, status, destroy).
+func targetFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "target", Usage: "the assembly's target (stage) `NAME`: its signed environments, values, tags and role"},
+		&cli.StringFlag{Name: "role-arn", Usage: "assume role `ARN` in accounts the credentials are not in (${AWS::AccountId} and ${AWS::Region} stand for the droplet's)"},
+		&cli.StringFlag{Name: "qualifier", Value: deploy.DefaultQualifier, Usage: "the CDK bootstrap `QUALIFIER` of the bootstrap roles"},
+	}
+}
+
 // deployHint adds the fix for a refusal or failure.
 func deployHint(err error) error {
 	switch {
 	case errors.Is(err, deploy.ErrInterrupted), errors.Is(err, context.Canceled):
 		return interrupted{err}
 	case errors.Is(err, deploy.ErrAccount):
-		return withHint(err, "deploy with credentials of the account the assembly names (AWS_PROFILE, or a role), or build it for this account")
+		return withHint(err, "use credentials of the droplet's account, or name a role that reaches it: the target's deployRole, --role-arn, or a CDK-bootstrapped account (--qualifier)")
+	case errors.Is(err, deploy.ErrTarget):
+		return withHint(err, "choose one of the assembly's targets with --target NAME ('assemble inspect' lists them)")
+	case errors.Is(err, deploy.ErrPairNotStarted):
+		return withHint(err, "fix the failed account/region pairs and deploy again, or allow more failures with --max-failures N")
 	case errors.Is(err, deploy.ErrMissing):
 		return withHint(err, "supply each with --parameter ID.NAME=VALUE")
 	case errors.Is(err, deploy.ErrUndeployable), errors.Is(err, deploy.ErrNoDocker):
@@ -364,7 +496,7 @@ Examples:
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			so := deploy.Options{Only: c.StringSlice("only")}
+			so := deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier")}
 			if p := vres.trust; p != nil && p.PolicyFile != nil {
 				// parameters the policy lets deployers set are not compared
 				so.Settable = p.PolicyFile.DeployerParameters
@@ -380,29 +512,55 @@ Examples:
 				}
 				return printJSON(c, out)
 			}
-			for _, d := range st.Droplets {
-				if d.State == "excluded" || (c.Bool("quiet") && d.State == "match") {
-					// -q: nothing on success; what does not match otherwise.
+			printStatus(c, st, "")
+			for _, p := range st.Pairs {
+				state := "matches"
+				switch {
+				case p.Error != "":
+					state = "not compared: " + p.Error
+				case !p.Match:
+					state = "differs"
+				}
+				if c.Bool("quiet") && state == "matches" {
 					continue
 				}
-				line := fmt.Sprintf("%s (%s): %s", d.ID, d.Kind, d.State)
-				if d.DeployedBy != nil {
-					line += fmt.Sprintf(" (deployed by assembly %s)", d.DeployedBy)
-				}
-				fmt.Fprintf(c.App.Writer, "%s\n", line)
-				for _, diff := range d.Differences {
-					fmt.Fprintf(c.App.Writer, "   %s\n", diff)
-				}
-				if d.Error != "" {
-					fmt.Fprintf(c.App.Writer, "   %s\n", d.Error)
-				}
+				fmt.Fprintf(c.App.Writer, "%s: %s\n", p.Environment, state)
+				printStatus(c, p, "   ")
 			}
 			if err != nil {
 				return withHint(onFile("status", name, err), "deploy it again with 'assemble deploy' to make what runs match what was signed")
 			}
-			printf(c, c.App.Writer, "%s: what is deployed in account %s matches the assembly\n", name, st.Account)
+			where := "account " + st.Account
+			if st.Target != "" {
+				where = "target " + st.Target
+				if len(st.Pairs) > 0 {
+					where += fmt.Sprintf(" (%s)", plural.Count(len(st.Pairs), "account/region pair"))
+				}
+			}
+			printf(c, c.App.Writer, "%s: what is deployed in %s matches the assembly\n", name, where)
 			return nil
 		},
+	}
+}
+
+// printStatus prints each compared droplet's state, indented (with -q,
+// only what does not match).
+func printStatus(c *cli.Context, st *deploy.StatusResult, indent string) {
+	for _, d := range st.Droplets {
+		if d.State == "excluded" || (c.Bool("quiet") && d.State == "match") {
+			continue
+		}
+		line := fmt.Sprintf("%s (%s): %s", d.ID, d.Kind, d.State)
+		if d.DeployedBy != nil {
+			line += fmt.Sprintf(" (deployed by assembly %s)", d.DeployedBy)
+		}
+		fmt.Fprintf(c.App.Writer, "%s%s\n", indent, line)
+		for _, diff := range d.Differences {
+			fmt.Fprintf(c.App.Writer, "%s   %s\n", indent, diff)
+		}
+		if d.Error != "" {
+			fmt.Fprintf(c.App.Writer, "%s   %s\n", indent, d.Error)
+		}
 	}
 }
 
@@ -419,7 +577,10 @@ type statusJSON struct {
 // --allow-unsigned, the command's own, then --strict, --json, -q and
 // --progress. extract's are the same ("extract").
 func assemblyFlags(act string, own ...cli.Flag) []cli.Flag {
-	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"}, digestFlag)
+	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"}, digestFlag, timeoutFlag)
+	if act != "extract" {
+		fs = append(fs, targetFlags()...)
+	}
 	fs = append(fs, own...)
 	return append(fs, strictFlag, jsonFlag, quietFlag, progressFlag)
 }

@@ -95,6 +95,9 @@ func deployCommonFlags() []cli.Flag {
 func diffOptions(c *cli.Context) (deploy.DiffOptions, error) {
 	o := deploy.Options{
 		Only:          c.StringSlice("only"),
+		Target:        c.String("target"),
+		RoleARN:       c.String("role-arn"),
+		Qualifier:     c.String("qualifier"),
 		Concurrency:   c.Int("concurrency"),
 		StagingBucket: c.String("staging-bucket"),
 		Capabilities:  c.StringSlice("capabilities"),

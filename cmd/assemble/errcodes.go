@@ -230,6 +230,7 @@ var errorCodes = []errorCode{
 	{assembly.ErrUnknownProtocol, "unknown_protocol"},
 	{assembly.ErrUnknownKind, "unknown_kind"},
 	{assembly.ErrReference, "reference"},
+	{assembly.ErrTarget, "target"},
 	{assembly.ErrCycle, "cycle"},
 	{assembly.ErrMissingFile, "missing_file"},
 	{assembly.ErrStackName, "stack_name"},
@@ -247,7 +248,10 @@ var errorCodes = []errorCode{
 
 	// Deploy (a droplet's failure before the dependents it stops).
 	{deploy.ErrInterrupted, "interrupted"},
+	{deploy.ErrPairNotStarted, "pair_not_started"},
 	{deploy.ErrAccount, "wrong_account"},
+	{deploy.ErrTarget, "bad_target"},
+	{trust.ErrTargetRefused, "target_refused"},
 	{deploy.ErrMissing, "missing_information"},
 	{deploy.ErrParameter, "bad_parameter"},
 	{deploy.ErrUndeployable, "undeployable"},

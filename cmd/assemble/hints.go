@@ -211,6 +211,7 @@ var codeHints = map[string]string{
 	"reference_droplet":   checkFailedHint,
 	"reference_attribute": checkFailedHint,
 	"cycle":               checkFailedHint,
+	"target":              "give each target environments (aws://ACCOUNT/REGION) and every value its droplets take as ${target.NAME}",
 	"stack_name":          "name the stack with a letter, then letters, digits and hyphens (at most 128 characters): CloudFormation refuses any other name",
 	"duplicate_stack":     "give each stack droplet its own stackName, or put them in other accounts or regions: one stack holds one droplet",
 	"missing_file":        "add the file to the project folder, or correct the path (relative to the project folder)",
@@ -243,7 +244,10 @@ var codeHints = map[string]string{
 	"invalid_artifact":         "fix the artifact's path or value at the place shown (a file or folder of the project, or an s3:// URL)",
 
 	// Deploy.
-	"wrong_account":           "use credentials for the droplet's account (AWS_PROFILE), or build for the account you deploy to",
+	"wrong_account":           "use credentials of the droplet's account, or name a role that reaches it: the target's deployRole, --role-arn, or a CDK-bootstrapped account (--qualifier)",
+	"bad_target":              "choose one of the assembly's targets with --target NAME ('assemble inspect' lists them)",
+	"target_refused":          "choose a target the policy file's targets: list names, or change the policy",
+	"pair_not_started":        "fix the failed account/region pairs and deploy again, or allow more failures with --max-failures N",
 	"missing_information":     "supply the value the assembly lists under missing (deploy --parameter DROPLET.NAME=VALUE)",
 	"bad_parameter":           "write --parameter as DROPLET.NAME=VALUE, naming a parameter the template declares and the assembly lists under missing (or the policy file names under deployer-parameters)",
 	"undeployable":            "this tool has no deployer for the droplet's type: deploy it another way, or leave it out with --only",

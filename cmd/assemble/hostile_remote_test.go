@@ -25,9 +25,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/registry"
 
+	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/internal/fakes3"
 	"github.com/cloud-assembly/assemble/remote"
 )
@@ -396,5 +398,77 @@ func TestRemoteErrorCodes(t *testing.T) {
 				t.Errorf("verify: exit %d, code %q, hint %q; want 1, %s\n%s%s", code, obj.Error.Code, obj.Error.Hint, c.code, stdout, stderr)
 			}
 		})
+	}
+}
+
+// manyEntries is an unsigned assembly of n small files besides its
+// manifest.
+func manyEntries(t testing.TB, n int) []byte {
+	w := assembly.NewWriter(assembly.WriterOptions{})
+	w.AddBytes("manifest.json", []byte(`{"schema":"cloud-assembly/1.0","droplets":{}}`))
+	for i := range n {
+		w.AddBytes(fmt.Sprintf("files/d%03d/f%05d.yaml", i/100, i), []byte(fmt.Sprintf("Resources:\n  R%d:\n    Type: AWS::SNS::Topic\n", i)))
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestInspectRequests (issue 26, item 6): inspect of a location reads the
+// central directory and the manifest in at most 4 requests, whatever the
+// number of entries.
+func TestInspectRequests(t *testing.T) {
+	for _, n := range []int{10, 1000, 10000} {
+		b := manyEntries(t, n)
+		s, url := serveBytes(t, b)
+		code, _, stderr := runRemoteCLI("inspect", url)
+		if code != 0 {
+			t.Fatalf("inspect: exit %d\n%s", code, stderr)
+		}
+		if r := s.requests.Load(); r > 4 {
+			t.Errorf("inspect of %d entries (%d bytes): %d requests, %d bytes; want at most 4", n, len(b), r, s.sent.Load())
+		}
+		t.Logf("%d entries, %d bytes: %d requests, %d bytes", n, len(b), s.requests.Load(), s.sent.Load())
+	}
+}
+
+// TestTimeout (issue 26, item 7): a server that drips its bytes, never
+// stalling long enough for the stall limit, holds a command only as long
+// as --timeout (or ASSEMBLE_TIMEOUT) says: it fails with code timeout.
+func TestTimeout(t *testing.T) {
+	good := bigAssembly(t, 2<<20)
+	keyring := filepath.Join("..", "..", "fixtures", "keys", "ed25519.pub.asc")
+	for _, env := range []bool{false, true} {
+		s, url := serveBytes(t, good)
+		s.fault = func(s *rangeServer, w http.ResponseWriter, r *http.Request, n int64) bool {
+			if n == 1 {
+				return false
+			}
+			var a, b int64
+			fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &a, &b)
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, len(good)))
+			w.Header().Set("Content-Length", fmt.Sprint(b-a+1))
+			w.WriteHeader(http.StatusPartialContent)
+			for i := a; i <= b && r.Context().Err() == nil; i++ {
+				w.Write(good[i : i+1])
+				w.(http.Flusher).Flush()
+				time.Sleep(20 * time.Millisecond)
+			}
+			return true
+		}
+		args := []string{"verify", "--json", "--keyring", keyring, url}
+		if env {
+			t.Setenv("ASSEMBLE_TIMEOUT", "700ms")
+		} else {
+			args = append(args, "--timeout", "700ms")
+		}
+		code, stdout, stderr := runRemoteCLI(args...)
+		var obj struct{ Error struct{ Code string } }
+		json.Unmarshal([]byte(stdout), &obj)
+		if code != 1 || obj.Error.Code != "timeout" {
+			t.Errorf("env %v: exit %d, code %q; want 1, timeout\n%s%s", env, code, obj.Error.Code, stdout, stderr)
+		}
 	}
 }

@@ -36,7 +36,7 @@ func inspectCmd() *cli.Command {
 			&cli.StringFlag{Name: "query", Usage: "print the part of manifest.json the gjson `PATH` selects"},
 			strictFlag,
 			noWarnUnverifiedFlag,
-			digestFlag,
+			digestFlag, timeoutFlag,
 		},
 		Action: runInspect,
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,6 +23,30 @@ import (
 // identity everywhere): every command that reads an assembly takes it,
 // for a file or a location.
 var digestFlag = &cli.StringFlag{Name: "digest", Usage: "require the .cloud file's SHA-256 to be `sha256:HEX` (its name, as build, sign, verify and push print it)"}
+
+// timeoutFlag bounds the whole of a command's work with remote locations
+// (opening, every read, an upload), however many requests it takes.
+var timeoutFlag = &cli.DurationFlag{Name: "timeout", EnvVars: []string{"ASSEMBLE_TIMEOUT"},
+	Usage: "give up on remote locations after `DURATION` in all, reading and uploading (e.g. 10m; default none, each request still bounded)"}
+
+// remoteContext is the command's context for remote locations: with
+// --timeout (or ASSEMBLE_TIMEOUT), one deadline for the whole run, set
+// when it is first asked for.
+func remoteContext(c *cli.Context) (context.Context, context.CancelFunc) {
+	d := c.Duration("timeout")
+	if d <= 0 {
+		return c.Context, func() {}
+	}
+	if c.App.Metadata == nil {
+		c.App.Metadata = map[string]any{}
+	}
+	deadline, ok := c.App.Metadata["deadline"].(time.Time)
+	if !ok {
+		deadline = time.Now().Add(d)
+		c.App.Metadata["deadline"] = deadline
+	}
+	return context.WithDeadline(c.Context, deadline)
+}
 
 // digestOption is --digest, parsed (the zero Digest when not given).
 func digestOption(c *cli.Context) (digest.Digest, error) {
@@ -55,11 +81,25 @@ func openSource(c *cli.Context, name string) (io.ReaderAt, int64, io.Closer, err
 		}
 		return f, size, f, nil
 	}
-	o, err := remote.Open(c.Context, name, &remote.Options{Digest: c.String("digest")})
+	ctx, cancel := remoteContext(c)
+	o, err := remote.Open(ctx, name, &remote.Options{Digest: c.String("digest")})
 	if err != nil {
+		cancel()
 		return nil, 0, nil, remoteHint(err)
 	}
-	return o, o.Size(), o, nil
+	return o, o.Size(), closers{o, cancel}, nil
+}
+
+// closers closes the object, then ends its context.
+type closers struct {
+	o      io.Closer
+	cancel context.CancelFunc
+}
+
+func (c closers) Close() error {
+	err := c.o.Close()
+	c.cancel()
+	return err
 }
 
 // openReader opens an assembly file or location and reads its structure,

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -306,17 +307,19 @@ func report(stderr, jsonOut io.Writer, err error) int {
 	}
 	fix := hintOf(err, hint.Of(err))
 	if jsonOut != nil {
-		if werr := writeErrorJSON(jsonOut, err, fix); werr != nil {
+		var b bytes.Buffer
+		if werr := writeErrorJSON(&b, err, fix); werr != nil {
 			fmt.Fprintf(stderr, "assemble: error: printing the error as JSON: %s\n", werr)
 		}
+		io.WriteString(jsonOut, redact(b.String(), true))
 	}
 	var se shownError
 	if errors.As(err, &se) {
 		return code
 	}
-	fmt.Fprintf(stderr, "assemble: error: %s\n", err)
+	fmt.Fprintf(stderr, "assemble: error: %s\n", redact(err.Error(), false))
 	if fix != "" {
-		fmt.Fprintf(stderr, "assemble: hint: %s\n", fix)
+		fmt.Fprintf(stderr, "assemble: hint: %s\n", redact(fix, false))
 	}
 	return code
 }

@@ -37,6 +37,7 @@ Example:
 			&cli.StringFlag{Name: "root", Usage: "the folder `DIR` that module and inserted file paths may reach (default: the template's folder)"},
 			&cli.StringFlag{Name: "asset-bucket", Usage: "package local artifacts (Lambda code, nested templates, ...) for `BUCKET`, as aws cloudformation package --s3-bucket does, writing them beside --output"},
 			&cli.StringFlag{Name: "asset-prefix", Usage: "put `PREFIX`/ before the artifacts' object keys"},
+			&cli.StringFlag{Name: "region", EnvVars: []string{"AWS_REGION", "AWS_DEFAULT_REGION"}, Usage: "the `REGION` of --asset-bucket, for the URL an AWS::Serverless::Application's Location is written as (as aws cloudformation package takes it)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -74,9 +75,9 @@ Example:
 					return usagef("--asset-bucket: %v", err)
 				}
 				var err error
-				set, err = artifacts.New(artifacts.Options{Root: setRoot, Bucket: bucket, KeyPrefix: c.String("asset-prefix"), NoSourceMap: c.Bool("no-source-map"), Read: readFn, OutputDir: outDir})
+				set, err = artifacts.New(artifacts.Options{Root: setRoot, Bucket: bucket, KeyPrefix: c.String("asset-prefix"), Region: c.String("region"), NoSourceMap: c.Bool("no-source-map"), Read: readFn, OutputDir: outDir})
 				if err != nil {
-					return usagef("--asset-prefix: %v", err)
+					return usagef("--asset-prefix or --region: %v", err)
 				}
 				defer set.Close()
 			}

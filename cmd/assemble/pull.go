@@ -30,7 +30,7 @@ Examples:
    assemble pull --keyring release.pub.asc --digest sha256:9f86d0... -o app.cloud s3://releases/app/1.4.0.cloud`,
 		Flags: append(trustFlags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the verified assembly to `FILE` (- for standard output)"},
-			digestFlag,
+			digestFlag, timeoutFlag,
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			jsonFlag,
 			strictFlag,
@@ -66,8 +66,7 @@ func runPull(c *cli.Context) error {
 	if out == "-" && c.Bool("json") {
 		return withHint(usagef("--json and -o - both write to standard output"), "write the assembly to a file with -o FILE")
 	}
-	want, err := digestOption(c)
-	if err != nil {
+	if _, err := digestOption(c); err != nil {
 		return err
 	}
 	if _, err := remote.Parse(loc); err != nil {
@@ -78,13 +77,7 @@ func runPull(c *cli.Context) error {
 		return outputError(err)
 	}
 	defer f.Close()
-	open := func() (io.ReaderAt, int64, io.Closer, error) {
-		o, err := remote.Open(c.Context, loc, &remote.Options{Digest: want.String()})
-		if err != nil {
-			return nil, 0, nil, remoteHint(err)
-		}
-		return o, o.Size(), o, nil
-	}
+	open := func() (io.ReaderAt, int64, io.Closer, error) { return openSource(c, loc) }
 	// The location is read once (remote.Object spools each byte as it
 	// arrives); trust.VerifyTo writes f from that spool only once the
 	// assembly verified, checking the bytes against its SHA-256 again as

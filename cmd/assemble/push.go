@@ -41,7 +41,7 @@ Examples:
    assemble push --policy release-policy.yaml app.cloud s3://releases/app/1.4.0.cloud`,
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "push an unsigned assembly after checking structure and manifest (authenticates nothing)"},
-			digestFlag,
+			digestFlag, timeoutFlag,
 			jsonFlag,
 			strictFlag,
 			quietFlag,
@@ -97,7 +97,9 @@ func runPush(c *cli.Context) error {
 		}
 	}
 	prog := newProgress(c, "pushing "+res.File)
-	p, err := remote.Push(c.Context, dest, f, &remote.Options{Progress: prog.Func()})
+	ctx, cancel := remoteContext(c)
+	defer cancel()
+	p, err := remote.Push(ctx, dest, f, &remote.Options{Progress: prog.Func()})
 	prog.Done()
 	if err != nil {
 		return remoteHint(onFile("push", res.File, err))

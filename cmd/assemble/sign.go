@@ -318,6 +318,9 @@ func passphrasePrompt(e *openpgp.Entity) string {
 // flagFileError names the flag whose file could not be read:
 // "--key release.asc: no such file or directory".
 func flagFileError(flag string, err error) error {
+	if serr := secretFileError(flag, err); serr != nil {
+		return serr
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return onFile(flag, pe.Path, pe.Err)

@@ -113,6 +113,9 @@ func (n signerFlagNames) signers(c *cli.Context, now time.Time) ([]signing.Signe
 func (n signerFlagNames) loadKeys(c *cli.Context) (openpgp.EntityList, string, error) {
 	var r io.Reader
 	name := c.String(n.key)
+	if err := checkSecretFlag("--"+n.key, name); err != nil {
+		return nil, "", err
+	}
 	switch {
 	case name == "-":
 		r, name = c.App.Reader, "standard input"
@@ -138,6 +141,9 @@ func (n signerFlagNames) loadKeys(c *cli.Context) (openpgp.EntityList, string, e
 // loadPassphrase reads --passphrase-file (its first line) or $ASSEMBLE_PASSPHRASE.
 func loadPassphrase(c *cli.Context) ([]byte, error) {
 	if p := c.String("passphrase-file"); p != "" {
+		if err := checkSecretFlag("--passphrase-file", p); err != nil {
+			return nil, err
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, flagFileError("--passphrase-file", err)

@@ -70,7 +70,7 @@ Examples:
 ` + findingsHelp(),
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
-			digestFlag,
+			digestFlag, timeoutFlag,
 			jsonFlag,
 			strictFlag,
 			quietFlag,

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -136,6 +137,46 @@ Resources:
       Code:
         S3Bucket: elsewhere
         S3Key: code.zip
+  FnJar:
+    Type: AWS::Lambda::Function
+    Properties:
+      Code: app.jar
+  Billing:
+    Type: AWS::Lambda::Function
+    Properties:
+      Code: ../services/billing
+  FnS3:
+    Type: AWS::Lambda::Function
+    Properties:
+      Code: s3://elsewhere/code.zip?versionId=v1
+  LayerS3:
+    Type: AWS::Lambda::LayerVersion
+    Properties:
+      Content: s3://elsewhere/layer.zip?versionId=v2
+  RestS3:
+    Type: AWS::ApiGateway::RestApi
+    Properties:
+      BodyS3Location: s3://elsewhere/api.yaml?versionId=v3
+  SMS3:
+    Type: AWS::StepFunctions::StateMachine
+    Properties:
+      DefinitionS3Location: s3://elsewhere/sm.json
+  SamSMS3:
+    Type: AWS::Serverless::StateMachine
+    Properties:
+      DefinitionUri: s3://elsewhere/sm.json?versionId=v4
+  VersionS3:
+    Type: AWS::ElasticBeanstalk::ApplicationVersion
+    Properties:
+      ApplicationName: app
+      SourceBundle: s3://elsewhere/bundle.zip
+  RepoS3:
+    Type: AWS::CodeCommit::Repository
+    Properties:
+      RepositoryName: repo2
+      Code:
+        BranchName: main
+        S3: s3://elsewhere/repo.zip?versionId=v5
 `,
 	"child/child.yaml": `Resources:
   ChildFn:
@@ -167,22 +208,38 @@ Resources:
 // the same properties are rewritten, in the same form, and that the
 // objects hold the same files with the same contents. Object keys differ
 // by design (aws-cli: MD5; we: SHA-256), and so do zip bytes (aws-cli
-// keeps file times and modes).
+// keeps file times and modes). Issue 28 added the cases where aws-cli is
+// right and we were not: s3:// strings in mapping properties, with
+// ?versionId= (item 2); an executable jar shipped as it is (item 6); a
+// monorepo's sibling folder, with the project root above the template
+// (item 8); an AWS::Serverless::Application's Location as a URL string
+// (item 1). The template lies in app/, as in a monorepo.
 func TestAgainstAWSCLI(t *testing.T) {
 	awsBin, err := exec.LookPath("aws")
 	if err != nil {
 		t.Skip("the aws CLI is not installed (aws-cli 1.45 ships in this machine image's Python)")
 	}
 	moto.Env(t)
-	dir := t.TempDir()
+	root := t.TempDir()
+	dir := filepath.Join(root, "app")
 	write(t, dir, diffProject)
+	write(t, root, map[string]string{"services/billing/index.js": "exports.handler = async () => 'billing';\n"})
 	if err := os.Chmod(filepath.Join(dir, "fn/handler.py"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// an executable jar: a launch script before the zip data
+	var jb bytes.Buffer
+	jw := zip.NewWriter(&jb)
+	w, _ := jw.Create("META-INF/MANIFEST.MF")
+	w.Write([]byte("Manifest-Version: 1.0\n"))
+	jw.Close()
+	if err := os.WriteFile(filepath.Join(dir, "app.jar"), append([]byte(launchScript), jb.Bytes()...), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// a prebuilt zip, shipped as it is by both
 	var zb bytes.Buffer
 	zw := zip.NewWriter(&zb)
-	w, _ := zw.Create("prebuilt.js")
+	w, _ = zw.Create("prebuilt.js")
 	w.Write([]byte("prebuilt"))
 	zw.Close()
 	if err := os.WriteFile(filepath.Join(dir, "prebuilt.zip"), zb.Bytes(), 0o644); err != nil {
@@ -214,13 +271,13 @@ func TestAgainstAWSCLI(t *testing.T) {
 	}
 	os.Remove(filepath.Join(dir, "aws.yaml"))
 
-	s, err := New(Options{Root: dir, Bucket: bucket})
+	s, err := New(Options{Root: root, Bucket: bucket, Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	file := filepath.Join(dir, "template.yaml")
-	tm, err := cfn.Package(file, cfn.Options{Root: dir})
+	tm, err := cfn.Package(file, cfn.Options{Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,8 +325,35 @@ func TestAgainstAWSCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := compareTemplates(t, "template.yaml", bucket, theirs, oursV, get, mine)
-	if n != 24 {
-		t.Errorf("%d artifact values compared, want 24", n)
+	if n != 26 {
+		t.Errorf("%d artifact values compared, want 26", n)
+	}
+	// The s3:// strings are compared as values above; they must be the
+	// mappings, not left as strings by both.
+	res := theirs.(map[string]any)["Resources"].(map[string]any)
+	if code := res["FnS3"].(map[string]any)["Properties"].(map[string]any)["Code"]; fmt.Sprint(code) != "map[S3Bucket:elsewhere S3Key:code.zip S3ObjectVersion:v1]" {
+		t.Errorf("aws-cli writes FnS3's Code as %v", code)
+	}
+}
+
+// TestAgainstAWSCLIRefusals: what aws-cli refuses we refuse too, at
+// packaging: a web address in Code (issue 28 item 8).
+func TestAgainstAWSCLIRefusals(t *testing.T) {
+	awsBin, err := exec.LookPath("aws")
+	if err != nil {
+		t.Skip("the aws CLI is not installed (aws-cli 1.45 ships in this machine image's Python)")
+	}
+	moto.Env(t)
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"template.yaml": "Resources:\n  F:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: https://example.com/code.zip\n"})
+	cmd := exec.Command(awsBin, "cloudformation", "package", "--template-file", "template.yaml", "--s3-bucket", "no-such-bucket", "--output-template-file", "aws.yaml")
+	cmd.Dir = dir
+	cmd.Env = cliEnv()
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("aws cloudformation package accepts Code: https://...:\n%s", out)
+	}
+	if _, _, err := pack(t, dir, Options{Bucket: "no-such-bucket"}); !errors.Is(err, ErrArtifact) {
+		t.Errorf("got %v, want ErrArtifact", err)
 	}
 }
 

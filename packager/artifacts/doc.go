@@ -8,9 +8,11 @@
 //
 // A Set collects the artifacts of one stack: folder zips (byte-reproducible:
 // see ZipTime and ZipMode), files shipped as they are, and packaged nested
-// templates, each an Asset keyed by its content's SHA-256, equal contents
-// once. The packager turns every Asset into a file droplet of the assembly;
-// assemble package writes them beside its output.
+// templates, each an Asset whose object key is its content's SHA-256, equal
+// contents once, and whose name (Asset.Use, see UseName) is what first uses
+// it: "Fn-Code". The packager turns every Asset into a file droplet of the
+// assembly by that name; assemble package writes them beside its output
+// (Options.OutputDir, which no zip holds).
 //
 // # Adding an artifact from other code
 //

@@ -82,6 +82,9 @@ func (ex *exporter) run() error {
 	if err := ex.includes(root); err != nil {
 		return err
 	}
+	if err := ex.globals(get(root, "Globals")); err != nil {
+		return err
+	}
 	if err := ex.resources(res); err != nil {
 		return err
 	}
@@ -108,7 +111,9 @@ func (ex *exporter) metadata(md *yaml.Node) error {
 		if ex.s.opts.Bucket == "" && ex.s.opts.Parameter {
 			return ex.s.errAt(ex.pos(v, ""), fmt.Errorf("%w: Metadata %s.%s is read by sam publish, not resolved at deploy time: give the asset bucket as a name, not a reference", ErrArtifact, p.Type, strings.Join(p.Path, ".")))
 		}
-		ref, err := ex.s.Add(ex.dir, v.Value, false, ex.pos(v, ""))
+		at := ex.pos(v, "")
+		at.Name = UseName(ex.s.scope, "Metadata", p.Path)
+		ref, err := ex.s.Add(ex.dir, v.Value, false, at)
 		if err != nil {
 			return err
 		}
@@ -120,33 +125,48 @@ func (ex *exporter) metadata(md *yaml.Node) error {
 // includes packages the Location of every AWS::Include transform: a
 // Fn::Transform anywhere, or the template's Transform section, each a
 // mapping or a list of them (CloudFormation takes both).
-func (ex *exporter) includes(n *yaml.Node) error {
-	return ex.includesAt(n, true)
+func (ex *exporter) includes(root *yaml.Node) error {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "Transform":
+			if err := ex.transform(v, "Template"); err != nil {
+				return err
+			}
+		case "Resources":
+			// named after the resource they are in
+			for j := 0; v.Kind == yaml.MappingNode && j+1 < len(v.Content); j += 2 {
+				if err := ex.includesAt(v.Content[j+1], v.Content[j].Value); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := ex.includesAt(v, k.Value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func (ex *exporter) includesAt(n *yaml.Node, root bool) error {
+// includesAt packages the AWS::Include transforms under n, used by user.
+func (ex *exporter) includesAt(n *yaml.Node, user string) error {
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if k.Value == "Fn::Transform" || root && k.Value == "Transform" {
-				entries := []*yaml.Node{v}
-				if v.Kind == yaml.SequenceNode {
-					entries = v.Content
-				}
-				for _, e := range entries {
-					if err := ex.include(e); err != nil {
-						return err
-					}
+			if k.Value == "Fn::Transform" {
+				if err := ex.transform(v, user); err != nil {
+					return err
 				}
 			}
-			if err := ex.includesAt(v, false); err != nil {
+			if err := ex.includesAt(v, user); err != nil {
 				return err
 			}
 		}
 	case yaml.SequenceNode:
 		for _, c := range n.Content {
-			if err := ex.includesAt(c, false); err != nil {
+			if err := ex.includesAt(c, user); err != nil {
 				return err
 			}
 		}
@@ -154,9 +174,24 @@ func (ex *exporter) includesAt(n *yaml.Node, root bool) error {
 	return nil
 }
 
+// transform packages the AWS::Include entries of a transform (one entry
+// or a list).
+func (ex *exporter) transform(v *yaml.Node, user string) error {
+	entries := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		entries = v.Content
+	}
+	for _, e := range entries {
+		if err := ex.include(e, user); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // include packages the Location of one transform entry when it is an
 // AWS::Include.
-func (ex *exporter) include(e *yaml.Node) error {
+func (ex *exporter) include(e *yaml.Node, user string) error {
 	if name := get(e, "Name"); name == nil || name.Value != "AWS::Include" {
 		return nil
 	}
@@ -167,7 +202,9 @@ func (ex *exporter) include(e *yaml.Node) error {
 	if !isLocal(loc) {
 		return nil
 	}
-	ref, err := ex.s.AddFile(ex.dir, loc.Value, ex.pos(loc, ""))
+	at := ex.pos(loc, "")
+	at.Name = UseName(ex.s.scope, user, []string{"Include"})
+	ref, err := ex.s.AddFile(ex.dir, loc.Value, at)
 	if err != nil {
 		return err
 	}
@@ -202,43 +239,62 @@ func (ex *exporter) resources(res *yaml.Node) error {
 			if p.Metadata || p.Type != typ.Value {
 				continue
 			}
-			v := getPath(props, p.Path)
-			if err := ex.remote(p, v, file); err != nil {
+			if err := ex.property(p, props, file, k.Value); err != nil {
 				return err
-			}
-			if !isLocal(v) {
-				continue
-			}
-			at := ex.pos(v, file)
-			if p.Template {
-				ref, child, err := ex.nested(v.Value, at)
-				if err != nil {
-					return err
-				}
-				replace(v, ref.HTTPSURL())
-				if child && ex.s.opts.Parameter {
-					if err := passBucket(props, at, ex.s); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			ref, err := ex.s.Add(ex.dir, v.Value, p.ForceZip, at)
-			if err != nil {
-				return err
-			}
-			switch {
-			case p.Form == BucketKey:
-				replace(v, ref.BucketKeyMap(p.Bucket, p.Key))
-			case ex.s.opts.Parameter && strings.HasPrefix(p.Type, "AWS::Serverless::"):
-				// The SAM transform reads an s3:// string before any
-				// intrinsic function is resolved; its {Bucket, Key} form
-				// passes the Ref on to the resource it makes.
-				replace(v, ref.BucketKeyMap("Bucket", "Key"))
-			default:
-				replace(v, ref.S3URI())
 			}
 		}
+	}
+	return nil
+}
+
+// property packages the property p of props (a resource's Properties, or
+// a SAM Globals section), written in file ("" for the template), of user
+// (the resource's logical ID, or GlobalsFunction).
+func (ex *exporter) property(p Property, props *yaml.Node, file, user string) error {
+	v := getPath(props, p.Path)
+	if err := ex.remote(p, v, file); err != nil {
+		return err
+	}
+	if !isLocal(v) {
+		return nil
+	}
+	at := ex.pos(v, file)
+	at.Name = UseName(ex.s.scope, user, p.Path)
+	if p.Template {
+		plain := p.Type == "AWS::Serverless::Application"
+		if plain {
+			if err := ex.s.checkPlainURL(at); err != nil {
+				return err
+			}
+		}
+		ref, child, err := ex.nested(v.Value, at, user)
+		if err != nil {
+			return err
+		}
+		if plain {
+			replace(v, str(ref.PlainHTTPSURL()))
+		} else {
+			replace(v, ref.HTTPSURL())
+		}
+		if child && ex.s.opts.Parameter {
+			return passBucket(props, at, ex.s)
+		}
+		return nil
+	}
+	ref, err := ex.s.Add(ex.dir, v.Value, p.ForceZip, at)
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.Form == BucketKey:
+		replace(v, ref.BucketKeyMap(p.Bucket, p.Key))
+	case ex.s.opts.Parameter && strings.HasPrefix(p.Type, "AWS::Serverless::"):
+		// The SAM transform reads an s3:// string before any intrinsic
+		// function is resolved; its {Bucket, Key} form passes the Ref on
+		// to the resource it makes.
+		replace(v, ref.BucketKeyMap("Bucket", "Key"))
+	default:
+		replace(v, ref.S3URI())
 	}
 	return nil
 }
@@ -312,6 +368,36 @@ func s3Mapping(u string, p Property) (*yaml.Node, error) {
 	return m, nil
 }
 
+// globalProperties are the SAM Globals that take a local path (the SAM
+// transform's supported globals: Function.CodeUri, Api.DefinitionUri).
+var globalProperties = map[string]string{"Function": "AWS::Serverless::Function", "Api": "AWS::Serverless::Api"}
+
+// globals packages the SAM Globals that name a local path, in the form of
+// the property they give every resource of their type that does not set
+// it: the SAM transform merges the packaged value into those resources,
+// as SAM CLI's package gives them the global's value. (aws-cli packages
+// the template's whole folder for each of them instead.)
+func (ex *exporter) globals(g *yaml.Node) error {
+	if g == nil || g.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(g.Content); i += 2 {
+		typ, ok := globalProperties[g.Content[i].Value]
+		if !ok {
+			continue
+		}
+		for _, p := range Properties() {
+			if p.Type != typ {
+				continue
+			}
+			if err := ex.property(p, g.Content[i+1], "", "Globals"+g.Content[i].Value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // sourceFile is the file a module's resource was written in, from the
 // SourceMap the module expansion leaves ("./mod.yaml:Name:line", relative
 // to the template's folder), or "" for the template's own.
@@ -337,7 +423,7 @@ func (ex *exporter) sourceFile(r *yaml.Node) string {
 // nested packages the nested template at local: its modules, its
 // artifacts, its own nested templates. It reports whether the packaged
 // child takes the bucket parameter.
-func (ex *exporter) nested(local string, at Pos) (Ref, bool, error) {
+func (ex *exporter) nested(local string, at Pos, user string) (Ref, bool, error) {
 	s := ex.s
 	rel, st, err := s.resolve(ex.dir, local, at)
 	if err != nil {
@@ -363,7 +449,10 @@ func (ex *exporter) nested(local string, at Pos) (Ref, bool, error) {
 	}
 	s.files = append(s.files, real)
 	s.chain = append(s.chain, Pos{File: display})
-	defer func() { s.files, s.chain = s.files[:len(s.files)-1], s.chain[:len(s.chain)-1] }()
+	s.scope = append(s.scope, user)
+	defer func() {
+		s.files, s.chain, s.scope = s.files[:len(s.files)-1], s.chain[:len(s.chain)-1], s.scope[:len(s.scope)-1]
+	}()
 	t, err := cfn.Package(display, cfn.Options{Root: s.opts.Root, NoSourceMap: s.opts.NoSourceMap, Read: s.opts.Read})
 	if err != nil {
 		return Ref{}, false, err

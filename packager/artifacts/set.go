@@ -13,7 +13,9 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -47,6 +49,10 @@ type Options struct {
 	// NoSourceMap and Read are passed to cfn.Package for nested templates.
 	NoSourceMap bool
 	Read        func(path string)
+	// Region is the region of the bucket, when known: the URL of an
+	// AWS::Serverless::Application's template names it (see
+	// Ref.PlainHTTPSURL).
+	Region string
 	// OutputDir is the folder assemble package writes into: the packaged
 	// template, and the artifacts at OutputDir/KEY. No zip holds it, so a
 	// run never packages the previous run's output: a folder zipped that
@@ -59,6 +65,9 @@ type Options struct {
 type Pos struct {
 	File         string
 	Line, Column int
+	// Name names what uses the artifact there: the resource and property
+	// ("Fn-Code"), see UseName. An asset is named after its first use.
+	Name string
 }
 
 func (p Pos) String() string {
@@ -72,7 +81,11 @@ func (p Pos) String() string {
 // file Lambda needs zipped), a packaged nested template, or a project file
 // shipped as it is. Equal contents are one Asset.
 type Asset struct {
-	// Name is its suggested path in the assembly: assets/SHA256.ext.
+	// Use names what uses it (its first use: "Fn-Code",
+	// "Nested/ChildFn-Code"), unique in the Set: a name that stays when
+	// the content changes, for the file droplet. See UseName.
+	Use string
+	// Name is its suggested path in the assembly: assets/USE.ext.
 	Name string
 	// Key is the object key: KeyPrefix/SHA256 (.template for templates).
 	Key string
@@ -155,6 +168,8 @@ type Set struct {
 	pre         *prefetcher
 	joined      bool          // AddJoined is adding
 	skip        []os.FileInfo // the output folders no zip holds (Options.OutputDir)
+	scope       []string      // the nested stack resources being packaged, outermost first
+	uses        map[string]bool
 }
 
 // keyPrefixRE is what an object key prefix may hold: S3's safe characters.
@@ -173,6 +188,9 @@ func CheckKeyPrefix(p string) error {
 // lower-case letters, digits, dots and hyphens, a letter or digit at each
 // end).
 var bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+
+// regionRE is an AWS region name.
+var regionRE = regexp.MustCompile(`^[a-z]+(-[a-z]+)*-[0-9]+$`)
 
 // CheckBucket checks an asset bucket's name: the one rule of assemble
 // package --asset-bucket and of assemble build's bucket when it is a name.
@@ -195,6 +213,9 @@ func New(opts Options) (*Set, error) {
 			return nil, err
 		}
 	}
+	if opts.Region != "" && !regionRE.MatchString(opts.Region) {
+		return nil, fmt.Errorf("%w: region %q is not a region name like eu-west-1", ErrArtifact, opts.Region)
+	}
 	opts.KeyPrefix = strings.Trim(opts.KeyPrefix, "/")
 	abs, err := filepath.Abs(opts.Root)
 	if err != nil {
@@ -208,7 +229,7 @@ func New(opts Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{opts: opts, root: root, rootReal: real, byHash: map[string]*Asset{}}
+	s := &Set{opts: opts, root: root, rootReal: real, byHash: map[string]*Asset{}, uses: map[string]bool{}}
 	if opts.OutputDir != "" {
 		// What is not there yet holds nothing to leave out.
 		for _, d := range []string{opts.OutputDir, filepath.Join(opts.OutputDir, filepath.FromSlash(opts.KeyPrefix))} {
@@ -301,6 +322,46 @@ func (r Ref) HTTPSURL() *yaml.Node {
 		b = "${" + BucketParameter + "}"
 	}
 	return fnNode("Fn::Sub", str("https://s3.${AWS::Region}.${AWS::URLSuffix}/"+b+"/"+r.Asset.Key))
+}
+
+// PlainHTTPSURL is the path-style URL https://s3.REGION.SUFFIX/BUCKET/KEY
+// as a string, with the bucket's name and Options.Region, as aws-cli
+// writes it: for AWS::Serverless::Application's Location, which the SAM
+// transform reads before any intrinsic function or parameter is resolved
+// (a mapping there is {ApplicationId, SemanticVersion}). checkPlainURL
+// says whether it can be written.
+func (r Ref) PlainHTTPSURL() string {
+	return "https://s3." + r.set.opts.Region + "." + urlSuffix(r.set.opts.Region) + "/" + r.set.opts.Bucket + "/" + r.Asset.Key
+}
+
+// checkPlainURL refuses, at at, a value PlainHTTPSURL can not write: the
+// bucket is a reference or the region is unknown.
+func (s *Set) checkPlainURL(at Pos) error {
+	const why = "AWS::Serverless::Application's Location must be a URL string: the SAM transform reads it before parameters and intrinsic functions resolve"
+	switch {
+	case !s.HasBucket():
+		return nil // resolve reports it
+	case s.opts.Bucket == "":
+		return s.errAt(at, fmt.Errorf("%w: %s, and the asset bucket is a reference: name the bucket (assets: {bucketName: NAME}, --asset-bucket NAME), or use AWS::CloudFormation::Stack with TemplateURL", ErrArtifact, why))
+	case s.opts.Region == "":
+		return s.errAt(at, fmt.Errorf("%w: %s, and the region of the bucket is not known: %s", ErrArtifact, why, s.regionHint()))
+	}
+	return nil
+}
+
+func (s *Set) regionHint() string {
+	if s.opts.Parameter {
+		return "give the droplet an environment with its region (environment: aws://ACCOUNT/REGION, or --environment), or use AWS::CloudFormation::Stack with TemplateURL"
+	}
+	return "pass --region REGION (or set AWS_REGION), as aws cloudformation package takes its region"
+}
+
+// urlSuffix is the domain of S3 endpoints in region's partition.
+func urlSuffix(region string) string {
+	if strings.HasPrefix(region, "cn-") {
+		return "amazonaws.com.cn"
+	}
+	return "amazonaws.com"
 }
 
 // BucketKeyMap is the mapping {bucketProp: Bucket, keyProp: Key}.
@@ -471,11 +532,14 @@ func (s *Set) add(dir, local string, zip, fileOnly bool, at Pos) (Ref, error) {
 			return Ref{}, s.errAt(at, fmt.Errorf("%w: %s: %v", ErrArtifact, rel, err))
 		}
 		a = &Asset{rel: rel, Source: rel, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}
-		a.Name = "assets/" + a.SHA256 + fileExt(rel)
 	default:
 		return Ref{}, s.errAt(at, fmt.Errorf("%w: %s is not a regular file or folder", ErrArtifact, rel))
 	}
-	return s.put(a, at, ".zip", "")
+	ext := ".zip"
+	if a.data == nil {
+		ext = fileExt(rel)
+	}
+	return s.put(a, at, ext, "")
 }
 
 // put names an asset and adds it, or returns the one of equal content.
@@ -488,11 +552,20 @@ func (s *Set) put(a *Asset, at Pos, ext, keyExt string) (Ref, error) {
 		}
 		a.sum = nil
 		a.SHA256, a.Size = hex.EncodeToString(sum[:]), int64(len(a.data))
-		a.Name = "assets/" + a.SHA256 + ext
 	}
 	if prev := s.byHash[a.SHA256]; prev != nil {
 		return Ref{Asset: prev, set: s}, nil
 	}
+	use := at.Name
+	if use == "" {
+		// rain's !Rain::S3: no resource is known, the path is
+		use = UseName(s.scope, "Rain", []string{a.Source})
+	}
+	for n, base := 2, use; s.uses[use]; n++ {
+		use = base + "-" + strconv.Itoa(n)
+	}
+	s.uses[use] = true
+	a.Use, a.Name = use, "assets/"+use+ext
 	if a.data != nil {
 		s.total += a.Size
 		if s.total > MaxTotalBytes {
@@ -513,6 +586,40 @@ func (s *Set) put(a *Asset, at Pos, ext, keyExt string) (Ref, error) {
 }
 
 var extRE = regexp.MustCompile(`^\.[a-z0-9]{1,10}$`)
+
+// UseName names an artifact after what uses it: the user (a resource's
+// logical ID, "Metadata", "Globals.Function", ...) under the nested stack
+// resources scope, and the property path: "Fn-Code",
+// "Nested/ChildFn-Code", "Glue-CommandScriptLocation". Only the characters
+// a droplet's logical ID may hold are kept (letters, digits, +/_-).
+func UseName(scope []string, user string, prop []string) string {
+	var b strings.Builder
+	for _, sc := range scope {
+		b.WriteString(idChars(sc) + "/")
+	}
+	b.WriteString(idChars(user))
+	b.WriteString("-")
+	for _, p := range prop {
+		b.WriteString(idChars(p))
+	}
+	n := b.String()
+	if len(n) > maxUseName {
+		n = n[:maxUseName]
+	}
+	return n
+}
+
+// maxUseName leaves room for a suffix within a logical ID's 256 bytes.
+const maxUseName = 200
+
+func idChars(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("+/_-", r)) {
+			return r
+		}
+		return -1
+	}, s)
+}
 
 // fileExt keeps a shipped file's extension in its assembly name when it
 // is a plain one.
