@@ -42,6 +42,9 @@ type Options struct {
 	// AWS is the SDK configuration; nil loads the default one
 	// (config.LoadDefaultConfig).
 	AWS *aws.Config
+	// Region and Profile choose the configuration's region and shared
+	// profile, as AWS_REGION and AWS_PROFILE do (--region, --profile).
+	Region, Profile string
 	// APIOptions are added to every AWS client (a Counter's Middleware).
 	APIOptions []func(*middleware.Stack) error
 	// Parameters supply stack parameters: "Droplet.Name" to value. Each

@@ -304,9 +304,15 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 	if err != nil {
 		return "", nil, err
 	}
+	if err := checkStackName(d, in.name); err != nil {
+		return "", nil, err
+	}
 	c := d.aws().cfn
 	s, err := describeStack(ctx, c, in.name)
 	if err != nil {
+		return "", nil, err
+	}
+	if err := foreignStack(d, s, in.name, d.run.adopts(d.id)); err != nil {
 		return "", nil, err
 	}
 	if s != nil {
@@ -616,10 +622,21 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 	if err != nil {
 		return err
 	}
+	known := !strings.Contains(in.name, KnownAfterDeploy)
+	if known {
+		if err := checkStackName(d, in.name); err != nil {
+			return err
+		}
+	}
 	c := d.aws().cfn
 	s, err := describeStack(ctx, c, in.name)
 	if err != nil {
 		return err
+	}
+	if known {
+		if err := foreignStack(d, s, in.name, d.run.adopts(d.id)); err != nil {
+			return err
+		}
 	}
 	if s != nil {
 		if same, err := sameStack(ctx, d, c, s, in); err != nil {

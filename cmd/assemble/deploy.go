@@ -185,6 +185,8 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		Target:        c.String("target"),
 		RoleARN:       c.String("role-arn"),
 		Qualifier:     c.String("qualifier"),
+		Region:        c.String("region"),
+		Profile:       c.String("profile"),
 		MaxFailures:   c.Int("max-failures"),
 		Concurrency:   c.Int("concurrency"),
 		Method:        deploy.Method(c.String("method")),
@@ -210,7 +212,11 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 	}
 	if !c.Bool("quiet") {
 		w := c.App.ErrWriter
-		o.Progress = func(e deploy.Event) { fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message) }
+		o.Progress = func(e deploy.Event) {
+			if !chatter(e) {
+				fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message)
+			}
+		}
 	}
 	return o, nil
 }
@@ -440,6 +446,8 @@ func targetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "target", Usage: "the assembly's target (stage) `NAME`: its signed environments, values, tags and role"},
 		&cli.StringFlag{Name: "role-arn", Usage: "assume role `ARN` in accounts the credentials are not in (${AWS::AccountId} and ${AWS::Region} stand for the droplet's)"},
 		&cli.StringFlag{Name: "qualifier", Value: deploy.DefaultQualifier, Usage: "the CDK bootstrap `QUALIFIER` of the bootstrap roles"},
+		&cli.StringFlag{Name: "region", Usage: "the AWS `REGION` of environment-agnostic droplets and of the calls (as AWS_REGION sets it)"},
+		&cli.StringFlag{Name: "profile", Usage: "the shared AWS configuration `PROFILE` (as AWS_PROFILE sets it)"},
 	}
 }
 
@@ -502,7 +510,8 @@ Examples:
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			so := deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier")}
+			so := deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
+				Region: c.String("region"), Profile: c.String("profile")}
 			if p := vres.trust; p != nil && p.PolicyFile != nil {
 				// parameters the policy lets deployers set are not compared
 				so.Settable = p.PolicyFile.DeployerParameters
