@@ -504,6 +504,7 @@ Examples:
    assemble status --keyring release.pub.asc s3://releases/app/1.4.0.cloud`,
 		Flags: assemblyFlags("compare",
 			&cli.StringSliceFlag{Name: "only", Usage: "compare only the droplet `ID` (repeatable)"},
+			&cli.BoolFlag{Name: "drift", Usage: "also run CloudFormation's drift detection on each stack and name the resources and properties changed outside it"},
 		),
 		Action: func(c *cli.Context) error {
 			name, src, vres, err := openDeploySource(c)
@@ -515,7 +516,7 @@ Examples:
 				printSource(c, name, vres)
 			}
 			so := deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
-				Region: c.String("region"), Profile: c.String("profile")}
+				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")}
 			if p := vres.trust; p != nil && p.PolicyFile != nil {
 				// parameters the policy lets deployers set are not compared
 				so.Settable = p.PolicyFile.DeployerParameters
@@ -580,6 +581,7 @@ func printStatus(c *cli.Context, st *deploy.StatusResult, indent string) {
 		if d.Error != "" {
 			fmt.Fprintf(c.App.Writer, "%s   %s\n", indent, d.Error)
 		}
+		printDrift(c.App.Writer, indent, d.Drift)
 	}
 }
 
