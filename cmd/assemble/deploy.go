@@ -73,9 +73,11 @@ pushed, and the references known only after deploy. It leaves nothing.
 
 POLICY FILE: besides verify's keys (see 'assemble verify --help'), a
 --policy file may name the staging bucket and the capabilities deploy may
-grant; --staging-bucket names another bucket, --capabilities adds to them:
+grant (--staging-bucket names another bucket, --capabilities adds to them),
+and the targets deploy, status and destroy may choose (any when absent):
    staging-bucket: release-assets-eu-west-1
    capabilities: [IAM, AUTO_EXPAND]
+   targets: [staging]
 
 AWS is configured the standard way: profiles, SSO, the environment,
 AWS_ENDPOINT_URL. Credentials are never printed.
