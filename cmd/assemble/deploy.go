@@ -129,8 +129,9 @@ Examples:
 				}
 				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
 			}
-			if c.Bool("plan") {
-				// The plan is the diff (diff.go).
+			if c.Bool("plan") && len(deploy.TargetPairs(src, opts.Target)) <= 1 {
+				// The plan is the diff (diff.go); a target over several
+				// account/region pairs is planned pair by pair below.
 				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: opts, ChangeSet: c.Bool("change-set")})
 			}
 			if opts.RequireApproval, err = approvalLevel(c, vres); err != nil {
