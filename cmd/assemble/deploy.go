@@ -206,7 +206,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		w := c.App.ErrWriter
 		o.Progress = func(e deploy.Event) {
 			if !chatter(e) {
-				fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message)
+				fmt.Fprintf(w, "assemble: %s: %s\n", eventWho(e), e.Message)
 			}
 		}
 	}
