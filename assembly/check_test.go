@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/cloud-assembly/assemble/errcode"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -329,6 +330,9 @@ func findingsTable() string {
 		ErrUnknownKind: "ErrUnknownKind", ErrReference: "ErrReference", ErrTarget: "ErrTarget", ErrCycle: "ErrCycle", ErrMissingFile: "ErrMissingFile",
 		ErrStackName: "ErrStackName", ErrDuplicateStack: "ErrDuplicateStack",
 		droplets.ErrSpecifier: "droplets.ErrSpecifier", droplets.ErrProperty: "droplets.ErrProperty", droplets.ErrUnknownProperty: "droplets.ErrUnknownProperty",
+		ErrSchemaVersion: "ErrSchemaVersion", ErrReferenceSyntax: "ErrReferenceSyntax", ErrReferenceDroplet: "ErrReferenceDroplet",
+		ErrReferenceAttribute: "ErrReferenceAttribute", ErrPropertyMissing: "ErrPropertyMissing", ErrPropertyType: "ErrPropertyType",
+		ErrPathUnsafe: "ErrPathUnsafe",
 	}
 	var b strings.Builder
 	b.WriteString("| rule | reading | `--strict` | build | `errors.Is` | what it finds |\n| --- | --- | --- | --- | --- | --- |\n")
@@ -351,4 +355,27 @@ func findingsTable() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", r.Code, r.Severity(CheckOptions{}), r.Severity(CheckOptions{Strict: true}), r.Severity(CheckOptions{Writing: true}), sentinel, what)
 	}
 	return b.String()
+}
+
+// Issue 29: a finding's error carries its rule's code (the rule's code
+// with "_" for "-", as --json prints it), through the sentinel the rule
+// names, and each rule's sentinel is its own.
+func TestRuleSentinelsCarryTheRuleCode(t *testing.T) {
+	seen := map[error]string{}
+	for _, r := range Rules() {
+		if r.Sentinel == nil {
+			continue
+		}
+		want := strings.ReplaceAll(r.Code, "-", "_")
+		if got := errcode.Of(r.Sentinel); got != want {
+			t.Errorf("rule %s: its sentinel's code is %q, want %q", r.Code, got, want)
+		}
+		if prev, dup := seen[r.Sentinel]; dup {
+			t.Errorf("rules %s and %s share a sentinel", prev, r.Code)
+		}
+		seen[r.Sentinel] = r.Code
+		if errcode.HintOf(r.Sentinel) == "" {
+			t.Errorf("rule %s has no hint", r.Code)
+		}
+	}
 }

@@ -50,7 +50,7 @@ type Target struct {
 // ErrTarget: a manifest's targets are malformed, or a ${target.NAME}
 // reference names a value some target does not define. It matches
 // ErrManifest too.
-var ErrTarget = errcode.Sub(ErrManifest, "invalid_target", "invalid target",
+var ErrTarget = errcode.Sub(ErrManifest, "target", "invalid target",
 	"give each target environments (aws://ACCOUNT/REGION) and every value its droplets take as ${target.NAME}")
 
 var (

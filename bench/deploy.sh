@@ -38,5 +38,5 @@ proxy_pid=$!
 for _ in $(seq 1 100); do [ -s "$tmp/proxy.url" ] && break; sleep 0.1; done
 proxy=$(cat "$tmp/proxy.url")
 echo "moto_server $moto; latencyproxy $proxy (-delay $delay)"
-ASSEMBLE_MOTO_ENDPOINT=$moto ASSEMBLE_BENCH_LATENCY_ENDPOINT=$proxy \
+ASSEMBLE_MOTO_ENDPOINT=$moto ASSEMBLE_BENCH_LATENCY_ENDPOINT=$proxy ASSEMBLE_BENCH_MOTO_PID=$moto_pid \
   go test -run '^$' -bench 'DeployUnchanged|DeployConcurrency' -benchtime "${rounds}x" -timeout 30m ./bench

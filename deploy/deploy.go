@@ -112,8 +112,10 @@ type Options struct {
 
 // An Event is a line of progress about one droplet.
 type Event struct {
-	Droplet string
-	Message string
+	Droplet string `json:"droplet"`
+	Message string `json:"message"`
+	// Time is when it happened.
+	Time time.Time `json:"time"`
 }
 
 // Outcome is what happened to a droplet.
@@ -158,7 +160,9 @@ type DropletResult struct {
 	KnownAfterDeploy []string `json:"knownAfterDeploy,omitempty"`
 	// Attributes are the droplet's output attributes once deployed.
 	Attributes map[string]string `json:"attributes,omitempty"`
-	Err        error             `json:"-"`
+	// Seconds is how long its step took (a deploy).
+	Seconds float64 `json:"seconds,omitempty"`
+	Err     error   `json:"-"`
 
 	mu sync.Mutex
 }
@@ -234,7 +238,7 @@ type droplet struct {
 func (d *droplet) progress(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	d.doing.Store(&msg)
-	d.run.progress(Event{Droplet: d.id, Message: msg})
+	d.run.progress(Event{Droplet: d.id, Message: msg, Time: time.Now().UTC()})
 }
 
 // aws is the clients of the droplet's own account and region, reached
@@ -658,6 +662,8 @@ func (r *runner) plan(ctx context.Context, ds []*droplet, res *Result) error {
 // the others go on. Canceling ctx starts no new step.
 func (r *runner) deploy(ctx context.Context, ds []*droplet, res *Result) error {
 	return r.schedule(ctx, ds, res, true, func(ctx context.Context, d *droplet) error {
+		start := time.Now()
+		defer func() { d.res.Seconds = time.Since(start).Round(time.Millisecond).Seconds() }()
 		outcome, attrs, err := r.deployOne(ctx, d)
 		if err != nil {
 			return err

@@ -39,7 +39,9 @@ const (
 // A DiffResult is what a deploy of the assembly would change.
 type DiffResult struct {
 	// SHA256 is the assembly under review.
-	SHA256  string   `json:"sha256"`
+	SHA256 string `json:"sha256"`
+	// Target is the manifest's target compared ("" when it has none).
+	Target  string   `json:"target,omitempty"`
 	Account string   `json:"account"`
 	Regions []string `json:"regions"`
 	// Deployed lists the assemblies (SHA-256) that deployed what runs now,
@@ -108,6 +110,9 @@ func Diff(ctx context.Context, src *Source, opts DiffOptions) (*DiffResult, erro
 	sc, err := singleScope(src, o)
 	if err != nil {
 		return out, err
+	}
+	if sc.target != nil {
+		out.Target = o.Target
 	}
 	r, ds, err := prepare(ctx, src, o, res, false, sc)
 	if err != nil {

@@ -1,8 +1,9 @@
 package deploy
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // Sentinel errors. Every refusal before a change and every failure wraps
@@ -10,42 +11,59 @@ import (
 var (
 	// ErrAccount: a droplet's environment names an account other than the
 	// caller's (STS GetCallerIdentity).
-	ErrAccount = errors.New("wrong AWS account")
+	ErrAccount = errcode.New("wrong_account", "wrong AWS account",
+		"use credentials of the droplet's account, or name a role that reaches it: the target's deployRole, --role-arn, or a CDK-bootstrapped account (--qualifier)")
 	// ErrMissing: a manifest `missing` entry is not supplied.
-	ErrMissing = errors.New("missing information not supplied")
+	ErrMissing = errcode.New("missing_information", "missing information not supplied",
+		"supply each value the assembly lists under missing with --parameter ID.NAME=VALUE")
 	// ErrParameter: a --parameter that names no stack droplet, a parameter
 	// the droplet already sets, or is malformed.
-	ErrParameter = errors.New("bad parameter")
+	ErrParameter = errcode.New("bad_parameter", "bad parameter",
+		"write --parameter as DROPLET.NAME=VALUE, naming a value the assembly lists under missing")
 	// ErrUndeployable: a targeted droplet's type has no deployer.
-	ErrUndeployable = errors.New("no deployer for the droplet's type")
+	ErrUndeployable = errcode.New("undeployable", "no deployer for the droplet's type",
+		"this tool has no deployer for the droplet's type: deploy it another way, or leave it out with --only")
 	// ErrEnvironment: a targeted droplet's environment is not aws://.
-	ErrEnvironment = errors.New("unsupported environment")
+	ErrEnvironment = errcode.New("unsupported_environment", "unsupported environment",
+		"deploy droplets whose environment is aws://ACCOUNT/REGION")
 	// ErrMetadataError: a targeted droplet carries `error` metadata.
-	ErrMetadataError = errors.New("droplet carries an error")
+	ErrMetadataError = errcode.New("error_metadata", "droplet carries an error",
+		"fix what the error says and build again, or deploy anyway with --force")
 	// ErrNoDocker: a docker-build droplet and no Docker engine answers.
-	ErrNoDocker = errors.New("no Docker engine")
+	ErrNoDocker = errcode.New("no_docker", "no Docker engine",
+		"start a Docker engine (or set DOCKER_HOST) to build and push images, or leave the image droplets out with --only")
 	// ErrStagingBucket: a template over 51,200 bytes and no staging bucket.
-	ErrStagingBucket = errors.New("template too large to send inline")
+	ErrStagingBucket = errcode.New("no_staging_bucket", "template too large to send inline",
+		"give --staging-bucket BUCKET (an existing bucket in the stack's region; or staging-bucket in the policy file) for templates over 51,200 bytes")
 	// ErrOnly: --only names a droplet the assembly does not hold.
-	ErrOnly = errors.New("no such droplet")
+	ErrOnly = errcode.New("no_such_droplet", "no such droplet",
+		"name droplets the assembly holds ('assemble inspect' lists them)")
 	// ErrUnresolved: a reference to a droplet that is not deployed, or to an
 	// attribute it does not have (a stack Output it does not publish).
-	ErrUnresolved = errors.New("reference cannot be resolved")
+	ErrUnresolved = errcode.New("unresolved", "reference cannot be resolved",
+		"the reference names an attribute no deployed droplet gave: deploy the droplet it names first")
 	// ErrAWS: AWS could not be reached or refused a call.
-	ErrAWS = errors.New("AWS call failed")
+	ErrAWS = errcode.New("aws_failed", "AWS call failed",
+		"check the credentials, the region and the network (AWS_PROFILE, AWS_REGION), then try again")
 	// ErrStackFailed: a stack's create or update failed or rolled back.
-	ErrStackFailed = errors.New("stack failed")
+	ErrStackFailed = errcode.New("stack_failed", "stack failed",
+		"see the stack's events in CloudFormation for the cause, fix it, and deploy again")
 	// ErrUpload: an S3 upload failed.
-	ErrUpload = errors.New("upload failed")
+	ErrUpload = errcode.New("upload_failed", "upload failed",
+		"check the bucket, the credentials and the network, then deploy again")
 	// ErrPush: an image push failed.
-	ErrPush = errors.New("image push failed")
+	ErrPush = errcode.New("push_failed", "image push failed",
+		"check the repository, the credentials and the network, then deploy again")
 	// ErrDependency: a droplet was not deployed because one it depends on
 	// failed or was not deployed.
-	ErrDependency = errors.New("dependency not deployed")
+	ErrDependency = errcode.New("dependency_failed", "dependency not deployed",
+		"fix the cause, then deploy again: what was deployed is skipped")
 	// ErrInterrupted: the context was canceled; no new step was started.
-	ErrInterrupted = errors.New("interrupted")
+	ErrInterrupted = errcode.New("interrupted", "interrupted",
+		"")
 	// ErrDiffers: Status found something absent or different.
-	ErrDiffers = errors.New("deployed state differs from the assembly")
+	ErrDiffers = errcode.New("differs", "deployed state differs from the assembly",
+		"what runs is not what was signed: deploy it again with 'assemble deploy', or find who changed it")
 )
 
 // A DropletError is a problem with one droplet.

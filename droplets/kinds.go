@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/strictjson"
 	"github.com/cloud-assembly/assemble/internal/suggest"
 )
@@ -14,11 +15,14 @@ import (
 // Sentinel errors about droplet properties and attributes.
 var (
 	// ErrProperty: a required property is missing or has the wrong type.
-	ErrProperty = errors.New("invalid property")
+	ErrProperty = errcode.New("property", "invalid property",
+		"give the droplet's properties as its kind's table documents them")
 	// ErrAttribute: a reference names an attribute the kind does not output.
-	ErrAttribute = errors.New("unknown attribute")
+	ErrAttribute = errcode.New("unknown_attribute", "unknown attribute",
+		"name an attribute the droplet's kind outputs (the README lists each kind's attributes)")
 	// ErrUnknownProperty: a property the kind does not document.
-	ErrUnknownProperty = errors.New("unknown property")
+	ErrUnknownProperty = errcode.New("unknown_property", "unknown property",
+		"remove or rename the property: the finding names the nearest one the droplet's kind documents")
 )
 
 // PathKind says what an assembly-relative path property names.

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // ErrSpecifier is wrapped by every error about a malformed type specifier.
-var ErrSpecifier = errors.New("malformed type specifier")
+var ErrSpecifier = errcode.New("type_specifier", "malformed type specifier",
+	"write the droplet's type as protocol://path, such as npm://[@namespace/]package/ClassName[@version]")
 
 // A Specifier is a parsed droplet type specifier, "protocol://path".
 //

@@ -1,27 +1,30 @@
 package packager
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // Sentinel errors of the build.
 var (
 	// ErrProject: assembly.yaml (or the project folder) is invalid.
-	ErrProject = errors.New("invalid project")
+	ErrProject = errcode.New("invalid_project", "invalid project",
+		"fix assembly.yaml at the line and column shown (its YAML, or the key named; see Projects in the README)")
 	// ErrOutsideProject: a path leaves the project folder ("..", an
 	// absolute path, or a symlink pointing outside). It matches
 	// assembly.ErrInsecurePath too: such a path could not name a file
 	// inside the assembly either.
-	ErrOutsideProject error = &classError{"path outside the project", assembly.ErrInsecurePath}
+	ErrOutsideProject error = &classError{"path outside the project", assembly.ErrPathUnsafe}
 	// ErrMissing: with Strict, something the assembly needs has no value.
-	ErrMissing = errors.New("missing information")
+	ErrMissing = errcode.New("missing", "missing information",
+		"give the value (properties.parameters in assembly.yaml, or a Default), or build without --strict: the assembly then lists it under missing for the deployer")
 	// ErrChanged: a project file was replaced (for instance by a symbolic
 	// link) between the check and the write; nothing was written.
-	ErrChanged = errors.New("project file changed during the build")
+	ErrChanged = errcode.New("project_changed", "project file changed during the build",
+		"a file changed while the project was built: build again once nothing else writes it")
 )
 
 // classError is a sentinel that also matches a sentinel of package assembly.

@@ -1,18 +1,19 @@
 package packager
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/packager/schema"
 )
 
 // ErrSchemaCheck: a packaged template does not match the resource type
 // schemas given with BuildOptions.Schemas.
-var ErrSchemaCheck = errors.New("template does not match the resource type schemas")
+var ErrSchemaCheck = errcode.New("schema_check", "template does not match the resource type schemas",
+	"fix the template where the schema check says, or pass --schemas-warn to make these warnings")
 
 // SchemaCheckError lists every finding of the schema check, each with the
 // template file, line and column.

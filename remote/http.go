@@ -164,7 +164,7 @@ func statusError(what string, resp *http.Response) error {
 	case c >= 500 || c == http.StatusTooManyRequests || c == http.StatusRequestTimeout:
 		return transient{err}
 	case c == http.StatusUnauthorized || c == http.StatusForbidden:
-		return fmt.Errorf("%v: access denied", err)
+		return fmt.Errorf("%v: %w", err, ErrAccessDenied)
 	}
 	return fmt.Errorf("%w: %v", ErrBadResponse, err)
 }

@@ -64,6 +64,8 @@ func registryError(what string, err error) error {
 		switch c := te.StatusCode; {
 		case c == http.StatusNotFound:
 			return fmt.Errorf("%w: %s: %v", ErrNotFound, what, err)
+		case c == http.StatusUnauthorized || c == http.StatusForbidden:
+			return fmt.Errorf("%s: %w: %v", what, ErrAccessDenied, err)
 		case c >= 500 || c == http.StatusTooManyRequests:
 			return transient{fmt.Errorf("%s: %w", what, err)}
 		}
@@ -202,6 +204,8 @@ func anonymousOCISource(ctx context.Context, loc *Location, o *Options) (*ociSou
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return nil, fmt.Errorf("%w: manifest %s: %s", ErrNotFound, loc, resp.Status)
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return nil, fmt.Errorf("manifest %s: %s: %w", loc, resp.Status, ErrAccessDenied)
 	case resp.StatusCode != http.StatusOK:
 		return nil, fmt.Errorf("manifest %s: %s", loc, resp.Status)
 	}

@@ -84,6 +84,8 @@ func s3Error(what string, err error) error {
 			return fmt.Errorf("%w: %s: %v", ErrNotFound, what, err)
 		case "PreconditionFailed":
 			return fmt.Errorf("%w: %s: the version read first is no longer there", ErrChanged, what)
+		case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "Forbidden":
+			return fmt.Errorf("%s: %w: %v", what, ErrAccessDenied, err)
 		}
 	}
 	switch {
@@ -91,6 +93,8 @@ func s3Error(what string, err error) error {
 		return fmt.Errorf("%w: %s: %v", ErrNotFound, what, err)
 	case code == http.StatusPreconditionFailed:
 		return fmt.Errorf("%w: %s: the version read first is no longer there", ErrChanged, what)
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return fmt.Errorf("%s: %w: %v", what, ErrAccessDenied, err)
 	case code >= 500 || code == http.StatusTooManyRequests:
 		return transient{fmt.Errorf("%s: %w", what, err)}
 	}

@@ -2,140 +2,169 @@ package signing
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
+
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // ErrVerification is the umbrella of every verification failure: each of the
 // Err* sentinels below that a Verify can return wraps it, so a caller (the
 // CLI picks its exit code this way) tests one error to know that an assembly
 // is not trusted, and the specific sentinel to know why.
-var ErrVerification = errors.New("verification failed")
-
-type sentinel struct {
-	msg    string
-	parent error
-}
-
-func (s *sentinel) Error() string { return s.msg }
-func (s *sentinel) Unwrap() error { return s.parent }
-
-func verificationError(msg string) error { return &sentinel{msg, ErrVerification} }
+var ErrVerification = errcode.New("verification_failed", "verification failed",
+	"the assembly cannot be trusted as it is; rebuild it and sign it again")
 
 // Verification failures, one per cause. Each wraps ErrVerification.
 var (
 	// ErrUnsigned: the assembly has no signature.asc.
-	ErrUnsigned = verificationError("assembly is not signed")
+	ErrUnsigned = errcode.Sub(ErrVerification, "unsigned", "assembly is not signed",
+		"sign it with 'assemble sign', or pass --allow-unsigned to check it without authenticating it")
 	// ErrUnsignedContent: signature.asc holds text outside the one signed
 	// message, or more than one message.
-	ErrUnsignedContent = verificationError("text outside the signed message")
+	ErrUnsignedContent = errcode.Sub(ErrVerification, "unsigned_content", "text outside the signed message",
+		"signature.asc must hold one signed message and nothing else; sign again with 'assemble sign'")
 	// ErrMalformedSignature: signature.asc is not a signed message, either
 	// cleartext (RFC 4880 §7, as sign writes it) or inline and armored (gpg
 	// --sign --armor): a detached signature, bad armor, no signature packet.
-	ErrMalformedSignature = verificationError("malformed signature")
+	ErrMalformedSignature = errcode.Sub(ErrVerification, "malformed_signature", "malformed signature",
+		"give exactly one cleartext-signed message, as 'gpg --clearsign' writes it (not --detach-sign, not --sign)")
 	// ErrBadSignature: the OpenPGP signature does not match the signed text.
-	ErrBadSignature = verificationError("bad signature")
+	ErrBadSignature = errcode.Sub(ErrVerification, "bad_signature", "bad signature",
+		"the archive changed after it was signed; rebuild it and sign it again")
 	// ErrUnknownCritical: a signature, or the self-signature of the key
 	// that made it, carries a critical subpacket or notation this package
 	// does not know, which makes it invalid (RFC 4880 §5.2.3.1 and
 	// §5.2.3.16, RFC 9580 §5.2.3.7). A signature's error also matches
 	// ErrBadSignature (gpg --verify says BADSIG); a key's also matches
 	// ErrUnknownSigner (gpg will not import such a key).
-	ErrUnknownCritical = verificationError("unknown critical subpacket")
+	ErrUnknownCritical = errcode.Sub(ErrVerification, "unknown_critical", "unknown critical subpacket",
+		"the signer's key or signature carries a critical OpenPGP subpacket this tool does not know: sign again with a key without it")
 	// ErrUnknownSigner: no trusted key made the signature.
-	ErrUnknownSigner = verificationError("unknown signer")
+	ErrUnknownSigner = errcode.Sub(ErrVerification, "unknown_signer", "unknown signer",
+		"if you trust the signer, add their public key with --keyring FILE")
 	// ErrKeyExpired: the signer's key had expired when the signature was made.
-	ErrKeyExpired = verificationError("key expired")
+	ErrKeyExpired = errcode.Sub(ErrVerification, "key_expired", "key expired",
+		"the signer's key had expired when it signed: the signer must sign again with a valid key")
 	// ErrKeyNotYetValid: the signature is dated before the signer's key (or
 	// signing subkey) was created.
-	ErrKeyNotYetValid = verificationError("signature predates the key")
+	ErrKeyNotYetValid = errcode.Sub(ErrVerification, "key_not_yet_valid", "signature predates the key",
+		"the signature is dated before the key existed: check the signer's clock, and sign again")
 	// ErrSignatureExpired: the signature carries an expiration time (gpg
 	// --default-sig-expire) that has passed: its signer made it valid only
 	// until then (gpg --verify says EXPSIG).
-	ErrSignatureExpired = verificationError("signature expired")
+	ErrSignatureExpired = errcode.Sub(ErrVerification, "signature_expired", "signature expired",
+		"the signer made the signature valid only until then: they must sign again")
 	// ErrKeyRevoked: the signer's key (or signing subkey, or primary user ID)
 	// is revoked.
-	ErrKeyRevoked = verificationError("key revoked")
+	ErrKeyRevoked = errcode.Sub(ErrVerification, "key_revoked", "key revoked",
+		"the signer must sign again with a valid key")
 	// ErrWeakSignatureHash: the OpenPGP signature uses MD5, SHA-1 or
 	// RIPEMD-160 ("weak hash, rejected").
-	ErrWeakSignatureHash = verificationError("weak signature hash")
+	ErrWeakSignatureHash = errcode.Sub(ErrVerification, "weak_signature_hash", "weak signature hash",
+		"the OpenPGP signature uses a weak hash (MD5, SHA-1): sign again with 'assemble sign' (SHA256 or stronger)")
 	// ErrAttestation: the signed attestation is not valid (bad JSON, duplicate
 	// keys, missing fields, bad sizes or hashes).
-	ErrAttestation = verificationError("invalid attestation")
+	ErrAttestation = errcode.Sub(ErrVerification, "invalid_attestation", "invalid attestation",
+		"signature.asc does not hold a valid attestation: sign the assembly again with 'assemble sign'")
 	// ErrWeakAlgorithm: the attestation uses MD5 or SHA-1.
-	ErrWeakAlgorithm = verificationError("weak attestation algorithm")
+	ErrWeakAlgorithm = errcode.Sub(ErrVerification, "weak_algorithm", "weak attestation algorithm",
+		"the attestation uses a weak hash (MD5, SHA-1): sign again with 'assemble sign' (SHA256 or stronger)")
 	// ErrNonce: the attestation's nonce is missing, malformed or too short.
-	ErrNonce = verificationError("invalid nonce")
+	ErrNonce = errcode.Sub(ErrVerification, "invalid_nonce", "invalid nonce",
+		"sign the assembly again with 'assemble sign' (it makes a fresh nonce of the right size)")
 	// ErrTimestamp: the attestation's timestamp disagrees with the
 	// signature's creation time, or the signature is from the future.
-	ErrTimestamp = verificationError("timestamp mismatch")
+	ErrTimestamp = errcode.Sub(ErrVerification, "timestamp_mismatch", "timestamp mismatch",
+		"a signature may not predate its attestation by more than 5 minutes, nor come from the future: check the signer's clock, and sign soon after 'assemble attest'")
 	// ErrUnlisted: the archive holds a file the attestation does not list.
-	ErrUnlisted = verificationError("file not attested")
+	ErrUnlisted = errcode.Sub(ErrVerification, "file_not_attested", "file not attested",
+		"the archive changed after it was signed (it holds a file the signature does not list); rebuild it and sign it again")
 	// ErrMissing: the attestation lists a file the archive does not hold.
-	ErrMissing = verificationError("attested file missing")
+	ErrMissing = errcode.Sub(ErrVerification, "attested_file_missing", "attested file missing",
+		"the archive changed after it was signed (a file the signature lists is gone); rebuild it and sign it again")
 	// ErrSizeMismatch: a file's size differs from its attested size.
-	ErrSizeMismatch = verificationError("size mismatch")
+	ErrSizeMismatch = errcode.Sub(ErrVerification, "size_mismatch", "size mismatch",
+		"the archive changed after it was signed (a file's size is not the signed one); rebuild it and sign it again")
 	// ErrDigestMismatch: a file's salted hash differs from its attested hash.
-	ErrDigestMismatch = verificationError("digest mismatch")
+	ErrDigestMismatch = errcode.Sub(ErrVerification, "digest_mismatch", "digest mismatch",
+		"the archive changed after it was signed (a file's bytes are not the signed ones); rebuild it and sign it again")
 )
 
 // ErrPolicy is the umbrella of the policy failures below: the signatures
 // are sound, but not the ones the Policy asks for. It wraps ErrVerification.
-var ErrPolicy = verificationError("signature policy not met")
+var ErrPolicy = errcode.Sub(ErrVerification, "policy_not_met", "signature policy not met",
+	"the signatures do not meet the policy: see the signature lines above, and have the missing signers sign with 'assemble sign --add'")
 
 // Policy failures, each wrapping ErrPolicy (and so ErrVerification).
 var (
 	// ErrThreshold: fewer distinct trusted keys signed than Policy.MinSigners.
-	ErrThreshold = &sentinel{"too few trusted signers", ErrPolicy}
+	ErrThreshold = errcode.Sub(ErrPolicy, "too_few_signers", "too few trusted signers",
+		"more trusted keys must sign: each co-signer runs 'assemble sign --add' (with --key, --gpg or --signature)")
 	// ErrRequiredSigner: a key that Policy.Signers requires did not sign.
-	ErrRequiredSigner = &sentinel{"required signer missing", ErrPolicy}
+	ErrRequiredSigner = errcode.Sub(ErrPolicy, "required_signer_missing", "required signer missing",
+		"the required signer must add a signature: 'assemble sign --add' with their key")
 	// ErrAlgorithmNotAllowed: the attestation or a trusted signature uses a
 	// hash that Policy.Algorithms does not list.
-	ErrAlgorithmNotAllowed = &sentinel{"algorithm not allowed by the policy", ErrPolicy}
+	ErrAlgorithmNotAllowed = errcode.Sub(ErrPolicy, "algorithm_not_allowed", "algorithm not allowed by the policy",
+		"sign again with an allowed algorithm (assemble sign --algorithm)")
 )
 
 // Signing failures.
 var (
 	// ErrNoKey: no signing key was given; the spec forbids signing without one.
-	ErrNoKey = errors.New("no signing key configured")
+	ErrNoKey = errcode.New("no_key", "no signing key configured",
+		"name a secret key with --key FILE (or $ASSEMBLE_SIGNING_KEY), or sign with --gpg or --signature")
 	// ErrNoSigningKey: the key holds no usable secret signing key (for
 	// instance a public key, or a primary-only key without the sign flag).
-	ErrNoSigningKey = errors.New("no usable signing key")
+	ErrNoSigningKey = errcode.New("no_signing_key", "no usable signing key",
+		"--key takes a secret key (gpg --export-secret-keys --armor KEYID > key.asc); a public key belongs in verify --keyring")
 	// ErrSignerExpired: the signing key has expired (as of the signing time).
-	ErrSignerExpired = errors.New("signing key expired")
+	ErrSignerExpired = errcode.New("signer_expired", "signing key expired",
+		"sign with a valid key; extend an expired key with gpg --quick-set-expire")
 	// ErrSignerRevoked: the signing key is revoked.
-	ErrSignerRevoked = errors.New("signing key revoked")
+	ErrSignerRevoked = errcode.New("signer_revoked", "signing key revoked",
+		"sign with a key that is not revoked")
 	// ErrPassphraseNeeded: the key is protected and no passphrase was given.
-	ErrPassphraseNeeded = errors.New("key is passphrase-protected")
+	ErrPassphraseNeeded = errcode.New("passphrase_needed", "key is passphrase-protected",
+		"pass the passphrase with --passphrase-file FILE or $ASSEMBLE_PASSPHRASE; assemble prompts for it only at a terminal")
 	// ErrWrongPassphrase: the passphrase does not decrypt the key.
-	ErrWrongPassphrase = errors.New("wrong passphrase")
+	ErrWrongPassphrase = errcode.New("wrong_passphrase", "wrong passphrase",
+		"check the passphrase file, $ASSEMBLE_PASSPHRASE or what was typed at the prompt (a trailing newline is ignored)")
 	// ErrKeyFormat: the key file cannot be read as OpenPGP keys.
-	ErrKeyFormat = errors.New("unreadable key")
+	ErrKeyFormat = errcode.New("key_format", "unreadable key",
+		"give an OpenPGP key, armored or binary (gpg --export --armor KEYID, or --export-secret-keys for a signing key)")
 	// ErrAttestationMismatch: an attestation to sign or co-sign (sign
 	// --signature, sign --add) does not match the assembly: a file changed,
 	// was added or removed since it was made, or it is another assembly's.
 	// The error also wraps the cause (ErrDigestMismatch, ErrSizeMismatch,
 	// ErrUnlisted or ErrMissing).
-	ErrAttestationMismatch = errors.New("the attestation does not match the assembly")
+	ErrAttestationMismatch = errcode.New("attestation_mismatch", "the attestation does not match the assembly",
+		"the attestation was made for another assembly, or this one changed since: run 'assemble attest' on it again and sign that")
 	// ErrWouldDropSignatures: signing an assembly already signed, neither
 	// co-signing (SignOptions.Add) nor replacing (SignOptions.Replace),
 	// would drop signatures by keys that do not sign again.
-	ErrWouldDropSignatures = errors.New("signing would drop the assembly's signatures")
+	ErrWouldDropSignatures = errcode.New("would_drop_signatures", "signing would drop the assembly's signatures",
+		"add your signature beside theirs with --add (co-sign), or re-sign with --replace to drop theirs; 'assemble verify' lists who signed")
 	// ErrNotSigned: sign --add on an assembly that has no signature yet.
-	ErrNotSigned = errors.New("no signature to add to")
+	ErrNotSigned = errcode.New("not_signed", "no signature to add to",
+		"--add adds a co-signature: sign the assembly first, without --add")
 	// ErrAlreadySigned: a new signature (sign --add, several keys, an
 	// attached message) is by a key whose primary key already signed the
 	// attestation; it would not count as another signer.
-	ErrAlreadySigned = errors.New("the key already signed this attestation")
+	ErrAlreadySigned = errcode.New("already_signed", "the key already signed this attestation",
+		"each co-signer signs with a key of their own (gpg's default key may be the one that signed: choose with --local-user); 'assemble verify' lists who signed")
 	// ErrNoMatchingKey: no key matches a LocalUsers entry.
-	ErrNoMatchingKey = errors.New("no matching key")
+	ErrNoMatchingKey = errcode.New("no_matching_key", "no matching key",
+		"check --local-user: a fingerprint, key ID or part of a user ID of a key in the file")
 	// ErrAmbiguousKey: a LocalUsers entry matches more than one key, or a
 	// key file holds several usable secret keys and none was chosen.
-	ErrAmbiguousKey = errors.New("ambiguous key choice")
+	ErrAmbiguousKey = errcode.New("ambiguous_key", "ambiguous key choice",
+		"choose the key with --local-user FINGERPRINT (repeat it to sign with several)")
 	// ErrInputChanged: the assembly being signed was written to or
 	// replaced while it was read, so the signed copy matches neither
 	// version; nothing was written.
-	ErrInputChanged = errors.New("assembly changed while it was signed")
+	ErrInputChanged = errcode.New("input_changed", "assembly changed while it was signed",
+		"something wrote the assembly while it was being signed: sign it again once nothing else writes it")
 )
 
 // twoCauses is an error matching two sentinels (errors.Is), with its own

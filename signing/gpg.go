@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,21 +12,27 @@ import (
 	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
+
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // GnuPG failures (sign --gpg). Each wraps ErrGPG.
 var (
 	// ErrGPG: gpg failed to sign; the error carries gpg's own message.
-	ErrGPG = errors.New("gpg failed")
+	ErrGPG = errcode.New("gpg_failed", "gpg failed",
+		"run the same gpg command by hand to see why it fails (GNUPGHOME is honoured)")
 	// ErrGPGNotFound: no gpg program to run.
-	ErrGPGNotFound = &sentinel{"gpg not found", ErrGPG}
+	ErrGPGNotFound = errcode.Sub(ErrGPG, "gpg_not_found", "gpg not found",
+		"install GnuPG (apt-get install gnupg) or name it with $ASSEMBLE_GPG, or sign with a key file (--key FILE)")
 	// ErrGPGUnknownKey: gpg has no usable secret key for a LocalUsers entry
 	// (or, without one, no default secret key).
-	ErrGPGUnknownKey = &sentinel{"gpg has no such secret key", ErrGPG}
+	ErrGPGUnknownKey = errcode.Sub(ErrGPG, "gpg_unknown_key", "gpg has no such secret key",
+		"list the keys gpg can sign with: gpg --list-secret-keys (GNUPGHOME chooses the keyring); choose one with --local-user")
 	// ErrGPGNoPinentry: the key needs its passphrase and gpg-agent could
 	// not run a pinentry to ask for it (no terminal, no display, none
 	// installed).
-	ErrGPGNoPinentry = &sentinel{"gpg could not ask for the passphrase", ErrGPG}
+	ErrGPGNoPinentry = errcode.Sub(ErrGPG, "gpg_no_pinentry", "gpg could not ask for the passphrase",
+		"unlock the key first: sign once at a terminal (export GPG_TTY=$(tty)) so gpg-agent caches the passphrase, or preset it with gpg-preset-passphrase (allow-preset-passphrase in gpg-agent.conf)")
 )
 
 // GPG is a Signer that clear-signs through the local GnuPG: its agent,

@@ -1,7 +1,6 @@
 package trust
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/cloud-assembly/assemble/errcode"
@@ -16,15 +15,19 @@ var (
 	// ErrOption: the options ask for something that cannot be (a
 	// required signer that is not a trusted key, more signers than
 	// keys, an unknown algorithm): a usage error of whoever set them.
-	ErrOption = errors.New("invalid trust option")
+	ErrOption = errcode.New("trust_option", "invalid trust option",
+		"check the trust options (--min-signers, --require-signer, --allow-algorithm)")
 	// ErrNoKeyring: a signed assembly is verified with no trusted keys.
-	ErrNoKeyring = errors.New("no trusted keyring")
+	ErrNoKeyring = errcode.New("no_keyring", "no trusted keyring",
+		"name the trusted public keys with --keyring FILE (gpg --export --armor KEYID > keyring.asc), or a --policy file")
 	// ErrInvalidPolicy: a policy file is not a valid policy (its YAML
 	// or its settings).
-	ErrInvalidPolicy = errors.New("invalid policy")
+	ErrInvalidPolicy = errcode.New("invalid_policy", "invalid policy",
+		"fix the policy file at the line and column shown (keys: keyrings, min-signers, require-signers, algorithms)")
 	// ErrKeyringFile: a keyring path cannot be used (missing, not a
 	// regular file in a keyring folder, an empty folder, too large).
-	ErrKeyringFile = errors.New("unusable keyring")
+	ErrKeyringFile = errcode.New("keyring_file", "unusable keyring",
+		"give --keyring an armored or binary OpenPGP public keyring (gpg --export --armor KEYID > keyring.asc)")
 )
 
 // An OptionError is a mistake in the options (as the command line names
@@ -40,7 +43,14 @@ func (e *OptionError) Error() string { return e.Msg }
 // Is makes every OptionError an ErrOption.
 func (e *OptionError) Is(target error) bool { return target == ErrOption }
 
-func (e *OptionError) Unwrap() error { return e.Err }
+// Unwrap returns Err, or ErrOption when there is none (so the error
+// carries ErrOption's code).
+func (e *OptionError) Unwrap() error {
+	if e.Err == nil {
+		return ErrOption
+	}
+	return e.Err
+}
 
 func optionf(format string, args ...any) *OptionError {
 	return &OptionError{Msg: fmt.Sprintf(format, args...)}
@@ -77,5 +87,5 @@ func (e *FileError) Unwrap() error { return e.Err }
 // hint that fixes it.
 type keyringError struct{ msg, hint string }
 
-func (e *keyringError) Error() string        { return e.msg }
-func (e *keyringError) Is(target error) bool { return target == ErrKeyringFile }
+func (e *keyringError) Error() string { return e.msg }
+func (e *keyringError) Unwrap() error { return ErrKeyringFile }

@@ -21,9 +21,14 @@ func deployCmd() *cli.Command {
 		Description: `Verifies the assembly exactly as 'assemble verify' does (same trust flags and
 --policy file; signed by trusted keys unless --allow-unsigned), then checks,
 before anything in the cloud changes:
-   - the account of every droplet's environment aws://ACCOUNT/REGION is the
-     caller's (STS GetCallerIdentity; unknown-account and unknown-region, as
-     the AWS CDK writes them, mean the caller's own);
+   - the target (--target NAME) when the assembly declares targets: its
+     signed environments, values (${target.NAME}), tags and deployRole; the
+     policy file's targets: may restrict them;
+   - every account a droplet deploys to or is read from is reached, with
+     credentials for its account and region: the caller's own (STS), else
+     --role-arn, the target's deployRole, or the CDK bootstrap roles of a
+     bootstrapped account (--qualifier); unknown-account and unknown-region
+     mean the target's, else the caller's own;
    - every entry under the manifest's 'missing' is supplied (--parameter
      Service.AlertEmail=x for a stack parameter);
    - no droplet carries 'error' metadata (--force deploys it anyway;
@@ -98,6 +103,8 @@ Examples:
 			&cli.StringSliceFlag{Name: "adopt", Usage: "let the stack droplet `ID` deploy over an existing stack of its name that it did not make (repeatable)"},
 			&cli.StringFlag{Name: "require-approval", Usage: "ask before deploying `never`, any-change or broadening changes (default broadening, or the policy file's require-approval)"},
 			&cli.BoolFlag{Name: "change-set", Usage: "with --plan: also make a change set per changed stack for CloudFormation's replacement verdicts (deleted after)"},
+			&cli.StringFlag{Name: "outputs-file", Usage: "write every stack's outputs to `FILE` as JSON, as cdk deploy --outputs-file does (after a failure too)"},
+			&cli.StringFlag{Name: "events", Usage: "write what happens to `FILE` as JSON lines (with --json they go to standard error otherwise)"},
 			&cli.IntFlag{Name: "max-failures", Usage: "let `N` account/region pairs of the target fail before the pairs not started yet are left unstarted"},
 		),
 		Action: func(c *cli.Context) error {
@@ -128,17 +135,29 @@ Examples:
 				return err
 			}
 			opts.Approve = terminalApprover(c)
+			closeEvents, err := eventSink(c, &opts, name)
+			if err != nil {
+				return err
+			}
+			defer closeEvents()
 			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
 			res, err := deploy.Deploy(c.Context, src, opts)
 			out.fill(res)
+			if werr := writeStackOutputs(c, name, res); werr != nil && err == nil {
+				err = werr
+			}
 			if err != nil {
-				if len(res.Pairs) > 0 && !c.Bool("json") {
+				switch {
+				case c.Bool("json"):
+				case len(res.Pairs) > 0:
 					printDeploy(c, name, res) // a summary per pair, then the error
+				default:
+					printDeployTable(c, res) // what each droplet came to, failed or not
 				}
-				return withResult(deployHint(onFile("deploy", name, err)), out)
+				return withResult(deployError(onFile("deploy", name, err)), out)
 			}
 			if c.Bool("json") {
 				return printJSON(c, out)
@@ -347,6 +366,9 @@ func printDeploy(c *cli.Context, name string, res *deploy.Result) {
 	if res.Plan {
 		verb = "planned"
 	}
+	if !res.Plan {
+		printDeployTable(c, res)
+	}
 	where := "account " + res.Account
 	if res.Target != "" {
 		where = "target " + res.Target + " (" + strings.TrimPrefix(targetEnv(res), "aws://") + ")"
@@ -410,29 +432,12 @@ func targetFlags() []cli.Flag {
 	}
 }
 
-// deployHint adds the fix for a refusal or failure.
-func deployHint(err error) error {
-	switch {
-	case errors.Is(err, deploy.ErrInterrupted), errors.Is(err, context.Canceled):
+// deployError marks an interrupted deploy (exit 130).
+func deployError(err error) error {
+	if errors.Is(err, deploy.ErrInterrupted) || errors.Is(err, context.Canceled) {
 		return interrupted{err}
-	case errors.Is(err, deploy.ErrAccount):
-		return withHint(err, "use credentials of the droplet's account, or name a role that reaches it: the target's deployRole, --role-arn, or a CDK-bootstrapped account (--qualifier)")
-	case errors.Is(err, deploy.ErrTarget):
-		return withHint(err, "choose one of the assembly's targets with --target NAME ('assemble inspect' lists them)")
-	case errors.Is(err, deploy.ErrPairNotStarted):
-		return withHint(err, "fix the failed account/region pairs and deploy again, or allow more failures with --max-failures N")
-	case errors.Is(err, deploy.ErrMissing):
-		return withHint(err, "supply each with --parameter ID.NAME=VALUE")
-	case errors.Is(err, deploy.ErrUndeployable), errors.Is(err, deploy.ErrNoDocker):
-		return withHint(err, "name the droplets to deploy with --only ID")
-	case errors.Is(err, deploy.ErrMetadataError):
-		return withHint(err, "fix what the error says and build again, or deploy anyway with --force")
-	case errors.Is(err, deploy.ErrStagingBucket):
-		return withHint(err, "give --staging-bucket BUCKET (an existing bucket in the stack's region)")
-	case errors.Is(err, deploy.ErrStackFailed), errors.Is(err, deploy.ErrDependency):
-		return withHint(err, "fix the cause, then deploy again: what was deployed is skipped")
 	}
-	return verifyHint(err)
+	return err
 }
 
 // interrupted exits 130.
@@ -447,7 +452,8 @@ func statusCmd() *cli.Command {
 		Usage:     "verify an assembly, then tell whether what is deployed matches it",
 		ArgsUsage: "ASSEMBLY",
 		Description: `Verifies the assembly as 'assemble verify' does (same trust flags), then
-compares, droplet by droplet, what is deployed in the caller's account with
+compares, droplet by droplet, what is deployed in its account and region
+(--target as deploy takes it; one result per account/region pair) with
 what the assembly holds: each stack's template (GetTemplate) and parameters,
 each object's bytes (by the SHA-256 deploy stored with it, else by reading
 the object), each image tag's digest. References are resolved from what is
@@ -488,7 +494,7 @@ Examples:
 			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier")})
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
 			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
-				return withResult(deployHint(onFile("status", name, err)), out)
+				return withResult(deployError(onFile("status", name, err)), out)
 			}
 			if c.Bool("json") {
 				if err != nil {

@@ -62,7 +62,11 @@ func TestDeployInterruptNamesInFlight(t *testing.T) {
 	writeCloud(t, app, map[string]string{"manifest.json": string(mb), "t.yaml": "Resources:\n  Topic:\n    Type: AWS::SNS::Topic\n"})
 	for _, asJSON := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
-		stderr := &cancelOn{text: "Slow: created change set", cancel: cancel}
+		text := "Slow: created change set"
+		if asJSON { // --json: the events are JSON lines on stderr
+			text = `"droplet":"Slow","message":"created change set`
+		}
+		stderr := &cancelOn{text: text, cancel: cancel}
 		var stdout bytes.Buffer
 		args := []string{"assemble", "deploy", "--allow-unsigned", app}
 		if asJSON {

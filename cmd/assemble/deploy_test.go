@@ -226,7 +226,7 @@ func TestDeployInterruptedExits130(t *testing.T) {
 	if !strings.Contains(stdout.String(), `"code": "interrupted"`) {
 		t.Errorf("stdout %s", stdout.String())
 	}
-	err := deployHint(fmt.Errorf("x: %w", deploy.ErrInterrupted))
+	err := deployError(fmt.Errorf("x: %w", deploy.ErrInterrupted))
 	if code := report(&bytes.Buffer{}, nil, err); code != 130 {
 		t.Errorf("deploy.ErrInterrupted exits %d", code)
 	}

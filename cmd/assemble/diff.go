@@ -186,7 +186,7 @@ func runDiff(c *cli.Context, name string, src *deploy.Source, vres *verifyResult
 		if !c.Bool("json") && res.Account != "" {
 			printDiff(c.App.Writer, res, c.Bool("quiet"))
 		}
-		return withResult(deployHint(onFile(c.Command.Name, name, err)), out)
+		return withResult(deployError(onFile(c.Command.Name, name, err)), out)
 	}
 	if c.Bool("json") {
 		return printJSON(c, out)
@@ -209,7 +209,11 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 		}
 		deployed = "deployed now: " + strings.Join(ds, ", ")
 	}
-	fmt.Fprintf(w, "account %s, region %s; reviewing sha256:%s, %s\n", res.Account, strings.Join(res.Regions, ", "), res.SHA256, deployed)
+	target := ""
+	if res.Target != "" {
+		target = "target " + res.Target + ", "
+	}
+	fmt.Fprintf(w, "%saccount %s, region %s; reviewing sha256:%s, %s\n", target, res.Account, strings.Join(res.Regions, ", "), res.SHA256, deployed)
 	for _, d := range res.Droplets {
 		if d.State == deploy.StateExcluded {
 			continue

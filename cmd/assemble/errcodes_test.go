@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cloud-assembly/assemble/errcode"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -27,12 +28,14 @@ import (
 )
 
 // Every exported Err* variable of the libraries (every package of the
-// module but cmd) has an entry in errorCodes, so that --json gives each
-// cause its own code: a new sentinel fails this test until it has one.
-func TestErrorCodesCoverSentinels(t *testing.T) {
+// module but cmd) is declared with errcode.New or errcode.Sub, so that
+// --json gives each cause its own code and hint: a new sentinel declared
+// another way fails this test. packager.ErrOutsideProject is a kind of
+// assembly.ErrPathUnsafe in the packager's words, and carries its code.
+func TestSentinelsCarryCodes(t *testing.T) {
 	root := filepath.Join("..", "..")
 	sentinel := regexp.MustCompile(`^Err[A-Z]`)
-	have := map[string]bool{}
+	n := 0
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -58,10 +61,27 @@ func TestErrorCodesCoverSentinels(t *testing.T) {
 				continue
 			}
 			for _, spec := range gd.Specs {
-				for _, name := range spec.(*ast.ValueSpec).Names {
-					if sentinel.MatchString(name.Name) {
-						have[f.Name.Name+"."+name.Name] = true
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if !sentinel.MatchString(name.Name) || !name.IsExported() || i >= len(vs.Values) {
+						continue
 					}
+					n++
+					call, ok := vs.Values[i].(*ast.CallExpr)
+					sel, _ := func() (*ast.SelectorExpr, bool) {
+						if !ok {
+							return nil, false
+						}
+						s, ok := call.Fun.(*ast.SelectorExpr)
+						return s, ok
+					}()
+					if sel != nil && isIdent(sel.X, "errcode") && (sel.Sel.Name == "New" || sel.Sel.Name == "Sub") {
+						continue
+					}
+					if f.Name.Name == "packager" && name.Name == "ErrOutsideProject" {
+						continue
+					}
+					t.Errorf("%s: %s.%s is not declared with errcode.New or errcode.Sub", fset.Position(name.Pos()), f.Name.Name, name.Name)
 				}
 			}
 		}
@@ -70,59 +90,26 @@ func TestErrorCodesCoverSentinels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(have) < 50 {
-		t.Fatalf("found only %d sentinels: %v", len(have), have)
+	if n < 50 {
+		t.Fatalf("found only %d sentinels", n)
 	}
-	listed := tableSelectors(t)
-	for name := range have {
-		if !listed[name] {
-			t.Errorf("%s has no entry in errorCodes (cmd/assemble/errcodes.go)", name)
-		}
-	}
-	for name := range listed {
-		if !have[name] && strings.Contains(name, ".") {
-			t.Errorf("errorCodes lists %s, which is no sentinel of the libraries", name)
-		}
+	if got := errcode.Of(packager.ErrOutsideProject); got != "path_unsafe" {
+		t.Errorf("packager.ErrOutsideProject has code %q", got)
 	}
 }
 
-// tableSelectors lists the pkg.ErrX expressions of errorCodes.
-func tableSelectors(t *testing.T) map[string]bool {
-	f, err := parser.ParseFile(token.NewFileSet(), "errcodes.go", nil, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		vs, ok := n.(*ast.ValueSpec)
-		if !ok || len(vs.Names) != 1 || vs.Names[0].Name != "errorCodes" {
-			return true
-		}
-		ast.Inspect(vs, func(n ast.Node) bool {
-			if sel, ok := n.(*ast.SelectorExpr); ok {
-				if x, ok := sel.X.(*ast.Ident); ok {
-					out[x.Name+"."+sel.Sel.Name] = true
-				}
-			}
-			return true
-		})
-		return false
-	})
-	return out
-}
-
-// One cause, one code: no two sentinels share a code, but for the
-// substitution syntax error that package subst and package blueprint
-// both name.
+// One cause, one code: each code is lower_snake_case, and no two
+// sentinels share a code, but for the substitution syntax error that
+// package subst and package blueprint both name (with one hint).
 func TestErrorCodesUnique(t *testing.T) {
 	seen := map[string]error{}
-	for _, c := range errorCodes {
-		if prev, dup := seen[c.code]; dup && c.code != "substitution_syntax" {
-			t.Errorf("code %q for both %v and %v", c.code, prev, c.err)
+	for _, e := range errcode.All() {
+		if prev, dup := seen[e.Code()]; dup && e.Code() != "substitution_syntax" {
+			t.Errorf("code %q for both %v and %v", e.Code(), prev, e)
 		}
-		seen[c.code] = c.err
-		if !regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`).MatchString(c.code) {
-			t.Errorf("code %q is not snake_case", c.code)
+		seen[e.Code()] = e
+		if !regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`).MatchString(e.Code()) {
+			t.Errorf("code %q is not snake_case", e.Code())
 		}
 	}
 }
@@ -145,8 +132,11 @@ func TestErrorCodesInSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{codeUsage: true, codeNotFound: true, codePermission: true, codeInterrupted: true, codeFailure: true}
-	for _, c := range errorCodes {
-		want[c.code] = true
+	for _, e := range errcode.All() {
+		want[e.Code()] = true
+	}
+	for code := range ownHints {
+		want[code] = true
 	}
 	for _, r := range assembly.Rules() {
 		if r.Sentinel != nil { // notes never fail
@@ -196,13 +186,17 @@ func TestErrorCodesReuseLibraryNames(t *testing.T) {
 			t.Errorf("%v: code %s, want one of the rules' %v or their common prefix", s, got, codes)
 		}
 	}
-	for _, c := range errorCodes {
-		if !strings.HasPrefix(c.err.Error(), "blueprint: ") {
-			continue
+	n := 0
+	for _, e := range errcode.All() {
+		if bc := blueprint.Code(e); bc != "" {
+			n++
+			if e.Code() != bc && e.Code() != "blueprint_"+bc {
+				t.Errorf("%v: code %s, blueprint.Code says %s", e, e.Code(), bc)
+			}
 		}
-		if bc := blueprint.Code(c.err); c.code != bc && c.code != "blueprint_"+bc {
-			t.Errorf("%v: code %s, blueprint.Code says %s", c.err, c.code, bc)
-		}
+	}
+	if n < 15 {
+		t.Errorf("only %d sentinels have a blueprint.Code", n)
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -26,15 +25,6 @@ func showFindings(c *cli.Context, file string, rep *assembly.Report) {
 	for _, f := range rep.Warnings() {
 		warnf(c, "%s: %s", file, f)
 	}
-}
-
-// checkHint adds, to an assembly the check refused, where to read more.
-func checkHint(err error, hint string) error {
-	var ce *assembly.CheckError
-	if errors.As(err, &ce) {
-		return withHint(err, hint)
-	}
-	return err
 }
 
 // findingsHelp is the table of findings for --help, from assembly.Rules

@@ -120,7 +120,7 @@ func loadGraph(c *cli.Context, target string) (*assembly.Manifest, *assembly.Rep
 		rep, err := rc.Check(assembly.CheckOptions{})
 		showFindings(c, target, rep)
 		if err != nil {
-			return nil, nil, nil, checkHint(onFile("", target, err), "the assembly is invalid; 'assemble inspect' lists every finding")
+			return nil, nil, nil, onFile("", target, err)
 		}
 		return rep.Manifest, rep, []string{target}, nil
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/cloud-assembly/assemble/errcode"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,29 +11,54 @@ import (
 )
 
 // Issue 23, item 4: the README promises a hint line with every error.
-// Every code an error can take (the sentinel table, the assembly check's
+// Every code an error can take (the sentinels', the assembly check's
 // rules, the command's own) has one, except "interrupted" (the user
-// stopped it) and "failure" (an I/O error no class names).
+// stopped it) and "failure" (an I/O error no class names). Issue 29: one
+// hint per code, in one table, and no hint text said for two codes.
 func TestEveryCodeHasAHint(t *testing.T) {
-	codes := []string{codeUsage, codeNotFound, codePermission}
-	for _, c := range errorCodes {
-		if c.code != codeInterrupted {
-			codes = append(codes, c.code)
+	hints := map[string]map[string]bool{} // code -> its hints
+	add := func(code, hint string) {
+		if hints[code] == nil {
+			hints[code] = map[string]bool{}
 		}
+		hints[code][hint] = true
+	}
+	for _, e := range errcode.All() {
+		add(e.Code(), e.Hint())
+	}
+	for code, h := range ownHints {
+		add(code, h)
 	}
 	for _, r := range assembly.Rules() {
 		if r.Reading == assembly.Error || r.Writing == assembly.Error {
-			codes = append(codes, ruleCode(r.Code))
+			add(ruleCode(r.Code), codeHint(ruleCode(r.Code)))
 		}
 	}
-	for _, code := range codes {
-		if strings.TrimSpace(codeHints[code]) == "" {
-			t.Errorf("code %s has no hint in codeHints", code)
-		}
+	if len(hints) < 150 {
+		t.Fatalf("only %d codes", len(hints))
 	}
-	for code := range codeHints {
-		if codeHints[code] != "" && strings.ContainsAny(codeHints[code][len(codeHints[code])-1:], ".") {
-			t.Errorf("code %s: its hint ends with a period (STYLE: no final period)", code)
+	byText := map[string]string{}
+	for code, hs := range hints {
+		if len(hs) != 1 {
+			t.Errorf("code %s has %d hints: %v", code, len(hs), hs)
+		}
+		for h := range hs {
+			switch {
+			case code == codeInterrupted:
+				if h != "" {
+					t.Errorf("code %s has a hint: %q", code, h)
+				}
+				continue
+			case strings.TrimSpace(h) == "":
+				t.Errorf("code %s has no hint", code)
+				continue
+			case strings.HasSuffix(h, "."):
+				t.Errorf("code %s: its hint ends with a period (STYLE: no final period)", code)
+			}
+			if prev, dup := byText[h]; dup {
+				t.Errorf("codes %s and %s have one hint: %q", prev, code, h)
+			}
+			byText[h] = code
 		}
 	}
 }

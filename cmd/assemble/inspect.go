@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -57,15 +56,12 @@ func runInspect(c *cli.Context) error {
 	}
 	r, cl, err := openReader(c, "", name)
 	if err != nil {
-		if errors.Is(err, assembly.ErrFormat) {
-			return withHint(err, "the file is not a Cloud Assembly (.cloud); make one with 'assemble build'")
-		}
 		return err
 	}
 	defer cl.Close()
 	raw, _ := r.Raw()
 	if err := trust.CheckDigest(c.Context, shown(file), raw, raw.Size(), want); err != nil {
-		return remoteHint(err)
+		return err
 	}
 	signed := r.Signed()
 	if signed {
@@ -74,7 +70,7 @@ func runInspect(c *cli.Context) error {
 	rep, err := r.Check(checkOptions(c))
 	showFindings(c, file, rep)
 	if err != nil {
-		return checkHint(onFile("", file, err), "the assembly is invalid: every command refuses it (see FINDINGS in 'assemble inspect --help')")
+		return onFile("", file, err)
 	}
 	m := rep.Manifest
 	if q := c.String("query"); q != "" {

@@ -229,6 +229,12 @@ func jsonCases(env map[string]string) map[string][]jsonCase {
 			{aws: true, args: []string{"status", "--keyring", env["trusted"], "--only", "Site", env["signed"]}, exit: 1, code: "differs", check: field("match", false)},
 			{args: []string{"status", "--keyring", env["trusted"], env["foreign"]}, exit: 1, code: "unknown_signer"},
 		},
+		"destroy": {
+			// Planned or absent, whether the status case deployed Network yet.
+			{aws: true, args: []string{"destroy", "--keyring", env["trusted"], "--only", "Network", "--plan", env["signed"]}, check: field("plan", true)},
+			{args: []string{"destroy", "--keyring", env["trusted"], env["foreign"]}, exit: 1, code: "unknown_signer"},
+			{args: []string{"destroy", env["signed"]}, exit: 2, code: "usage"},
+		},
 		"schema validate": {
 			{args: []string{"schema", "validate", strings.Replace(env["schemaok"], "mutable", "immutable", 1)}, check: field("valid", true)},
 			{args: []string{"schema", "validate", env["schemaok"]}, exit: 1, code: "invalid_schema", check: field("valid", false)},

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -12,7 +10,6 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/remote"
-	"github.com/cloud-assembly/assemble/trust"
 )
 
 // Every command that reads an assembly takes a file or a remote location
@@ -85,7 +82,7 @@ func openSource(c *cli.Context, name string) (io.ReaderAt, int64, io.Closer, err
 	o, err := remote.Open(ctx, name, &remote.Options{Digest: c.String("digest")})
 	if err != nil {
 		cancel()
-		return nil, 0, nil, remoteHint(err)
+		return nil, 0, nil, err
 	}
 	return o, o.Size(), closers{o, cancel}, nil
 }
@@ -111,36 +108,12 @@ func openReader(c *cli.Context, verb, name string) (*assembly.Reader, io.Closer,
 		if verb != "" {
 			err = onFile(verb, name, err)
 		}
-		return nil, nil, openError(name, err)
+		return nil, nil, err
 	}
 	r, err := assembly.NewReader(ra, size)
 	if err != nil {
 		cl.Close()
-		return nil, nil, openError(name, onFile(verb, name, err))
+		return nil, nil, onFile(verb, name, err)
 	}
 	return r, cl, nil
-}
-
-// remoteHint adds the hint for a remote location's failure: its code's
-// (codeHints), or how credentials are given when the server refused them.
-func remoteHint(err error) error {
-	switch {
-	case isRemoteErr(err):
-		return withHint(err, codeHints[codeOf(err)])
-	case strings.Contains(err.Error(), "UNAUTHORIZED") || strings.Contains(err.Error(), "401 Unauthorized") || strings.Contains(err.Error(), "access denied") || strings.Contains(err.Error(), "AccessDenied"):
-		return withHint(err, "registry credentials come from the Docker configuration ('docker login', credential helpers), S3's from the AWS default chain (AWS_PROFILE, AWS_ACCESS_KEY_ID, roles)")
-	}
-	return err
-}
-
-// isRemoteErr: err is a remote location's failure (of the transport, not
-// of the assembly), whatever wraps it.
-func isRemoteErr(err error) bool {
-	for _, s := range []error{remote.ErrNoCredentials, trust.ErrWrongDigest, digest.ErrMismatch, remote.ErrLocation, remote.ErrNotFound, remote.ErrChanged, remote.ErrBadResponse,
-		remote.ErrDigestMismatch, remote.ErrRedirect, remote.ErrTimeout, remote.ErrNotAssembly, remote.ErrUnsupported} {
-		if errors.Is(err, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -171,6 +171,7 @@ func commands() []*cli.Command {
 		diffCmd(),
 		deployCmd(),
 		statusCmd(),
+		destroyCmd(),
 		schemaCmd(),
 		moduleCmd(),
 		blueprintCmd(),

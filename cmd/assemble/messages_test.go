@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/cloud-assembly/assemble/errcode"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -57,9 +58,9 @@ func pkgPrefix(pkgs []string) *regexp.Regexp {
 func TestNoPackageNamesInMessages(t *testing.T) {
 	pkgs := goPackages(t)
 	re := pkgPrefix(pkgs)
-	for _, c := range errorCodes {
-		if re.MatchString(c.err.Error()) {
-			t.Errorf("code %s: message %q starts with a package name", c.code, c.err.Error())
+	for _, e := range errcode.All() {
+		if re.MatchString(e.Error()) {
+			t.Errorf("code %s: message %q starts with a package name", e.Code(), e.Error())
 		}
 	}
 	fset := token.NewFileSet()
@@ -98,6 +99,12 @@ func isMessage(f *ast.File, lit *ast.BasicLit) bool {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && isIdent(sel.X, "errcode") {
+				// errcode.New(code, message, hint), errcode.Sub(parent, code, message, hint)
+				at := map[string]int{"New": 1, "Sub": 2}[sel.Sel.Name]
+				found = found || at > 0 && len(n.Args) > at && n.Args[at] == lit
+				return !found
+			}
 			if len(n.Args) > 0 && n.Args[0] == lit {
 				if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
 					name := sel.Sel.Name
@@ -115,6 +122,11 @@ func isMessage(f *ast.File, lit *ast.BasicLit) bool {
 		return !found
 	})
 	return found
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
 }
 
 // Every command, given a file that does not exist, a file that is no

@@ -70,7 +70,7 @@ func runPull(c *cli.Context) error {
 		return err
 	}
 	if _, err := remote.Parse(loc); err != nil {
-		return remoteHint(err)
+		return err
 	}
 	f, err := output.Create(c.Context, out, outputOptions(c, nil, true))
 	if err != nil {
@@ -86,7 +86,7 @@ func runPull(c *cli.Context) error {
 	res, err := verifySource(c, name, c.Bool("allow-unsigned"), open, f)
 	defer res.close()
 	if err != nil {
-		return withResult(remoteHint(err), res.failure())
+		return withResult(err, res.failure())
 	}
 	if err := f.Commit(); err != nil {
 		return outputError(err)

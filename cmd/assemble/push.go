@@ -75,7 +75,7 @@ func runPush(c *cli.Context) error {
 		return withHint(usagef("push: %q is not a location", dest), "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY")
 	}
 	if _, err := remote.Parse(dest); err != nil {
-		return remoteHint(err)
+		return err
 	}
 	res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
 	defer res.close()
@@ -102,7 +102,7 @@ func runPush(c *cli.Context) error {
 	p, err := remote.Push(ctx, dest, f, &remote.Options{Progress: prog.Func()})
 	prog.Done()
 	if err != nil {
-		return remoteHint(onFile("push", res.File, err))
+		return onFile("push", res.File, err)
 	}
 	out := pushResult{File: res.File, Location: shown(dest), Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
 		Manifest: p.Manifest, Version: p.Version, ETag: p.ETag, Multipart: p.Multipart, Replaced: p.Replaced}

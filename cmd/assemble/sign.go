@@ -228,38 +228,15 @@ func newSignerResult(s signing.Signature) *signerResult {
 // signError adds context and the hint for a failed sign.
 func signError(in string, err error) error { return sealError("sign", in, err) }
 
-// sealError adds context and the hint for a failed sign, or for the
-// signing part of verb (attest, build --sign-key).
+// sealError adds context to a failed sign, or to the signing part of
+// verb (attest, build --sign-key); the hint is the cause's code's, but
+// for attest --signed, which has no signature to write.
 func sealError(verb, in string, err error) error {
 	err = onFile(verb, in, err)
-	var ce *assembly.CheckError
-	switch {
-	case errors.As(err, &ce):
-		return withHint(err, "nothing was signed and the file is unchanged: fix the assembly and build it again ('assemble inspect' lists every finding)")
-	case errors.Is(err, signing.ErrInputChanged):
-		return withHint(err, "another program wrote the assembly meanwhile; sign it again once it is done")
-	case errors.Is(err, fs.ErrNotExist):
-		return withHint(err, "check the assembly's path; make one with 'assemble build'")
-	case errors.Is(err, signing.ErrAttestationMismatch):
-		return withHint(err, "the attestation was made for another assembly, or this one changed since: run 'assemble attest' on it again and sign that")
-	case errors.Is(err, signing.ErrNotSigned) && verb == "attest":
+	if errors.Is(err, signing.ErrNotSigned) && verb == "attest" {
 		return withHint(err, "--signed writes the attestation the assembly's signature.asc holds: sign it first, or run attest without --signed")
-	case errors.Is(err, signing.ErrWouldDropSignatures):
-		return withHint(err, "add your signature beside theirs with --add (co-sign), or re-sign with --replace to drop theirs; 'assemble verify' lists who signed")
-	case errors.Is(err, signing.ErrNotSigned):
-		return withHint(err, "--add adds a co-signature: sign the assembly first, without --add")
-	case errors.Is(err, signing.ErrAlreadySigned):
-		return withHint(err, "each co-signer signs with a key of their own (gpg's default key may be the one that signed: choose with --local-user); 'assemble verify' lists who signed")
-	case errors.Is(err, signing.ErrTimestamp):
-		return withHint(err, "a signature cannot predate the attestation it signs (more than 5 minutes of clock skew), nor come from the future: check the signing machine's clock")
-	case errors.Is(err, signing.ErrUnknownSigner):
-		return withHint(err, "the signature is by a key outside --keyring: check who signed it (gpg --verify FILE), or give that key's public key")
-	case errors.Is(err, signing.ErrMalformedSignature), errors.Is(err, signing.ErrUnsignedContent):
-		return withHint(err, "give exactly one cleartext-signed message, as 'gpg --clearsign' writes it (not --detach-sign, not --sign)")
-	case errors.Is(err, signing.ErrSignerExpired), errors.Is(err, signing.ErrSignerRevoked), errors.Is(err, signing.ErrNoSigningKey):
-		return withHint(err, "sign with a key that is valid now and was valid at the attestation's timestamp (a co-signer's key must predate the attestation)")
 	}
-	return gpgHint(err)
+	return err
 }
 
 // passphraseHint is the hint when a protected key gets no passphrase.

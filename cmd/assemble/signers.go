@@ -91,18 +91,7 @@ func (n signerFlagNames) signers(c *cli.Context, now time.Time) ([]signing.Signe
 			chosen, err = signing.SelectSigners(keys, ids, p, now)
 		}
 	}
-	switch {
-	case errors.Is(err, signing.ErrPassphraseNeeded):
-		return nil, nil, withHint(fmt.Errorf("%s: %w", keyName, err), passphraseHint)
-	case errors.Is(err, signing.ErrWrongPassphrase):
-		return nil, nil, withHint(fmt.Errorf("%s: %w", keyName, err), "check the passphrase file, $"+envPassphrase+" or what was typed at the prompt")
-	case errors.Is(err, signing.ErrSignerExpired), errors.Is(err, signing.ErrSignerRevoked):
-		return nil, nil, withHint(fmt.Errorf("%s: %w", keyName, err), "sign with a valid key; extend an expired key with gpg --quick-set-expire")
-	case errors.Is(err, signing.ErrAmbiguousKey):
-		return nil, nil, withHint(fmt.Errorf("%s: %w", keyName, err), "choose the key with --local-user FINGERPRINT (repeat it to sign with several)")
-	case errors.Is(err, signing.ErrNoMatchingKey):
-		return nil, nil, withHint(fmt.Errorf("%s: %w", keyName, err), "--local-user takes a fingerprint, a key ID or part of a user ID of a key in the file")
-	case err != nil:
+	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", keyName, err)
 	}
 	return []signing.Signer{signing.Keys(chosen...)}, inputs, nil
@@ -133,7 +122,7 @@ func (n signerFlagNames) loadKeys(c *cli.Context) (openpgp.EntityList, string, e
 	}
 	keys, err := signing.ReadKeys(r)
 	if err != nil {
-		return nil, "", withHint(fmt.Errorf("%s: %w", name, err), "give an OpenPGP secret key, as `gpg --export-secret-keys --armor KEYID` writes")
+		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
 	return keys, name, nil
 }
@@ -171,19 +160,6 @@ func needsPassphrase(keys openpgp.EntityList, ids []string, now time.Time) *open
 		}
 	}
 	return nil
-}
-
-// gpgHint adds the hint for a failed signing through gpg.
-func gpgHint(err error) error {
-	switch {
-	case errors.Is(err, signing.ErrGPGNotFound):
-		return withHint(err, "install GnuPG (apt-get install gnupg), or sign with a key file (--key FILE)")
-	case errors.Is(err, signing.ErrGPGUnknownKey):
-		return withHint(err, "list the keys gpg can sign with: gpg --list-secret-keys (GNUPGHOME chooses the keyring); choose one with --local-user")
-	case errors.Is(err, signing.ErrGPGNoPinentry):
-		return withHint(err, "unlock the key first: sign once at a terminal (export GPG_TTY=$(tty)) so gpg-agent caches the passphrase, or preset it with gpg-preset-passphrase (allow-preset-passphrase in gpg-agent.conf)")
-	}
-	return err
 }
 
 // describeSignature names a signature's key for messages: `"User ID"

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -229,7 +228,7 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 	}
 	f, size, cl, err := open()
 	if err != nil {
-		return res, openError(name, err)
+		return res, err
 	}
 	res.close = func() { cl.Close() }
 	res.Size = size
@@ -240,7 +239,7 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 	prog.Done()
 	if err != nil && v.SHA256 != "" {
 		// Verified, then the writing failed.
-		return res, remoteHint(err)
+		return res, err
 	}
 	res.reader, res.verified, res.Signed = v.Reader, v.Verified, v.Signed
 	if v.Report != nil {
@@ -249,11 +248,11 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 	if err != nil {
 		switch {
 		case v.Reader == nil:
-			return res, openError(name, onFile("", name, err))
+			return res, onFile("", name, err)
 		case !v.Signed && errors.Is(err, signing.ErrUnsigned):
 			return res, onFile("verify", name, err)
 		case !v.Signed:
-			return res, checkHint(onFile("verify", name, err), checkFailedHint)
+			return res, onFile("verify", name, err)
 		case errors.Is(err, trust.ErrNoKeyring):
 			return res, trustError(c, err)
 		}
@@ -265,7 +264,7 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 				}
 			}
 		}
-		return res, verifyHint(onFile("verify", name, err))
+		return res, onFile("verify", name, err)
 	}
 	res.SHA256 = v.SHA256
 	res.Valid = true
@@ -320,42 +319,6 @@ func openAssembly(name string) (*os.File, *assembly.Reader, int64, error) {
 	}
 	return f, r, size, nil
 }
-
-// verifyHint adds the hint for the failure's cause.
-func verifyHint(err error) error {
-	switch {
-	case isRemoteErr(err):
-		return remoteHint(err)
-	case errors.Is(err, signing.ErrUnknownSigner):
-		return withHint(err, "if you trust the signer, add their public key with --keyring FILE")
-	case errors.Is(err, signing.ErrThreshold):
-		return withHint(err, "more trusted keys must sign: each co-signer runs 'assemble sign --add' (with --key, --gpg or --signature)")
-	case errors.Is(err, signing.ErrRequiredSigner):
-		return withHint(err, "the required signer must add a signature: 'assemble sign --add' with their key")
-	case errors.Is(err, signing.ErrAlgorithmNotAllowed):
-		return withHint(err, "sign again with an allowed algorithm (assemble sign --algorithm)")
-	case errors.Is(err, signing.ErrKeyExpired), errors.Is(err, signing.ErrKeyRevoked):
-		return withHint(err, "the signer must sign again with a valid key")
-	case errors.Is(err, assembly.ErrCorrupt):
-		return withHint(err, "the archive is damaged (its data does not match its own ZIP headers); rebuild it and sign it again")
-	case errors.Is(err, signing.ErrSignatureExpired):
-		return withHint(err, "the signer made the signature valid only until then: they must sign again")
-	case errors.Is(err, signing.ErrKeyNotYetValid):
-		return withHint(err, "the signature is dated before the key existed: check the signer's clock, and sign again")
-	case errors.Is(err, signing.ErrDigestMismatch), errors.Is(err, signing.ErrSizeMismatch),
-		errors.Is(err, signing.ErrUnlisted), errors.Is(err, signing.ErrMissing), errors.Is(err, signing.ErrBadSignature):
-		return withHint(err, "the archive changed after it was signed; rebuild it and sign it again")
-	case errors.Is(err, signing.ErrWeakAlgorithm), errors.Is(err, signing.ErrWeakSignatureHash):
-		return withHint(err, "sign again with 'assemble sign' (SHA256 or stronger)")
-	case errors.Is(err, signing.ErrUnsignedContent), errors.Is(err, signing.ErrMalformedSignature):
-		return withHint(err, "signature.asc must hold exactly one cleartext-signed message; sign again with 'assemble sign'")
-	}
-	return checkHint(err, checkFailedHint)
-}
-
-// checkFailedHint is the hint when the signature is fine but the assembly
-// check fails.
-const checkFailedHint = "the assembly is invalid: every command refuses it (see FINDINGS in 'assemble verify --help'); fix it and build it again"
 
 func printVerified(c *cli.Context, name string, res *verifyResult) {
 	what := fmt.Sprintf("%s (%s, %s)", plural.Count(res.Files, "file"), plural.Count(int(res.Bytes), "byte"), plural.Count(res.Droplets, "droplet"))
@@ -431,18 +394,4 @@ func fileCount(r *assembly.Reader) int {
 		return len(r.Files()) - 1
 	}
 	return len(r.Files())
-}
-
-// openError explains why an assembly could not be opened: a missing file
-// is not a broken assembly.
-func openError(name string, err error) error {
-	switch {
-	case isRemoteErr(err):
-		return remoteHint(err)
-	case errors.Is(err, fs.ErrNotExist):
-		return withHint(err, "check the path; make an assembly with 'assemble build'")
-	case errors.Is(err, assembly.ErrFormat):
-		return withHint(err, "the file is not a valid Cloud Assembly; rebuild it with 'assemble build'")
-	}
-	return err
 }

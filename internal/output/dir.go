@@ -7,14 +7,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // Sentinels of folder outputs.
 var (
 	// ErrNotEmpty: a folder output exists and holds something.
-	ErrNotEmpty = errors.New("folder not empty")
+	ErrNotEmpty = errcode.New("folder_not_empty", "folder not empty",
+		"name an empty folder (or one that does not exist yet)")
 	// ErrNotFolder: a folder output names a file.
-	ErrNotFolder = errors.New("not a folder")
+	ErrNotFolder = errcode.New("not_a_folder", "not a folder",
+		"name a folder, not a file")
 )
 
 // DirPerm is the permission (before the umask) of every folder a Dir

@@ -37,22 +37,29 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // Sentinel errors; every error of this package that is not the file
 // system's own wraps one of them.
 var (
 	// ErrInput: the output is a file the command read.
-	ErrInput = errors.New("would overwrite an input")
+	ErrInput = errcode.New("output_is_input", "would overwrite an input",
+		"name another output file with -o: this one is read by the command")
 	// ErrFolder: the output names a folder (or a link to one).
-	ErrFolder = errors.New("is a folder")
+	ErrFolder = errcode.New("output_is_folder", "is a folder",
+		"name a file with -o, not a folder")
 	// ErrDangling: the output is a symbolic link to a file that does not exist.
-	ErrDangling = errors.New("symbolic link to nothing")
+	ErrDangling = errcode.New("dangling_link", "symbolic link to nothing",
+		"create the file the link points to, or remove the link")
 	// ErrLocked: another writer held the output longer than Options.Wait.
-	ErrLocked = errors.New("locked by another writer")
+	ErrLocked = errcode.New("output_locked", "locked by another writer",
+		"another assemble writes this file now: wait for it, or write elsewhere")
 	// ErrDirect: an output written as it goes (standard output, a pipe)
 	// cannot be written out of order (File.WriteAt).
-	ErrDirect = errors.New("written in order only")
+	ErrDirect = errcode.New("output_direct", "written in order only",
+		"write to a file with -o FILE: standard output and pipes are written in order only")
 )
 
 // An Error is an output refused for one of the reasons above: Err is the

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
@@ -24,9 +25,11 @@ import (
 // or a *limitio.TooLargeError, or the error of the read.
 var (
 	// ErrOutside: the path, or a link on the way, leads out of the folder.
-	ErrOutside = errors.New("leads outside the folder")
+	ErrOutside = errcode.New("outside_folder", "leads outside the folder",
+		"keep the file inside the project folder (a link may not lead out of it)")
 	// ErrNotRegular: the path names a folder, a FIFO, a device or a socket.
-	ErrNotRegular = errors.New("not a regular file")
+	ErrNotRegular = errcode.New("not_regular_file", "not a regular file",
+		"name a regular file (not a FIFO, socket or device)")
 )
 
 // Open opens name, a relative path (slash or OS separators), under root

@@ -1,8 +1,6 @@
 package artifacts
 
 import (
-	"errors"
-
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/errcode"
 )
@@ -11,31 +9,28 @@ import (
 var (
 	// ErrArtifact: a local artifact is missing, or not what the property
 	// takes (a folder where one file is needed, a broken zip, ...).
-	ErrArtifact = errors.New("invalid local artifact")
+	ErrArtifact = errcode.New("invalid_artifact", "invalid local artifact",
+		"fix the artifact's path or value at the place shown (a file or folder of the project, or an s3:// URL)")
 	// ErrOutsideProject: an artifact path leaves the project folder ("..",
 	// an absolute path, a symbolic link out). It matches
 	// assembly.ErrInsecurePath too.
-	ErrOutsideProject error = &classError{"artifact outside the project", assembly.ErrInsecurePath}
+	ErrOutsideProject error = errcode.Sub(assembly.ErrInsecurePath, "artifact_outside_project", "artifact outside the project",
+		"keep local artifacts (Lambda code, nested templates) inside the project folder: assemble package --root DIR names a folder that holds the template and its artifacts; assemble build reads the folder of assembly.yaml, so put one in a folder that holds both")
 	// ErrCycle: nested templates include each other.
-	ErrCycle = errors.New("nested template cycle")
+	ErrCycle = errcode.New("nested_template_cycle", "nested template cycle",
+		"a nested stack includes itself through the chain shown: break the cycle")
 	// ErrTooLarge: an artifact exceeds a bound (MaxArtifactBytes,
 	// MaxArtifactFiles, MaxTotalBytes), a zip bomb among them.
-	ErrTooLarge = errors.New("artifact too large")
+	ErrTooLarge = errcode.New("artifact_too_large", "artifact too large",
+		"the artifact is larger than assemble packages; upload it yourself and name it by its s3:// URL")
 	// ErrChanged: a file changed between packaging and writing.
-	ErrChanged = errors.New("artifact changed during the build")
+	ErrChanged = errcode.New("artifact_changed", "artifact changed during the build",
+		"a file changed while it was packaged: build again once nothing else writes it")
 	// ErrBucketName: an asset bucket's name is not an S3 bucket name
 	// (CheckBucket). It matches ErrArtifact too.
 	ErrBucketName = errcode.Sub(ErrArtifact, "bad_bucket_name", "not an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens)",
 		"name the bucket as S3 does: 3 to 63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit")
 )
-
-type classError struct {
-	msg    string
-	parent error
-}
-
-func (e *classError) Error() string { return e.msg }
-func (e *classError) Unwrap() error { return e.parent }
 
 // Error is an error at the place in a template where an artifact is named.
 type Error struct {

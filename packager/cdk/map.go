@@ -462,6 +462,11 @@ func (mp *mapper) stack(dir, stage, id string, a *artifact, name string) (string
 	if stackName == "" {
 		stackName = id // CDK's default
 	}
+	if !assembly.ValidStackName(stackName) {
+		// CDK refuses such a name at synthesis; a cdk.out that has one
+		// was not made by it, and CloudFormation would refuse the stack.
+		return "", &Error{File: name, Field: field, Err: fmt.Errorf(`%w: stack name %q is not one CloudFormation accepts (a letter, then letters, digits and hyphens, at most 128 characters): set "stackName" in the artifact's properties`, ErrCloudAssembly, stackName)}
+	}
 	props := map[string]any{"stackName": literal(stackName), "template": template}
 	if len(p.Parameters) > 0 {
 		props["parameters"] = literalMap(p.Parameters)

@@ -1,33 +1,43 @@
 package cfn
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // Sentinel errors. Every error Package returns wraps exactly one of them.
 var (
 	// ErrSyntax: a file is not a readable YAML or JSON template.
-	ErrSyntax = errors.New("invalid template syntax")
+	ErrSyntax = errcode.New("template_syntax", "invalid template syntax",
+		"fix the template's YAML or JSON at the line and column shown")
 	// ErrInvalid: the template or a module breaks a rule of the design.
-	ErrInvalid = errors.New("invalid template")
+	ErrInvalid = errcode.New("invalid_template", "invalid template",
+		"fix the template at the place shown")
 	// ErrMissingParameter: a module parameter has neither a value nor a Default.
-	ErrMissingParameter = errors.New("missing module parameter")
+	ErrMissingParameter = errcode.New("missing_module_parameter", "missing module parameter",
+		"give the module the parameter under Properties, or a Default in the module")
 	// ErrUnknownParameter: a module's Properties (or an Fn::Invoke's)
 	// set a property the module declares no parameter for.
-	ErrUnknownParameter = errors.New("module property is not a parameter")
+	ErrUnknownParameter = errcode.New("unknown_module_parameter", "module property is not a parameter",
+		"set only the parameters the module declares (the error names the nearest), or declare the parameter in the module")
 	// ErrCycle: a module includes itself, directly or through others.
-	ErrCycle = errors.New("module cycle")
+	ErrCycle = errcode.New("module_cycle", "module cycle",
+		"a module includes itself through the chain shown: break the cycle")
 	// ErrNameClash: a name emitted into the parent is already taken.
-	ErrNameClash = errors.New("name clash")
+	ErrNameClash = errcode.New("name_clash", "name clash",
+		"rename one of the two: a module's resources are prefixed with its name")
 	// ErrOutsideRoot: a file named by the template lies outside the project folder.
-	ErrOutsideRoot = errors.New("file outside the project folder")
+	ErrOutsideRoot = errcode.New("outside_root", "file outside the project folder",
+		"keep the file inside the project folder")
 	// ErrTooLarge: an input exceeds one of the size limits.
-	ErrTooLarge = errors.New("input too large")
+	ErrTooLarge = errcode.New("template_too_large", "input too large",
+		"the template is larger than assemble reads (see the README's limits); split it into modules or nested stacks")
 	// ErrDangling: a Ref, Fn::GetAtt, DependsOn, Condition or Sub variable
 	// of the packaged template names nothing in it.
-	ErrDangling = errors.New("reference to nothing")
+	ErrDangling = errcode.New("dangling_reference", "reference to nothing",
+		"name something the template defines (the error names the nearest)")
 )
 
 // Frame is one step of the module chain that led to an error.

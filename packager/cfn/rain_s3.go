@@ -9,13 +9,15 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/suggest"
 )
 
 // ErrNoArtifacts: a template ships a local file or folder (!Rain::S3,
 // !Rain::S3Http) and the packaging was given nowhere to put it
 // (Options.Artifacts is nil).
-var ErrNoArtifacts = errors.New("no place for local artifacts")
+var ErrNoArtifacts = errcode.New("no_asset_bucket", "no place for local artifacts",
+	"give a bucket for local artifacts: --asset-bucket NAME, or assets: {bucketName: NAME} in assembly.yaml")
 
 // An Artifact is a local file or folder that a template ships with it.
 type Artifact struct {

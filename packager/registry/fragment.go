@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
 )
@@ -38,11 +39,14 @@ const MaxNesting = 3
 // Sentinel errors; the errors this package returns wrap one of them.
 var (
 	// ErrInvalidFragment: the fragment breaks a module rule or does not parse.
-	ErrInvalidFragment = errors.New("invalid module fragment")
+	ErrInvalidFragment = errcode.New("invalid_fragment", "invalid module fragment",
+		"fix the module fragment at the place shown")
 	// ErrProject: the module project folder is not laid out as cfn expects.
-	ErrProject = errors.New("invalid module project")
+	ErrProject = errcode.New("invalid_module_project", "invalid module project",
+		"a module project holds .rpdk-config and fragments/")
 	// ErrTypeName: the module type name does not match Org::Service::Name::MODULE.
-	ErrTypeName = errors.New("invalid module type name")
+	ErrTypeName = errcode.New("invalid_type_name", "invalid module type name",
+		"a module type name is Organization::Service::Name::MODULE")
 )
 
 // typeNamePattern is the module meta-schema's typeName pattern.

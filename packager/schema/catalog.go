@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"github.com/dlclark/regexp2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/yamlpos"
 )
 
@@ -28,7 +28,8 @@ const (
 )
 
 // ErrCatalog is wrapped by LoadCatalog's errors.
-var ErrCatalog = errors.New("cannot load resource type schemas")
+var ErrCatalog = errcode.New("schema_catalog", "cannot load resource type schemas",
+	"--schemas names a folder of resource type schemas (JSON files)")
 
 // Catalog holds resource type schemas by type name, for checking templates.
 type Catalog struct {

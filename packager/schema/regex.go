@@ -1,12 +1,13 @@
 package schema
 
 import (
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/dlclark/regexp2"
+
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // DefaultRegexBudget is the time all the regular expression matches of one
@@ -19,7 +20,8 @@ const DefaultRegexBudget = time.Second
 
 // ErrRegexBudget: the regular expressions of the schemas took more than
 // their budget (a pattern too slow for the keys it is matched against).
-var ErrRegexBudget = errors.New("regular expressions took too long")
+var ErrRegexBudget = errcode.New("schema_regex_time", "regular expressions took too long",
+	"a pattern in the schema takes too long to match: simplify it")
 
 // RegexBudget is the time left for the regular expression matches of one
 // run. It is safe for concurrent use.

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
 )
@@ -41,9 +42,11 @@ const (
 // Sentinel errors.
 var (
 	// ErrInvalid is wrapped by every error that reports an invalid schema.
-	ErrInvalid = errors.New("invalid resource type schema")
+	ErrInvalid = errcode.New("invalid_schema", "invalid resource type schema",
+		"fix the schema at the place shown")
 	// ErrTooLarge is returned for a file above MaxFileSize.
-	ErrTooLarge = errors.New("file too large")
+	ErrTooLarge = errcode.New("schema_too_large", "file too large",
+		"the schema is larger than assemble reads")
 )
 
 //go:embed metaschema/*.json

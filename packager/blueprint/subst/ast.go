@@ -18,14 +18,16 @@
 package subst
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cloud-assembly/assemble/errcode"
 )
 
 // ErrSyntax is the class of every parse error.
-var ErrSyntax = errors.New("syntax error")
+var ErrSyntax = errcode.New("substitution_syntax", "syntax error",
+	"fix the ${...} substitution at the place shown (write $${ for a literal ${)")
 
 // SyntaxError reports where in the source text a substitution failed to parse.
 type SyntaxError struct {

@@ -1,10 +1,10 @@
 package flatten
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/packager/cfn/internal/ynode"
 	"go.yaml.in/yaml/v3"
 )
@@ -19,13 +19,16 @@ const Name = "Fn::Flatten"
 var (
 	// ErrArgs: the argument is malformed (unknown key, bad path, a
 	// Template reference that matches nothing, ...).
-	ErrArgs = errors.New("invalid Fn::Flatten argument")
+	ErrArgs = errcode.New("flatten_argument", "invalid Fn::Flatten argument",
+		"Fn::Flatten takes a list (of lists)")
 	// ErrUnresolved: the Source, or a value a path must descend into, is an
 	// intrinsic function whose value is only known at deploy time.
-	ErrUnresolved = errors.New("Fn::Flatten source is not resolved")
+	ErrUnresolved = errcode.New("flatten_unresolved", "Fn::Flatten source is not resolved",
+		"Fn::Flatten's source must be known when packaging (no Ref to a resource)")
 	// ErrTooLarge: the argument or the result has more than ynode.MaxNodes
 	// nodes (aliases expanded).
-	ErrTooLarge = errors.New("Fn::Flatten result too large")
+	ErrTooLarge = errcode.New("flatten_too_large", "Fn::Flatten result too large",
+		"the flattened list is too large; flatten less")
 )
 
 type variable struct {

@@ -1,9 +1,9 @@
 package merge
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/packager/cfn/internal/ynode"
 	"go.yaml.in/yaml/v3"
 )
@@ -12,13 +12,16 @@ import (
 var (
 	// ErrArgs: the argument of Fn::Merge is not a list of objects or a list
 	// of lists.
-	ErrArgs = errors.New("invalid Fn::Merge argument")
+	ErrArgs = errcode.New("merge_argument", "invalid Fn::Merge argument",
+		"Fn::Merge takes a list of objects")
 	// ErrUnresolved: an argument is an intrinsic function that cannot be
 	// resolved at packaging time.
-	ErrUnresolved = errors.New("Fn::Merge argument is not resolved")
+	ErrUnresolved = errcode.New("merge_unresolved", "Fn::Merge argument is not resolved",
+		"Fn::Merge's arguments must be known when packaging (no Ref to a resource)")
 	// ErrTooLarge: the argument has more than ynode.MaxNodes nodes once its
 	// aliases are expanded.
-	ErrTooLarge = errors.New("Fn::Merge argument too large")
+	ErrTooLarge = errcode.New("merge_too_large", "Fn::Merge argument too large",
+		"the merged object is too large; merge less")
 )
 
 // Name is the intrinsic function's name in templates.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager/cfn/internal/ynode"
 	"go.yaml.in/yaml/v3"
@@ -19,12 +20,15 @@ var maxNodes = ynode.MaxNodes
 // Sentinel errors; every error of this package wraps one of them.
 var (
 	// ErrSchema: the ParameterSchema itself is malformed.
-	ErrSchema = errors.New("invalid ParameterSchema")
+	ErrSchema = errcode.New("parameter_schema", "invalid ParameterSchema",
+		"fix the module's ParameterSchema at the place shown (it is a JSON Schema)")
 	// ErrViolation: a parameter value breaks its schema.
-	ErrViolation = errors.New("parameter value violates its schema")
+	ErrViolation = errcode.New("parameter_violation", "parameter value violates its schema",
+		"give the module a property value its ParameterSchema allows")
 	// ErrTooLarge: a schema or value (with its aliases and defaults
 	// expanded) has more than ynode.MaxNodes nodes.
-	ErrTooLarge = errors.New("value too large")
+	ErrTooLarge = errcode.New("parameter_too_large", "value too large",
+		"the value is too large for the ParameterSchema check")
 )
 
 // Limits on hostile schemas.

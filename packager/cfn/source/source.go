@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/klauspost/compress/zip"
@@ -25,18 +26,30 @@ import (
 
 // Sentinel errors; every error of this package wraps one of them.
 var (
-	ErrBadSource         = errors.New("invalid source")
-	ErrNotFound          = errors.New("file not found")
-	ErrOutsideRoot       = errors.New("path leaves the project folder")
-	ErrOutsidePackage    = errors.New("path leaves its package")
-	ErrUnknownPackage    = errors.New("unknown package alias")
-	ErrBadPackage        = errors.New("invalid package")
-	ErrTooLarge          = errors.New("file too large")
-	ErrBadHash           = errors.New("invalid hash")
-	ErrHashMismatch      = errors.New("hash mismatch")
-	ErrNoCredentials     = errors.New("no AWS credentials")
-	ErrUnsupportedScheme = errors.New("unsupported URL scheme")
-	ErrFetch             = errors.New("download failed")
+	ErrBadSource = errcode.New("bad_source", "invalid source",
+		"a module Source is a path relative to the file that names it, an https:// URL or s3://bucket/key")
+	ErrNotFound = errcode.New("source_not_found", "file not found",
+		"check the module's Source (a path relative to the file that names it), or add the file")
+	ErrOutsideRoot = errcode.New("source_outside_root", "path leaves the project folder",
+		"keep module sources inside the project folder (or fetch them by https:// or s3:// with a Hash)")
+	ErrOutsidePackage = errcode.New("outside_package", "path leaves its package",
+		"a path in a package may not leave the package")
+	ErrUnknownPackage = errcode.New("unknown_package", "unknown package alias",
+		"declare the alias under Packages before writing $alias/path")
+	ErrBadPackage = errcode.New("bad_package", "invalid package",
+		"a package is a zip archive of modules: check its file or URL")
+	ErrTooLarge = errcode.New("source_too_large", "file too large",
+		"the module source is larger than assemble reads; split it")
+	ErrBadHash = errcode.New("bad_hash", "invalid hash",
+		"write the hash as Hash: sha256:<64 hex digits>")
+	ErrHashMismatch = errcode.New("hash_mismatch", "hash mismatch",
+		"the source changed since it was pinned: check it, then update Hash (sha256sum prints it)")
+	ErrNoCredentials = errcode.New("no_credentials", "no AWS credentials",
+		"set AWS credentials (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) and AWS_REGION")
+	ErrUnsupportedScheme = errcode.New("unsupported_scheme", "unsupported URL scheme",
+		"use a relative path, https:// or s3://")
+	ErrFetch = errcode.New("fetch_failed", "download failed",
+		"check the URL and the network (and credentials for s3://), then try again")
 )
 
 // Default limits; Options may lower or raise them.
