@@ -15,6 +15,24 @@ import (
 	"github.com/cloud-assembly/assemble/deploy"
 )
 
+// chatter reports whether an event says only what the next one or the
+// final table says, and is left out of the text on standard error (the
+// JSON lines keep every event): the start of a droplet's step ("deploying
+// (file)"), of an upload ("uploading ..."; "uploaded ..." follows) and its
+// bare outcome ("uploaded", "created"): one upload is one line.
+func chatter(e deploy.Event) bool {
+	switch {
+	case strings.HasPrefix(e.Message, "deploying ("), strings.HasPrefix(e.Message, "uploading "):
+		return true
+	}
+	for _, o := range []deploy.Outcome{deploy.Created, deploy.Updated, deploy.Uploaded, deploy.Pushed, deploy.Unchanged} {
+		if e.Message == string(o) {
+			return true
+		}
+	}
+	return false
+}
+
 // eventSink sends deploy's events where the flags say: --events FILE as
 // JSON lines; with --json, standard error as JSON lines (standard output
 // holds the one object); else standard error as text, unless -q. The
@@ -104,4 +122,22 @@ func printDeployTable(c *cli.Context, res *deploy.Result) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.ID, d.Kind, d.Outcome, took, strings.Join(outs, " "))
 	}
 	tw.Flush()
+}
+
+// printDrift prints a stack's drift detection under its status line.
+func printDrift(w io.Writer, indent string, d *deploy.StackDrift) {
+	if d == nil {
+		return
+	}
+	line := "drift: " + d.Status
+	if d.Error != "" {
+		line += " (" + d.Error + ")"
+	}
+	fmt.Fprintf(w, "%s   %s\n", indent, line)
+	for _, r := range d.Resources {
+		fmt.Fprintf(w, "%s      %s %s %s\n", indent, r.Status, r.LogicalID, r.Type)
+		for _, p := range r.Properties {
+			fmt.Fprintf(w, "%s         %s: expected %s, actual %s (%s)\n", indent, p.Path, p.Expected, p.Actual, p.Change)
+		}
+	}
 }
