@@ -78,11 +78,13 @@ pushed, and the references known only after deploy. It leaves nothing.
 
 POLICY FILE: besides verify's keys (see 'assemble verify --help'), a
 --policy file may name the staging bucket and the capabilities deploy may
-grant, and the stack parameters a deployer may set with --parameter beyond
-the assembly's missing ones; --staging-bucket names another bucket,
---capabilities adds to them:
+grant (--staging-bucket names another bucket, --capabilities adds to them),
+the targets deploy, status and destroy may choose (any when absent), and the
+stack parameters a deployer may set with --parameter beyond the assembly's
+missing ones:
    staging-bucket: release-assets-eu-west-1
    capabilities: [IAM, AUTO_EXPAND]
+   targets: [staging]
    deployer-parameters: [Api.LogLevel]
 
 AWS is configured the standard way: profiles, SSO, the environment,
@@ -139,8 +141,9 @@ Examples:
 				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
 				opts.Settable = p.PolicyFile.DeployerParameters
 			}
-			if c.Bool("plan") {
-				// The plan is the diff (diff.go).
+			if c.Bool("plan") && len(deploy.TargetPairs(src, opts.Target)) <= 1 {
+				// The plan is the diff (diff.go); a target over several
+				// account/region pairs is planned pair by pair below.
 				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: opts, ChangeSet: c.Bool("change-set")})
 			}
 			if opts.RequireApproval, err = approvalLevel(c, vres); err != nil {
@@ -218,7 +221,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		w := c.App.ErrWriter
 		o.Progress = func(e deploy.Event) {
 			if !chatter(e) {
-				fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message)
+				fmt.Fprintf(w, "assemble: %s: %s\n", eventWho(e), e.Message)
 			}
 		}
 	}
