@@ -103,6 +103,8 @@ Examples:
 			&cli.StringSliceFlag{Name: "adopt", Usage: "let the stack droplet `ID` deploy over an existing stack of its name that it did not make (repeatable)"},
 			&cli.StringFlag{Name: "require-approval", Usage: "ask before deploying `never`, any-change or broadening changes (default broadening, or the policy file's require-approval)"},
 			&cli.BoolFlag{Name: "change-set", Usage: "with --plan: also make a change set per changed stack for CloudFormation's replacement verdicts (deleted after)"},
+			&cli.BoolFlag{Name: "no-execute", Usage: "make each changed stack's change set and leave it, not executed (as cdk deploy --no-execute)"},
+			&cli.BoolFlag{Name: "no-rollback", Usage: "keep what a failed stack operation made, for a look (CloudFormation's DisableRollback)"},
 			&cli.StringFlag{Name: "outputs-file", Usage: "write every stack's outputs to `FILE` as JSON, as cdk deploy --outputs-file does (after a failure too)"},
 			&cli.StringFlag{Name: "events", Usage: "write what happens to `FILE` as JSON lines (with --json they go to standard error otherwise)"},
 			&cli.IntFlag{Name: "max-failures", Usage: "let `N` account/region pairs of the target fail before the pairs not started yet are left unstarted"},
@@ -185,6 +187,8 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		Force:         c.Bool("force"),
 		Plan:          c.Bool("plan"),
 		Adopt:         c.StringSlice("adopt"),
+		NoExecute:     c.Bool("no-execute"),
+		NoRollback:    c.Bool("no-rollback"),
 	}
 	if o.Concurrency < 1 {
 		return o, usagef("--concurrency %d: at least 1", o.Concurrency)
@@ -363,7 +367,7 @@ func printDeploy(c *cli.Context, name string, res *deploy.Result) {
 	}
 	counts := printDroplets(c, res, "")
 	var parts []string
-	for _, o := range []deploy.Outcome{deploy.Created, deploy.Updated, deploy.Uploaded, deploy.Pushed, deploy.Unchanged, deploy.Planned} {
+	for _, o := range []deploy.Outcome{deploy.Created, deploy.Updated, deploy.ChangeSetCreated, deploy.Uploaded, deploy.Pushed, deploy.Unchanged, deploy.Planned} {
 		if counts[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
 		}
@@ -489,6 +493,7 @@ Examples:
    assemble status --keyring release.pub.asc s3://releases/app/1.4.0.cloud`,
 		Flags: assemblyFlags("compare",
 			&cli.StringSliceFlag{Name: "only", Usage: "compare only the droplet `ID` (repeatable)"},
+			&cli.BoolFlag{Name: "drift", Usage: "also run CloudFormation's drift detection on each stack and name the resources and properties changed outside it"},
 		),
 		Action: func(c *cli.Context) error {
 			name, src, vres, err := openDeploySource(c)
@@ -500,7 +505,7 @@ Examples:
 				printSource(c, name, vres)
 			}
 			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
-				Region: c.String("region"), Profile: c.String("profile")})
+				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")})
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
 			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
 				return withResult(deployError(onFile("status", name, err)), out)
@@ -560,6 +565,7 @@ func printStatus(c *cli.Context, st *deploy.StatusResult, indent string) {
 		if d.Error != "" {
 			fmt.Fprintf(c.App.Writer, "%s   %s\n", indent, d.Error)
 		}
+		printDrift(c.App.Writer, indent, d.Drift)
 	}
 }
 
