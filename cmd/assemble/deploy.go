@@ -73,9 +73,11 @@ pushed, and the references known only after deploy. It leaves nothing.
 
 POLICY FILE: besides verify's keys (see 'assemble verify --help'), a
 --policy file may name the staging bucket and the capabilities deploy may
-grant; --staging-bucket names another bucket, --capabilities adds to them:
+grant (--staging-bucket names another bucket, --capabilities adds to them),
+and the targets deploy, status and destroy may choose (any when absent):
    staging-bucket: release-assets-eu-west-1
    capabilities: [IAM, AUTO_EXPAND]
+   targets: [staging]
 
 AWS is configured the standard way: profiles, SSO, the environment,
 AWS_ENDPOINT_URL. Credentials are never printed.
@@ -129,8 +131,9 @@ Examples:
 				}
 				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
 			}
-			if c.Bool("plan") {
-				// The plan is the diff (diff.go).
+			if c.Bool("plan") && len(deploy.TargetPairs(src, opts.Target)) <= 1 {
+				// The plan is the diff (diff.go); a target over several
+				// account/region pairs is planned pair by pair below.
 				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: opts, ChangeSet: c.Bool("change-set")})
 			}
 			if opts.RequireApproval, err = approvalLevel(c, vres); err != nil {
@@ -207,7 +210,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		w := c.App.ErrWriter
 		o.Progress = func(e deploy.Event) {
 			if !chatter(e) {
-				fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message)
+				fmt.Fprintf(w, "assemble: %s: %s\n", eventWho(e), e.Message)
 			}
 		}
 	}
