@@ -601,7 +601,7 @@ type statusJSON struct {
 // --allow-unsigned, the command's own, then --strict, --json, -q and
 // --progress. extract's are the same ("extract").
 func assemblyFlags(act string, own ...cli.Flag) []cli.Flag {
-	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"}, digestFlag, timeoutFlag)
+	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"}, digestFlag, timeoutFlag())
 	if act != "extract" {
 		fs = append(fs, targetFlags()...)
 	}
