@@ -42,15 +42,32 @@ type Options struct {
 	// AWS is the SDK configuration; nil loads the default one
 	// (config.LoadDefaultConfig).
 	AWS *aws.Config
+	// Drift runs CloudFormation's drift detection on each stack Status
+	// compares (DropletStatus.Drift).
+	Drift bool
+	// NoExecute creates each changed stack's change set and leaves it,
+	// not executed (cdk deploy --no-execute): the droplet's outcome is
+	// ChangeSetCreated. It needs Method ChangeSet.
+	NoExecute bool
+	// NoRollback keeps what a failed stack operation made, for a person
+	// to look at (DisableRollback; cdk deploy --no-rollback).
+	NoRollback bool
 	// Region and Profile choose the configuration's region and shared
 	// profile, as AWS_REGION and AWS_PROFILE do (--region, --profile).
 	Region, Profile string
 	// APIOptions are added to every AWS client (a Counter's Middleware).
 	APIOptions []func(*middleware.Stack) error
 	// Parameters supply stack parameters: "Droplet.Name" to value. Each
-	// must name a stack droplet and a parameter it does not set itself;
-	// every `missing` stack parameter of a targeted droplet needs one.
+	// must name a parameter the droplet's template declares and that the
+	// signer left open (a `missing` entry of the manifest) or that
+	// Settable names; every `missing` stack parameter of a targeted
+	// droplet needs one.
 	Parameters map[string]string
+	// Settable names the stack parameters ("Droplet.Name") a deployer may
+	// set with Parameters beyond the `missing` ones, overriding the signed
+	// value or the template's Default (a policy file's
+	// deployer-parameters).
+	Settable []string
 	// Only limits the droplets deployed to these logical IDs (their
 	// references to others are read from what is deployed).
 	Only []string
@@ -71,6 +88,9 @@ type Options struct {
 	Adopt []string
 	// Plan changes nothing: it shows what a deploy would do.
 	Plan bool
+	// Prune deletes the objects under a directory droplet's keyPrefix
+	// that no droplet of the assembly deploys (never by default).
+	Prune bool
 	// Progress, when set, is told what happens, one call at a time.
 	Progress func(Event)
 	// Notify, when set, is given each droplet's warning and error metadata
@@ -116,7 +136,9 @@ type Options struct {
 // An Event is a line of progress about one droplet.
 type Event struct {
 	Droplet string `json:"droplet"`
-	Message string `json:"message"`
+	// Environment is the account/region pair, in a target of several.
+	Environment string `json:"environment,omitempty"`
+	Message     string `json:"message"`
 	// Time is when it happened.
 	Time time.Time `json:"time"`
 }
@@ -127,7 +149,7 @@ type Outcome string
 // Outcomes.
 const (
 	Created     Outcome = "created"     // a stack was created
-	Updated     Outcome = "updated"     // a stack was updated
+	Updated     Outcome = "updated"     // a stack was updated (or extra objects pruned)
 	Uploaded    Outcome = "uploaded"    // objects were uploaded
 	Pushed      Outcome = "pushed"      // an image was pushed
 	Unchanged   Outcome = "unchanged"   // what is deployed is already this
@@ -136,6 +158,8 @@ const (
 	NotStarted  Outcome = "not-started" // a dependency failed, or interrupted first
 	Interrupted Outcome = "interrupted" // in flight when interrupted
 	Excluded    Outcome = "excluded"    // left out by Only
+	// ChangeSetCreated: a change set was made and left (NoExecute).
+	ChangeSetCreated Outcome = "change-set-created"
 )
 
 // A Change is one resource change of a stack's change set (a plan).
@@ -362,6 +386,9 @@ func (r *runner) progress(e Event) {
 	if r.opts.Progress == nil {
 		return
 	}
+	if r.sc != nil && r.sc.include != nil {
+		e.Environment = r.sc.pair // one pair of a matrix
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.opts.Progress(e)
@@ -401,6 +428,9 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	}
 	if opts.Method != ChangeSet && opts.Method != Direct {
 		return nil, nil, fmt.Errorf("%w: method %q: want change-set or direct", ErrParameter, opts.Method)
+	}
+	if opts.NoExecute && opts.Method != ChangeSet {
+		return nil, nil, fmt.Errorf("%w: no-execute leaves change sets: it needs method change-set, not %s", ErrParameter, opts.Method)
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second
@@ -488,7 +518,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 		ds = append(ds, d)
 	}
 	if !forStatus {
-		errs = append(errs, checkParameters(m, targeted, opts.Parameters)...)
+		errs = append(errs, checkParameters(src, targeted, opts.Parameters, opts.Settable)...)
 	}
 	if opts.Notify != nil {
 		for _, n := range res.Notices {
@@ -538,46 +568,6 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 		}
 	}
 	return r, ds, nil
-}
-
-// checkParameters checks --parameter and that every `missing` entry of a
-// targeted droplet is supplied.
-func checkParameters(m *assembly.Manifest, targeted map[string]bool, params map[string]string) []error {
-	var errs []error
-	for _, key := range sortedKeys(params) {
-		id, name, ok := strings.Cut(key, ".")
-		spec := m.Droplets[id]
-		switch {
-		case !ok || name == "":
-			errs = append(errs, fmt.Errorf("%w: %q: want DROPLET.NAME=VALUE", ErrParameter, key))
-		case spec == nil:
-			errs = append(errs, fmt.Errorf("%w: %s: the assembly has no droplet %s", ErrParameter, key, id))
-		case spec.Type != droplets.StackType && !strings.HasPrefix(spec.Type, "npm://@aws-cdk/aws-cloudformation.StackDroplet"):
-			errs = append(errs, fmt.Errorf("%w: %s: droplet %s is not a stack", ErrParameter, key, id))
-		default:
-			if p, _ := spec.Properties["parameters"].(map[string]any); p != nil {
-				if _, set := p[name]; set {
-					errs = append(errs, fmt.Errorf("%w: %s: the signed assembly sets parameter %s of %s itself; a flag does not replace it", ErrParameter, key, name, id))
-				}
-			}
-		}
-	}
-	for _, key := range sortedKeys(m.Missing) {
-		ms := m.Missing[key]
-		id, _ := ms.Props["droplet"].(string)
-		param, _ := ms.Props["parameter"].(string)
-		if ms.Provider == "stack-parameter" && id != "" && param != "" {
-			if !targeted[id] {
-				continue
-			}
-			if _, ok := params[id+"."+param]; !ok {
-				errs = append(errs, dropletErr(id, ErrMissing, "stack parameter %s has no value: supply it with --parameter %s.%s=VALUE", param, id, param))
-			}
-			continue
-		}
-		errs = append(errs, fmt.Errorf("%w: %s (provider %s): the assembly was made without this information; make it again with it (for a CDK app: cdk synth with the context in cdk.context.json)", ErrMissing, key, ms.Provider))
-	}
-	return errs
 }
 
 // Deploy verifies nothing itself: src is what a verification gave. It runs

@@ -51,9 +51,14 @@ byte sent is read from the verified archive, never from disk.
                 CreateStack/UpdateStack (--method direct); a template over
                 51,200 bytes is staged in --staging-bucket first; IAM
                 capabilities only with --capabilities; skipped when it runs
-                this template and these parameters already
-   file         PutObject, skipped when the object holds the same bytes
-   directory    the same per file under keyPrefix, or one zip at objectKey
+                all the droplet signs already: template, every parameter
+                (template defaults too), tags, stack policy, termination
+                protection, notification ARNs, nested stacks' templates
+   file         PutObject, skipped when the object holds the signed bytes
+                (S3's SHA-256 checksum, else read back; never metadata)
+   directory    the same per file under keyPrefix, or one zip at objectKey;
+                the prefix is the droplet's: objects under it that the
+                assembly does not hold are named, and deleted with --prune
    docker-image the 'docker image save' archive pushed to pushTarget:tagName
                 (ECR through the ECR API, others through the Docker
                 credential store; plain HTTP to loopback registries only)
@@ -73,9 +78,14 @@ pushed, and the references known only after deploy. It leaves nothing.
 
 POLICY FILE: besides verify's keys (see 'assemble verify --help'), a
 --policy file may name the staging bucket and the capabilities deploy may
-grant; --staging-bucket names another bucket, --capabilities adds to them:
+grant (--staging-bucket names another bucket, --capabilities adds to them),
+the targets deploy, status and destroy may choose (any when absent), and the
+stack parameters a deployer may set with --parameter beyond the assembly's
+missing ones:
    staging-bucket: release-assets-eu-west-1
    capabilities: [IAM, AUTO_EXPAND]
+   targets: [staging]
+   deployer-parameters: [Api.LogLevel]
 
 AWS is configured the standard way: profiles, SSO, the environment,
 AWS_ENDPOINT_URL. Credentials are never printed.
@@ -95,6 +105,7 @@ Examples:
 			&cli.BoolFlag{Name: "plan", Usage: "show what deploy would do, changing nothing"},
 			&cli.StringSliceFlag{Name: "parameter", Usage: "supply a stack parameter the assembly leaves `ID.NAME=VALUE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "only", Usage: "deploy only the droplet `ID` (repeatable); references to others are read from what is deployed"},
+			&cli.BoolFlag{Name: "prune", Usage: "delete the objects under a directory droplet's keyPrefix that the assembly does not hold"},
 			&cli.IntFlag{Name: "concurrency", Value: deploy.DefaultConcurrency, Usage: "deploy up to `N` independent droplets at once"},
 			&cli.StringFlag{Name: "method", Value: string(deploy.ChangeSet), Usage: "deploy stacks with a `change-set` or directly (direct)"},
 			&cli.StringFlag{Name: "staging-bucket", Usage: "S3 `BUCKET` that receives templates over 51,200 bytes"},
@@ -103,6 +114,8 @@ Examples:
 			&cli.StringSliceFlag{Name: "adopt", Usage: "let the stack droplet `ID` deploy over an existing stack of its name that it did not make (repeatable)"},
 			&cli.StringFlag{Name: "require-approval", Usage: "ask before deploying `never`, any-change or broadening changes (default broadening, or the policy file's require-approval)"},
 			&cli.BoolFlag{Name: "change-set", Usage: "with --plan: also make a change set per changed stack for CloudFormation's replacement verdicts (deleted after)"},
+			&cli.BoolFlag{Name: "no-execute", Usage: "make each changed stack's change set and leave it, not executed (as cdk deploy --no-execute)"},
+			&cli.BoolFlag{Name: "no-rollback", Usage: "keep what a failed stack operation made, for a look (CloudFormation's DisableRollback)"},
 			&cli.StringFlag{Name: "outputs-file", Usage: "write every stack's outputs to `FILE` as JSON, as cdk deploy --outputs-file does (after a failure too)"},
 			&cli.StringFlag{Name: "events", Usage: "write what happens to `FILE` as JSON lines (with --json they go to standard error otherwise)"},
 			&cli.IntFlag{Name: "max-failures", Usage: "let `N` account/region pairs of the target fail before the pairs not started yet are left unstarted"},
@@ -126,9 +139,11 @@ Examples:
 					opts.StagingBucket = p.PolicyFile.StagingBucket
 				}
 				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
+				opts.Settable = p.PolicyFile.DeployerParameters
 			}
-			if c.Bool("plan") {
-				// The plan is the diff (diff.go).
+			if c.Bool("plan") && len(deploy.TargetPairs(src, opts.Target)) <= 1 {
+				// The plan is the diff (diff.go); a target over several
+				// account/region pairs is planned pair by pair below.
 				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: opts, ChangeSet: c.Bool("change-set")})
 			}
 			if opts.RequireApproval, err = approvalLevel(c, vres); err != nil {
@@ -184,7 +199,10 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		Capabilities:  c.StringSlice("capabilities"),
 		Force:         c.Bool("force"),
 		Plan:          c.Bool("plan"),
+		Prune:         c.Bool("prune"),
 		Adopt:         c.StringSlice("adopt"),
+		NoExecute:     c.Bool("no-execute"),
+		NoRollback:    c.Bool("no-rollback"),
 	}
 	if o.Concurrency < 1 {
 		return o, usagef("--concurrency %d: at least 1", o.Concurrency)
@@ -203,7 +221,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		w := c.App.ErrWriter
 		o.Progress = func(e deploy.Event) {
 			if !chatter(e) {
-				fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message)
+				fmt.Fprintf(w, "assemble: %s: %s\n", eventWho(e), e.Message)
 			}
 		}
 	}
@@ -363,7 +381,7 @@ func printDeploy(c *cli.Context, name string, res *deploy.Result) {
 	}
 	counts := printDroplets(c, res, "")
 	var parts []string
-	for _, o := range []deploy.Outcome{deploy.Created, deploy.Updated, deploy.Uploaded, deploy.Pushed, deploy.Unchanged, deploy.Planned} {
+	for _, o := range []deploy.Outcome{deploy.Created, deploy.Updated, deploy.ChangeSetCreated, deploy.Uploaded, deploy.Pushed, deploy.Unchanged, deploy.Planned} {
 		if counts[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
 		}
@@ -489,6 +507,7 @@ Examples:
    assemble status --keyring release.pub.asc s3://releases/app/1.4.0.cloud`,
 		Flags: assemblyFlags("compare",
 			&cli.StringSliceFlag{Name: "only", Usage: "compare only the droplet `ID` (repeatable)"},
+			&cli.BoolFlag{Name: "drift", Usage: "also run CloudFormation's drift detection on each stack and name the resources and properties changed outside it"},
 		),
 		Action: func(c *cli.Context) error {
 			name, src, vres, err := openDeploySource(c)
@@ -499,8 +518,13 @@ Examples:
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
-				Region: c.String("region"), Profile: c.String("profile")})
+			so := deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
+				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")}
+			if p := vres.trust; p != nil && p.PolicyFile != nil {
+				// parameters the policy lets deployers set are not compared
+				so.Settable = p.PolicyFile.DeployerParameters
+			}
+			st, err := deploy.Status(c.Context, src, so)
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
 			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
 				return withResult(deployError(onFile("status", name, err)), out)
@@ -560,6 +584,7 @@ func printStatus(c *cli.Context, st *deploy.StatusResult, indent string) {
 		if d.Error != "" {
 			fmt.Fprintf(c.App.Writer, "%s   %s\n", indent, d.Error)
 		}
+		printDrift(c.App.Writer, indent, d.Drift)
 	}
 }
 
@@ -576,7 +601,7 @@ type statusJSON struct {
 // --allow-unsigned, the command's own, then --strict, --json, -q and
 // --progress. extract's are the same ("extract").
 func assemblyFlags(act string, own ...cli.Flag) []cli.Flag {
-	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"}, digestFlag, timeoutFlag)
+	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"}, digestFlag, timeoutFlag())
 	if act != "extract" {
 		fs = append(fs, targetFlags()...)
 	}

@@ -90,7 +90,7 @@ Examples:
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			&cli.StringSliceFlag{Name: "bundle", Usage: "a provenance bundle `FILE` about the assembly (attest --provenance, cosign): it must be signed by one of the policy's provenance bundle-keys (repeatable)"},
 			&cli.StringFlag{Name: "vsa", Usage: "write a SLSA verification summary (in-toto, https://slsa.dev/verification_summary/v1) of what was checked and the verdict to `FILE`"},
-			digestFlag, timeoutFlag,
+			digestFlag, timeoutFlag(),
 			jsonFlag,
 			strictFlag,
 			quietFlag,
