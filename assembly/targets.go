@@ -70,28 +70,46 @@ func (m *Manifest) TargetNames() []string { return sortedKeys(m.Targets) }
 // a droplet that names its own account and region keeps it; one that is
 // environment-agnostic (aws://unknown-account/unknown-region, or either
 // part unknown) takes each of the target's environments, filling in only
-// the unknown parts. With no target (t nil) it is the droplet's own.
+// the unknown parts (PairEnvironment). With no target (t nil) it is the
+// droplet's own.
 func TargetEnvironments(d *Droplet, t *Target) []string {
-	env, err := ParseEnvironment(d.Environment)
-	if t == nil || err != nil || env.Protocol != "aws" || !env.Agnostic() {
+	if t == nil || !TakesTarget(d) {
 		return []string{d.Environment}
 	}
 	out := make([]string, 0, len(t.Environments))
 	for _, te := range t.Environments {
-		tenv, err := ParseEnvironment(te)
-		if err != nil {
-			continue
-		}
-		acct, region := env.Account, env.Region
-		if acct == UnknownAccount {
-			acct = tenv.Account
-		}
-		if region == UnknownRegion {
-			region = tenv.Region
-		}
-		out = append(out, "aws://"+acct+"/"+region)
+		out = append(out, PairEnvironment(d, te))
 	}
 	return out
+}
+
+// PairEnvironment is the one rule for a droplet's environment under one
+// account/region pair of a target (aws://ACCOUNT/REGION): the pair fills
+// in the account and the region the droplet leaves unknown; a droplet that
+// names both keeps its own, and so does any when pair is "" or malformed.
+func PairEnvironment(d *Droplet, pair string) string {
+	env, err := ParseEnvironment(d.Environment)
+	if err != nil || env.Protocol != "aws" || !env.Agnostic() {
+		return d.Environment
+	}
+	pe, err := ParseEnvironment(pair)
+	if pair == "" || err != nil || pe.Protocol != "aws" {
+		return d.Environment
+	}
+	if env.Account == UnknownAccount {
+		env.Account = pe.Account
+	}
+	if env.Region == UnknownRegion {
+		env.Region = pe.Region
+	}
+	return "aws://" + env.Account + "/" + env.Region
+}
+
+// TakesTarget reports whether the droplet's environment leaves its
+// account or region to the target (it deploys once per pair).
+func TakesTarget(d *Droplet) bool {
+	env, err := ParseEnvironment(d.Environment)
+	return err == nil && env.Protocol == "aws" && env.Agnostic()
 }
 
 // targets checks the manifest's targets: names, environments (aws://, a
