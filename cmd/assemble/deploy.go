@@ -11,6 +11,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/deploy"
 	"github.com/cloud-assembly/assemble/internal/plural"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 func deployCmd() *cli.Command {
@@ -112,24 +113,21 @@ Examples:
 			if err != nil {
 				return err
 			}
-			name, src, vres, err := openDeploySource(c)
+			name, a, vres, err := openDeploySource(c)
 			defer vres.close()
 			if err != nil {
 				return err
 			}
 			// The droplets' warning and error metadata were shown by the
 			// check, before anything deploys (the [metadata] findings).
-			if p := vres.trust; p != nil && p.PolicyFile != nil {
-				// The policy file's deploy keys: the flag names another
-				// staging bucket; capabilities are those either allows.
-				if opts.StagingBucket == "" {
-					opts.StagingBucket = p.PolicyFile.StagingBucket
-				}
-				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
-			}
 			if c.Bool("plan") {
-				// The plan is the diff (diff.go).
-				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: opts, ChangeSet: c.Bool("change-set")})
+				// The plan is the diff (diff.go), under the policy file's
+				// deploy section as the deploy is.
+				planOpts, err := opts.WithPolicy(a.Trust())
+				if err != nil {
+					return err
+				}
+				return runDiff(c, name, deploy.FromAssembly(a), vres, deploy.DiffOptions{Options: planOpts, ChangeSet: c.Bool("change-set")})
 			}
 			if opts.RequireApproval, err = approvalLevel(c, vres); err != nil {
 				return err
@@ -140,11 +138,11 @@ Examples:
 				return err
 			}
 			defer closeEvents()
-			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
+			out := deployJSON{File: name, SHA256: a.Digest().Hex(), Authenticated: vres.Authenticated, Signer: vres.Signer}
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			res, err := deploy.Deploy(c.Context, src, opts)
+			res, err := deploy.Run(c.Context, a, opts)
 			out.fill(res)
 			if werr := writeStackOutputs(c, name, res); werr != nil && err == nil {
 				err = werr
@@ -207,7 +205,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 // openDeploySource verifies the command's one ASSEMBLY argument as verify
 // does (the one place deploy and status open it) and returns its name and
 // what deploy reads; vres is to be closed, after an error too.
-func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, error) {
+func openDeploySource(c *cli.Context) (string, *trust.Assembly, *verifyResult, error) {
 	none := &verifyResult{close: func() {}}
 	if c.NArg() != 1 {
 		return "", nil, none, usagef("%s takes one ASSEMBLY argument, got %d", c.Command.Name, c.NArg())
@@ -223,7 +221,7 @@ func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, er
 		}
 		return res.File, nil, res, withResult(err, res.failure())
 	}
-	return res.File, deploy.FromTrust(res.trusted), res, nil
+	return res.File, res.assembly, res, nil
 }
 
 // deployJSON is what deploy prints with --json (docs/json/deploy.json).
@@ -483,7 +481,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "only", Usage: "compare only the droplet `ID` (repeatable)"},
 		),
 		Action: func(c *cli.Context) error {
-			name, src, vres, err := openDeploySource(c)
+			name, a, vres, err := openDeploySource(c)
 			defer vres.close()
 			if err != nil {
 				return err
@@ -491,7 +489,7 @@ Examples:
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier")})
+			st, err := deploy.Status(c.Context, deploy.FromAssembly(a), deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier")})
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
 			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
 				return withResult(deployError(onFile("status", name, err)), out)
@@ -518,7 +516,7 @@ Examples:
 				printStatus(c, p, "   ")
 			}
 			if err != nil {
-				return withHint(onFile("status", name, err), "deploy it again with 'assemble deploy' to make what runs match what was signed")
+				return onFile("status", name, err)
 			}
 			where := "account " + st.Account
 			if st.Target != "" {
