@@ -1,5 +1,6 @@
 #!/bin/sh
-# deploy.sh [ROUNDS]: issue 20's deploy benchmarks against moto_server
+# deploy.sh [ROUNDS]: issue 20's deploy benchmarks and issue 30's promotion
+# benchmark (BENCH=Promote runs it alone) against moto_server
 # (skipped without it): a second deploy of an unchanged 20-droplet assembly
 # makes no upload and executes no change set (the AWS calls counted per
 # deploy), and 16 independent stacks with --concurrency 4 against 1, in
@@ -39,4 +40,4 @@ for _ in $(seq 1 100); do [ -s "$tmp/proxy.url" ] && break; sleep 0.1; done
 proxy=$(cat "$tmp/proxy.url")
 echo "moto_server $moto; latencyproxy $proxy (-delay $delay)"
 ASSEMBLE_MOTO_ENDPOINT=$moto ASSEMBLE_BENCH_LATENCY_ENDPOINT=$proxy ASSEMBLE_BENCH_MOTO_PID=$moto_pid \
-  go test -run '^$' -bench 'DeployUnchanged|DeployConcurrency' -benchtime "${rounds}x" -timeout 30m ./bench
+  go test -run '^$' -bench "${BENCH:-DeployUnchanged|DeployConcurrency|Diff20|Promote}" -benchtime "${rounds}x" -timeout 30m ./bench

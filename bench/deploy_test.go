@@ -54,9 +54,18 @@ func uniqName() string {
 // signedSource writes, signs and verifies an assembly of the manifest's
 // droplets and the files.
 func signedSource(b *testing.B, droplets map[string]any, files map[string]string) *deploy.Source {
+	return signedSourceWith(b, droplets, files, nil)
+}
+
+// signedSourceWith is signedSource with the manifest's targets.
+func signedSourceWith(b *testing.B, droplets map[string]any, files map[string]string, targets map[string]any) *deploy.Source {
 	b.Helper()
 	w := assembly.NewWriter(assembly.WriterOptions{})
-	m, _ := json.Marshal(map[string]any{"schema": "cloud-assembly/1.0", "droplets": droplets})
+	doc := map[string]any{"schema": "cloud-assembly/1.0", "droplets": droplets}
+	if targets != nil {
+		doc["targets"] = targets
+	}
+	m, _ := json.Marshal(doc)
 	w.AddBytes("manifest.json", m)
 	for n, body := range files {
 		w.AddBytes(n, []byte(body))

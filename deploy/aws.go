@@ -38,9 +38,19 @@ func newSession(ctx context.Context, opts *Options) (*awsSession, error) {
 	var cfg aws.Config
 	if opts.AWS != nil {
 		cfg = opts.AWS.Copy()
+		if opts.Region != "" {
+			cfg.Region = opts.Region
+		}
 	} else {
+		var load []func(*config.LoadOptions) error
+		if opts.Region != "" {
+			load = append(load, config.WithRegion(opts.Region))
+		}
+		if opts.Profile != "" {
+			load = append(load, config.WithSharedConfigProfile(opts.Profile))
+		}
 		var err error
-		if cfg, err = config.LoadDefaultConfig(ctx); err != nil {
+		if cfg, err = config.LoadDefaultConfig(ctx, load...); err != nil {
 			return nil, fmt.Errorf("%w: loading the AWS configuration: %v", ErrAWS, err)
 		}
 	}

@@ -44,6 +44,16 @@ type Options struct {
 	// AWS is the SDK configuration; nil loads the default one
 	// (config.LoadDefaultConfig).
 	AWS *aws.Config
+	// NoExecute creates each changed stack's change set and leaves it,
+	// not executed (cdk deploy --no-execute): the droplet's outcome is
+	// ChangeSetCreated. It needs Method ChangeSet.
+	NoExecute bool
+	// NoRollback keeps what a failed stack operation made, for a person
+	// to look at (DisableRollback; cdk deploy --no-rollback).
+	NoRollback bool
+	// Region and Profile choose the configuration's region and shared
+	// profile, as AWS_REGION and AWS_PROFILE do (--region, --profile).
+	Region, Profile string
 	// APIOptions are added to every AWS client (a Counter's Middleware).
 	APIOptions []func(*middleware.Stack) error
 	// Parameters supply stack parameters: "Droplet.Name" to value. Each
@@ -135,6 +145,8 @@ const (
 	NotStarted  Outcome = "not-started" // a dependency failed, or interrupted first
 	Interrupted Outcome = "interrupted" // in flight when interrupted
 	Excluded    Outcome = "excluded"    // left out by Only
+	// ChangeSetCreated: a change set was made and left (NoExecute).
+	ChangeSetCreated Outcome = "change-set-created"
 )
 
 // A Change is one resource change of a stack's change set (a plan).
@@ -400,6 +412,9 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	}
 	if opts.Method != ChangeSet && opts.Method != Direct {
 		return nil, nil, fmt.Errorf("%w: method %q: want change-set or direct", ErrParameter, opts.Method)
+	}
+	if opts.NoExecute && opts.Method != ChangeSet {
+		return nil, nil, fmt.Errorf("%w: no-execute leaves change sets: it needs method change-set, not %s", ErrParameter, opts.Method)
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second

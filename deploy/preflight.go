@@ -104,10 +104,10 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 		case stackKind:
 			name := str(d.props, "stackName")
 			if strings.Contains(name, KnownAfterDeploy) {
-				continue // made by a droplet of this run: checked when deployed
+				continue // made by a droplet of this run: checked in its own step
 			}
-			if !assembly.ValidStackName(name) {
-				errs = append(errs, dropletErr(d.id, assembly.ErrStackName, "stack name %q is not one CloudFormation accepts: a letter, then letters, digits and hyphens (-), at most 128 characters", name))
+			if err := checkStackName(d, name); err != nil {
+				errs = append(errs, err)
 				continue
 			}
 			if r.src.sizes[str(d.props, "template")] > MaxTemplateBody && r.opts.StagingBucket != "" {
@@ -192,6 +192,14 @@ func (r *runner) owned(ctx context.Context, d *droplet, name string, adopt bool)
 	if err != nil {
 		return &DropletError{Droplet: d.id, Err: err}
 	}
+	return foreignStack(d, s, name, adopt)
+}
+
+// foreignStack refuses the described stack s (nil: none) when it was not
+// made by the droplet, unless adopt: the one rule of the preflight and of
+// the droplet's own step (where a stack name made by a droplet of the same
+// run is known first, and where a stack made since the preflight is seen).
+func foreignStack(d *droplet, s *cfntypes.Stack, name string, adopt bool) error {
 	if s == nil || s.StackStatus == cfntypes.StackStatusDeleteComplete || adopt {
 		return nil
 	}
@@ -201,6 +209,24 @@ func (r *runner) owned(ctx context.Context, d *droplet, name string, adopt bool)
 			why = fmt.Sprintf("its %s tag names droplet %s", TagDroplet, owner)
 		}
 		return dropletErr(d.id, ErrForeignStack, "stack %s (%s) exists in aws://%s/%s and was not made by this droplet: %s; adopt it to deploy over it", name, s.StackStatus, d.account, d.region, why)
+	}
+	return nil
+}
+
+// adopts reports whether Options.Adopt names the droplet.
+func (r *runner) adopts(id string) bool {
+	for _, a := range r.opts.Adopt {
+		if a == id {
+			return true
+		}
+	}
+	return false
+}
+
+// checkStackName refuses a name CloudFormation does not accept.
+func checkStackName(d *droplet, name string) error {
+	if !assembly.ValidStackName(name) {
+		return dropletErr(d.id, assembly.ErrStackName, "stack name %q is not one CloudFormation accepts: a letter, then letters, digits and hyphens (-), at most 128 characters", name)
 	}
 	return nil
 }

@@ -195,3 +195,41 @@ func TestAdoptForeignStack(t *testing.T) {
 		t.Errorf("rerun: %s, calls %v", got, c.Counts())
 	}
 }
+
+// A stack name made by a droplet deployed in the same run is known only
+// at the droplet's own step: the same rules hold there, before its first
+// change. Here Net's output names a stack that exists and is not S's, and
+// then one CloudFormation refuses: S fails, the stack is left as it was.
+func TestStackNameFromThisRunChecked(t *testing.T) {
+	cfg := awsConfig(t)
+	const netTpl = "Parameters:\n  Name:\n    Type: String\nResources:\n  T:\n    Type: AWS::SNS::Topic\nOutputs:\n  BucketName:\n    Value: !Ref Name\n"
+	for _, tc := range []struct {
+		name string
+		want error
+	}{{"fx-", ErrForeignStack}, {"fx.", assembly.ErrStackName}} {
+		u := uniq()
+		target := tc.name + u
+		if tc.want == ErrForeignStack {
+			createForeignStack(t, cfg, target, nil)
+		}
+		var before string
+		if tc.want == ErrForeignStack {
+			before = stackState(t, cfg, target)
+		}
+		src := signedSource(t, manifest(map[string]any{
+			"Net": stack("Net", env, "fxnet-"+u, "net.yaml", map[string]string{"Name": target}),
+			"S":   stack("S", env, "${Net.output.BucketName}", "t.yaml", nil),
+		}), files{"net.yaml": netTpl, "t.yaml": topics(2)})
+		o := opts(cfg, nil)
+		o.Method = Direct
+		res, err := Deploy(context.Background(), src, o)
+		if !errors.Is(err, tc.want) || res.Droplet("S").Outcome != Failed || res.Droplet("Net").Outcome != Created {
+			t.Fatalf("%s: %v (Net %s, S %s)", tc.name, err, res.Droplet("Net").Outcome, res.Droplet("S").Outcome)
+		}
+		if tc.want == ErrForeignStack {
+			if after := stackState(t, cfg, target); after != before {
+				t.Errorf("the foreign stack changed:\n%s\nwas\n%s", after, before)
+			}
+		}
+	}
+}

@@ -291,9 +291,15 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 	if err != nil {
 		return "", nil, err
 	}
+	if err := checkStackName(d, in.name); err != nil {
+		return "", nil, err
+	}
 	c := d.aws().cfn
 	s, err := describeStack(ctx, c, in.name)
 	if err != nil {
+		return "", nil, err
+	}
+	if err := foreignStack(d, s, in.name, d.run.adopts(d.id)); err != nil {
 		return "", nil, err
 	}
 	if s != nil {
@@ -350,7 +356,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 			}
 			out, err := c.CreateStack(ctx, &cloudformation.CreateStackInput{StackName: aws.String(in.name), TemplateBody: body, TemplateURL: url,
 				Parameters: in.cfnParams(), Tags: in.cfnTags(), Capabilities: in.caps, NotificationARNs: in.notify,
-				StackPolicyBody: policy, EnableTerminationProtection: aws.Bool(in.protect)})
+				StackPolicyBody: policy, EnableTerminationProtection: aws.Bool(in.protect), DisableRollback: noRollback(d)})
 			if err != nil {
 				return "", nil, stackCallError("CreateStack", in.name, err)
 			}
@@ -359,7 +365,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		} else {
 			d.progress("updating stack %s", in.name)
 			out, err := c.UpdateStack(ctx, &cloudformation.UpdateStackInput{StackName: s.StackId, TemplateBody: body, TemplateURL: url,
-				Parameters: in.cfnParams(), Tags: in.cfnTags(), Capabilities: in.caps, NotificationARNs: in.notify})
+				Parameters: in.cfnParams(), Tags: in.cfnTags(), Capabilities: in.caps, NotificationARNs: in.notify, DisableRollback: noRollback(d)})
 			if err != nil {
 				if strings.Contains(apiMessage(err), "No updates are to be performed") {
 					d.res.action("stack %s: no changes", in.name)
@@ -387,8 +393,19 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 			d.res.action("stack %s: the change set holds no changes", in.name)
 			return settled(ctx, d, c, s, in)
 		}
+		if d.run.opts.NoExecute {
+			// cdk deploy --no-execute: the change set stays, for a person
+			// to execute (or delete).
+			d.res.action("created change set %s on stack %s (%s), not executed: aws cloudformation execute-change-set --change-set-name %s",
+				aws.ToString(cs.ChangeSetName), in.name, summarize(cs.Changes), aws.ToString(cs.ChangeSetId))
+			attrs := map[string]string{}
+			if s != nil {
+				attrs = stackAttrs(s)
+			}
+			return ChangeSetCreated, attrs, nil
+		}
 		d.progress("executing change set %s (%s)", aws.ToString(cs.ChangeSetName), summarize(cs.Changes))
-		if _, err := c.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{ChangeSetName: cs.ChangeSetId}); err != nil {
+		if _, err := c.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{ChangeSetName: cs.ChangeSetId, DisableRollback: noRollback(d)}); err != nil {
 			return "", nil, stackCallError("ExecuteChangeSet", in.name, err)
 		}
 		stackID = id
@@ -405,6 +422,15 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		return Created, stackAttrs(final), nil
 	}
 	return Updated, stackAttrs(final), nil
+}
+
+// noRollback is DisableRollback's value: true with Options.NoRollback,
+// else unset (CloudFormation's default, roll back).
+func noRollback(d *droplet) *bool {
+	if d.run.opts.NoRollback {
+		return aws.Bool(true)
+	}
+	return nil
 }
 
 func stackCallError(op, name string, err error) error {
@@ -603,10 +629,21 @@ func (k stackKind) plan(ctx context.Context, d *droplet) error {
 	if err != nil {
 		return err
 	}
+	known := !strings.Contains(in.name, KnownAfterDeploy)
+	if known {
+		if err := checkStackName(d, in.name); err != nil {
+			return err
+		}
+	}
 	c := d.aws().cfn
 	s, err := describeStack(ctx, c, in.name)
 	if err != nil {
 		return err
+	}
+	if known {
+		if err := foreignStack(d, s, in.name, d.run.adopts(d.id)); err != nil {
+			return err
+		}
 	}
 	if s != nil {
 		if same, err := sameStack(ctx, d, c, s, in); err != nil {

@@ -7,6 +7,8 @@
 //	GET /files/NAME   NAME under -dir, with byte ranges (http.ServeContent) and an ETag
 //	/v2/...           go-containerregistry's OCI registry, blobs on disk under -blobs
 //	GET /_stats       {"requests":N,"bytes":M} since the last /_stats (which it resets)
+//	anything else     with -proxy URL, passed on to that server (moto_server: S3
+//	                  through this server, AWS_ENDPOINT_URL=BASE), counted too
 //
 // It writes its base URL (http://127.0.0.1:PORT) to -ready once it listens.
 package main
@@ -20,6 +22,8 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,12 +49,21 @@ func main() {
 	dir := flag.String("dir", ".", "folder of files served under /files/")
 	blobs := flag.String("blobs", "", "folder of the registry's blobs")
 	ready := flag.String("ready", "", "file to write the base URL to")
+	proxy := flag.String("proxy", "", "server to pass other requests on to (S3)")
 	flag.Parse()
 	os.MkdirAll(*blobs, 0o755)
 	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithBlobHandler(registry.NewDiskBlobHandler(*blobs)))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)
+	}
+	var rp *httputil.ReverseProxy
+	if *proxy != "" {
+		u, err := url.Parse(*proxy)
+		if err != nil {
+			log.Fatal(err)
+		}
+		rp = httputil.NewSingleHostReverseProxy(u)
 	}
 	var mu sync.Mutex
 	etags := map[string]string{}
@@ -77,6 +90,10 @@ func main() {
 			w.Header().Set("ETag", etags[key])
 			mu.Unlock()
 			http.ServeContent(counter{w}, r, "", st.ModTime(), f)
+			return
+		}
+		if *proxy != "" && !strings.HasPrefix(r.URL.Path, "/v2/") {
+			rp.ServeHTTP(counter{w}, r)
 			return
 		}
 		reg.ServeHTTP(counter{w}, r)

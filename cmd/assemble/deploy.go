@@ -104,6 +104,8 @@ Examples:
 			&cli.StringSliceFlag{Name: "adopt", Usage: "let the stack droplet `ID` deploy over an existing stack of its name that it did not make (repeatable)"},
 			&cli.StringFlag{Name: "require-approval", Usage: "ask before deploying `never`, any-change or broadening changes (default broadening, or the policy file's require-approval)"},
 			&cli.BoolFlag{Name: "change-set", Usage: "with --plan: also make a change set per changed stack for CloudFormation's replacement verdicts (deleted after)"},
+			&cli.BoolFlag{Name: "no-execute", Usage: "make each changed stack's change set and leave it, not executed (as cdk deploy --no-execute)"},
+			&cli.BoolFlag{Name: "no-rollback", Usage: "keep what a failed stack operation made, for a look (CloudFormation's DisableRollback)"},
 			&cli.StringFlag{Name: "outputs-file", Usage: "write every stack's outputs to `FILE` as JSON, as cdk deploy --outputs-file does (after a failure too)"},
 			&cli.StringFlag{Name: "events", Usage: "write what happens to `FILE` as JSON lines (with --json they go to standard error otherwise)"},
 			&cli.IntFlag{Name: "max-failures", Usage: "let `N` account/region pairs of the target fail before the pairs not started yet are left unstarted"},
@@ -173,6 +175,8 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		Target:        c.String("target"),
 		RoleARN:       c.String("role-arn"),
 		Qualifier:     c.String("qualifier"),
+		Region:        c.String("region"),
+		Profile:       c.String("profile"),
 		MaxFailures:   c.Int("max-failures"),
 		Concurrency:   c.Int("concurrency"),
 		Method:        deploy.Method(c.String("method")),
@@ -181,6 +185,8 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		Force:         c.Bool("force"),
 		Plan:          c.Bool("plan"),
 		Adopt:         c.StringSlice("adopt"),
+		NoExecute:     c.Bool("no-execute"),
+		NoRollback:    c.Bool("no-rollback"),
 	}
 	if o.Concurrency < 1 {
 		return o, usagef("--concurrency %d: at least 1", o.Concurrency)
@@ -197,7 +203,11 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 	}
 	if !c.Bool("quiet") {
 		w := c.App.ErrWriter
-		o.Progress = func(e deploy.Event) { fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message) }
+		o.Progress = func(e deploy.Event) {
+			if !chatter(e) {
+				fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message)
+			}
+		}
 	}
 	return o, nil
 }
@@ -355,7 +365,7 @@ func printDeploy(c *cli.Context, name string, res *deploy.Result) {
 	}
 	counts := printDroplets(c, res, "")
 	var parts []string
-	for _, o := range []deploy.Outcome{deploy.Created, deploy.Updated, deploy.Uploaded, deploy.Pushed, deploy.Unchanged, deploy.Planned} {
+	for _, o := range []deploy.Outcome{deploy.Created, deploy.Updated, deploy.ChangeSetCreated, deploy.Uploaded, deploy.Pushed, deploy.Unchanged, deploy.Planned} {
 		if counts[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
 		}
@@ -427,6 +437,8 @@ func targetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "target", Usage: "the assembly's target (stage) `NAME`: its signed environments, values, tags and role"},
 		&cli.StringFlag{Name: "role-arn", Usage: "assume role `ARN` in accounts the credentials are not in (${AWS::AccountId} and ${AWS::Region} stand for the droplet's)"},
 		&cli.StringFlag{Name: "qualifier", Value: deploy.DefaultQualifier, Usage: "the CDK bootstrap `QUALIFIER` of the bootstrap roles"},
+		&cli.StringFlag{Name: "region", Usage: "the AWS `REGION` of environment-agnostic droplets and of the calls (as AWS_REGION sets it)"},
+		&cli.StringFlag{Name: "profile", Usage: "the shared AWS configuration `PROFILE` (as AWS_PROFILE sets it)"},
 	}
 }
 
@@ -489,7 +501,8 @@ Examples:
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			st, err := deploy.Status(c.Context, deploy.FromAssembly(a), deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier")})
+			st, err := deploy.Status(c.Context, deploy.FromAssembly(a), deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
+				Region: c.String("region"), Profile: c.String("profile")})
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
 			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
 				return withResult(deployError(onFile("status", name, err)), out)

@@ -100,6 +100,8 @@ func diffOptions(c *cli.Context) (deploy.DiffOptions, error) {
 		Target:        c.String("target"),
 		RoleARN:       c.String("role-arn"),
 		Qualifier:     c.String("qualifier"),
+		Region:        c.String("region"),
+		Profile:       c.String("profile"),
 		Concurrency:   c.Int("concurrency"),
 		StagingBucket: c.String("staging-bucket"),
 		Capabilities:  c.StringSlice("capabilities"),

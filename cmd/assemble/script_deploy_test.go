@@ -53,6 +53,7 @@ func TestDeployScript(t *testing.T) {
 			rand.Read(b)
 			env.Setenv("UNIQ", hex.EncodeToString(b))
 			env.Setenv("KEYS", keys)
+			env.Setenv("DOCS", filepath.Dir(jsonDocsDir()))
 			env.Setenv(envJSONDocs, jsonDocsDir())
 			env.Defer(func() {
 				if b, err := os.ReadFile(filepath.Join(env.WorkDir, violationsFile)); err == nil {

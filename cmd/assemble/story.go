@@ -15,6 +15,24 @@ import (
 	"github.com/cloud-assembly/assemble/deploy"
 )
 
+// chatter reports whether an event says only what the next one or the
+// final table says, and is left out of the text on standard error (the
+// JSON lines keep every event): the start of a droplet's step ("deploying
+// (file)"), of an upload ("uploading ..."; "uploaded ..." follows) and its
+// bare outcome ("uploaded", "created"): one upload is one line.
+func chatter(e deploy.Event) bool {
+	switch {
+	case strings.HasPrefix(e.Message, "deploying ("), strings.HasPrefix(e.Message, "uploading "):
+		return true
+	}
+	for _, o := range []deploy.Outcome{deploy.Created, deploy.Updated, deploy.Uploaded, deploy.Pushed, deploy.Unchanged} {
+		if e.Message == string(o) {
+			return true
+		}
+	}
+	return false
+}
+
 // eventSink sends deploy's events where the flags say: --events FILE as
 // JSON lines; with --json, standard error as JSON lines (standard output
 // holds the one object); else standard error as text, unless -q. The

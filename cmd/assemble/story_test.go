@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 
+	"github.com/cloud-assembly/assemble/deploy"
 	"github.com/cloud-assembly/assemble/internal/testenv/moto"
 )
 
@@ -132,5 +133,56 @@ func TestDeployOutputsFileAndEvents(t *testing.T) {
 	b, _ = os.ReadFile(outputs)
 	if !strings.Contains(string(b), `"net-`+u+`b"`) || strings.Contains(string(b), `"app-`+u+`b"`) {
 		t.Errorf("outputs after a failure:\n%s", b)
+	}
+}
+
+// The default text on standard error: one upload is one line; the
+// aws CLI's and cdk's flag names get our names as hints.
+func TestDeployQuietAndForeignFlags(t *testing.T) {
+	for _, e := range []deploy.Event{{Droplet: "F", Message: "deploying (file)"}, {Droplet: "F", Message: "uploading s3://b/k (5 bytes)"}, {Droplet: "F", Message: "uploaded"}} {
+		if !chatter(e) {
+			t.Errorf("%q is shown", e.Message)
+		}
+	}
+	for _, e := range []deploy.Event{{Droplet: "F", Message: "uploaded s3://b/k (5 bytes)"}, {Droplet: "S", Message: "CREATE_FAILED AWS::SNS::Topic T: denied"}} {
+		if chatter(e) {
+			t.Errorf("%q is hidden", e.Message)
+		}
+	}
+	for _, tc := range []struct{ cmd, flag, want string }{
+		{"deploy", "--parameter-overrides", "did you mean --parameter? (--parameter-overrides is aws cloudformation deploy's"},
+		{"diff", "--stack-name", "did you mean --only?"},
+		{"deploy", "--exclusively", "did you mean --only? (--exclusively is cdk deploy's"},
+		{"deploy", "--s3-bucket", "did you mean --staging-bucket?"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"assemble", tc.cmd, tc.flag, "x", "app.cloud"}, nil, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s %s: exit %d\n%s", tc.cmd, tc.flag, code, stderr.String())
+		}
+	}
+}
+
+// --profile and --region are taken as AWS_PROFILE and AWS_REGION would be:
+// a profile the configuration lacks is refused naming it; a region is the
+// one the diff's header names.
+func TestDiffRegionAndProfile(t *testing.T) {
+	moto.Env(t)
+	dir := t.TempDir()
+	keyring, _ := filepath.Abs(filepath.Join("..", "..", "fixtures", "keys", "ed25519.pub.asc"))
+	m, _ := json.Marshal(map[string]any{"schema": "cloud-assembly/1.0", "droplets": map[string]any{
+		"S": map[string]any{"type": "npm://@aws-cdk/aws-cloudformation.StackDroplet", "environment": "aws://unknown-account/unknown-region",
+			"properties": map[string]any{"stackName": "region-profile", "template": "t.yaml"}}}})
+	unsigned := filepath.Join(dir, "u.cloud")
+	writeCloud(t, unsigned, map[string]string{"manifest.json": string(m), "t.yaml": "Resources:\n  T:\n    Type: AWS::SNS::Topic\n"})
+	cloud := sign(t, dir, unsigned)
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"assemble", "diff", "--keyring", keyring, "--profile", "no-such-profile", cloud}, nil, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "no-such-profile") {
+		t.Errorf("--profile: exit %d\n%s", code, stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"assemble", "diff", "--keyring", keyring, "--region", "eu-west-3", cloud}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "region eu-west-3;") {
+		t.Errorf("--region: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }

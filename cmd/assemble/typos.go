@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -78,6 +79,10 @@ func flagHint(c *cli.Context, err error) string {
 	}
 	help := fmt.Sprintf("run '%s --help' for its flags", where)
 	near := ""
+	if ours := foreignFlags[name]; ours != "" && slices.Contains(names, ours) {
+		// Another tool's name for one of ours.
+		return fmt.Sprintf("did you mean --%s? (--%s is %s; %s)", ours, name, foreignFlagTools[name], help)
+	}
 	if len(name) > 2 { // -z is no typo of -o
 		near = suggest.Closest(name, names)
 	}
@@ -89,6 +94,26 @@ func flagHint(c *cli.Context, err error) string {
 		dash = "-"
 	}
 	return fmt.Sprintf("did you mean %s%s? (%s)", dash, near, help)
+}
+
+// foreignFlags are the aws CLI's and the CDK CLI's names for flags of
+// ours that people coming from them type (foreignFlagTools says whose).
+var foreignFlags = map[string]string{
+	"parameter-overrides":  "parameter",
+	"parameters":           "parameter",
+	"stack-name":           "only",
+	"exclusively":          "only",
+	"s3-bucket":            "staging-bucket",
+	"no-execute-changeset": "plan",
+}
+
+var foreignFlagTools = map[string]string{
+	"parameter-overrides":  "aws cloudformation deploy's",
+	"parameters":           "cdk deploy's",
+	"stack-name":           "aws cloudformation deploy's (name the droplet by its ID)",
+	"exclusively":          "cdk deploy's",
+	"s3-bucket":            "aws cloudformation deploy's",
+	"no-execute-changeset": "aws cloudformation deploy's",
 }
 
 // commandName is the command's path below the app: "schema validate".

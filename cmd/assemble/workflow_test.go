@@ -7,12 +7,19 @@ package main
 // workflow, job and step set and ${{ }} expressions filled in from
 // secrets, variables, step and job outputs; the few actions it uses are
 // done by hand (checkout copies the project, artifacts are copied from job
-// to job). Installing assemble is the one step skipped: the assemble the
-// scripts run is on PATH.
+// to job; aws-actions/configure-aws-credentials assumes its role-to-assume
+// with STS AssumeRole against moto_server, where GitHub's OIDC token would
+// go to AssumeRoleWithWebIdentity, and gives the job's later steps those
+// credentials). Installing assemble is the one step skipped: the assemble
+// the scripts run is on PATH. Steps see GITHUB_REF_NAME ($GITHUB_REF_NAME
+// of the script, else v0.0.0-test) and AWS_ENDPOINT_URL (moto's), as a
+// runner's environment would hold the real endpoint; no AWS credentials
+// until the action gives them.
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,6 +30,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/rogpeppe/go-internal/testscript"
 	"go.yaml.in/yaml/v3"
 )
@@ -98,16 +108,17 @@ func runWorkflow(ts *testscript.TestScript, file, projectDir string) error {
 			return expandExpr(ts, s, stepOutputs, jobOutputs)
 		}
 		installed := false
+		jobEnv := map[string]string{} // what actions give the later steps
 		for i, st := range job.Steps {
 			fmt.Fprintf(ts.Stdout(), "== %s: %s\n", name, stepName(st))
 			switch {
 			case st.Uses != "":
-				runAction(ts, st, expand, project, workspace, artifacts)
+				runAction(ts, st, expand, project, workspace, artifacts, jobEnv)
 			case installAssemble.MatchString(st.Run):
 				installed = true
 			default:
 				env := map[string]string{}
-				for _, m := range []map[string]string{wf.Env, job.Env, st.Env} {
+				for _, m := range []map[string]string{jobEnv, wf.Env, job.Env, st.Env} {
 					for k, v := range m {
 						env[k] = expand(v)
 					}
@@ -194,7 +205,7 @@ func expandExpr(ts *testscript.TestScript, s string, steps, jobs map[string]map[
 }
 
 // runAction does what the actions the workflow uses would.
-func runAction(ts *testscript.TestScript, st workflowStep, expand func(string) string, project, workspace, artifacts string) {
+func runAction(ts *testscript.TestScript, st workflowStep, expand func(string) string, project, workspace, artifacts string, jobEnv map[string]string) {
 	action, _, _ := strings.Cut(st.Uses, "@")
 	with := map[string]string{}
 	for k, v := range st.With {
@@ -213,6 +224,19 @@ func runAction(ts *testscript.TestScript, st workflowStep, expand func(string) s
 		ts.Check(os.WriteFile(filepath.Join(dst, filepath.Base(with["path"])), data, 0o644))
 	case "actions/download-artifact":
 		ts.Check(os.CopyFS(workspace, os.DirFS(filepath.Join(artifacts, with["name"]))))
+	case "aws-actions/configure-aws-credentials":
+		role, region := with["role-to-assume"], with["aws-region"]
+		if role == "" || region == "" {
+			ts.Fatalf("configure-aws-credentials needs role-to-assume and aws-region")
+		}
+		cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(region))
+		ts.Check(err)
+		out, err := sts.NewFromConfig(cfg).AssumeRole(context.Background(), &sts.AssumeRoleInput{RoleArn: aws.String(role), RoleSessionName: aws.String("GitHubActions")})
+		ts.Check(err)
+		jobEnv["AWS_ACCESS_KEY_ID"] = aws.ToString(out.Credentials.AccessKeyId)
+		jobEnv["AWS_SECRET_ACCESS_KEY"] = aws.ToString(out.Credentials.SecretAccessKey)
+		jobEnv["AWS_SESSION_TOKEN"] = aws.ToString(out.Credentials.SessionToken)
+		jobEnv["AWS_REGION"], jobEnv["AWS_DEFAULT_REGION"] = region, region
 	default:
 		ts.Fatalf("ghactions does not know the action %s", st.Uses)
 	}
@@ -224,9 +248,14 @@ func runAction(ts *testscript.TestScript, st workflowStep, expand func(string) s
 func runStep(ts *testscript.TestScript, dir, script string, env map[string]string) error {
 	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
 	cmd.Dir = dir
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", envJSONDocs} {
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", envJSONDocs, "AWS_ENDPOINT_URL", "AWS_EC2_METADATA_DISABLED", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
+	ref := ts.Getenv("GITHUB_REF_NAME")
+	if ref == "" {
+		ref = "v0.0.0-test"
+	}
+	cmd.Env = append(cmd.Env, "GITHUB_REF_NAME="+ref)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
