@@ -44,6 +44,9 @@ type Options struct {
 	// AWS is the SDK configuration; nil loads the default one
 	// (config.LoadDefaultConfig).
 	AWS *aws.Config
+	// Drift runs CloudFormation's drift detection on each stack Status
+	// compares (DropletStatus.Drift).
+	Drift bool
 	// NoExecute creates each changed stack's change set and leaves it,
 	// not executed (cdk deploy --no-execute): the droplet's outcome is
 	// ChangeSetCreated. It needs Method ChangeSet.

@@ -150,7 +150,7 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 	}
 	g.Wait()
 	if ctx.Err() != nil {
-		return fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
+		return fmt.Errorf("%w: during the checks, before anything changed", ErrInterrupted)
 	}
 	if len(errs) > 0 {
 		sort.SliceStable(errs, func(i, j int) bool { return dropletOf(errs[i]) < dropletOf(errs[j]) })

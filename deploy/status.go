@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+
 	"github.com/cloud-assembly/assemble/digest"
 )
 
@@ -23,6 +25,9 @@ type DropletStatus struct {
 	// is another assembly than this one (its stack's assemble:sha256
 	// tag): an assembly whose droplet did not change deploys nothing.
 	DeployedBy *digest.Digest `json:"deployedBy,omitempty"`
+	// Drift is CloudFormation's drift detection of a stack (Options.Drift):
+	// its resources as they are, beside the template's verdict above.
+	Drift *StackDrift `json:"drift,omitempty"`
 }
 
 // An absentError says that nothing of a droplet is deployed: a kind's
@@ -181,6 +186,12 @@ func statusScope(ctx context.Context, src *Source, opts Options, out *StatusResu
 			out.Match = false
 		default:
 			st.State = "match"
+		}
+		if _, isStack := d.kind.(stackKind); isStack && r.opts.Drift && (st.State == "match" || st.State == "differs") {
+			st.Drift = r.detectDrift(ctx, d)
+			if st.Drift.Status == string(cfntypes.StackDriftStatusDrifted) {
+				out.Match = false // what runs is not what was deployed
+			}
 		}
 	}
 	return nil

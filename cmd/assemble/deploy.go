@@ -11,7 +11,6 @@ import (
 
 	"github.com/cloud-assembly/assemble/deploy"
 	"github.com/cloud-assembly/assemble/internal/plural"
-	"github.com/cloud-assembly/assemble/trust"
 )
 
 func deployCmd() *cli.Command {
@@ -115,11 +114,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			name, a, vres, err := openDeploySource(c)
+			name, src, vres, err := openDeploySource(c)
 			defer vres.close()
 			if err != nil {
 				return err
 			}
+			a := vres.assembly
 			// The droplets' warning and error metadata were shown by the
 			// check, before anything deploys (the [metadata] findings).
 			if c.Bool("plan") {
@@ -129,7 +129,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				return runDiff(c, name, deploy.FromAssembly(a), vres, deploy.DiffOptions{Options: planOpts, ChangeSet: c.Bool("change-set")})
+				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: planOpts, ChangeSet: c.Bool("change-set")})
 			}
 			if opts.RequireApproval, err = approvalLevel(c, vres); err != nil {
 				return err
@@ -214,8 +214,9 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 
 // openDeploySource verifies the command's one ASSEMBLY argument as verify
 // does (the one place deploy and status open it) and returns its name and
-// what deploy reads; vres is to be closed, after an error too.
-func openDeploySource(c *cli.Context) (string, *trust.Assembly, *verifyResult, error) {
+// what deploy reads (vres.assembly is the verified handle deploy.Run
+// takes); vres is to be closed, after an error too.
+func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, error) {
 	none := &verifyResult{close: func() {}}
 	if c.NArg() != 1 {
 		return "", nil, none, usagef("%s takes one ASSEMBLY argument, got %d", c.Command.Name, c.NArg())
@@ -231,7 +232,7 @@ func openDeploySource(c *cli.Context) (string, *trust.Assembly, *verifyResult, e
 		}
 		return res.File, nil, res, withResult(err, res.failure())
 	}
-	return res.File, res.assembly, res, nil
+	return res.File, deploy.FromAssembly(res.assembly), res, nil
 }
 
 // deployJSON is what deploy prints with --json (docs/json/deploy.json).
@@ -491,9 +492,10 @@ Examples:
    assemble status --keyring release.pub.asc s3://releases/app/1.4.0.cloud`,
 		Flags: assemblyFlags("compare",
 			&cli.StringSliceFlag{Name: "only", Usage: "compare only the droplet `ID` (repeatable)"},
+			&cli.BoolFlag{Name: "drift", Usage: "also run CloudFormation's drift detection on each stack and name the resources and properties changed outside it"},
 		),
 		Action: func(c *cli.Context) error {
-			name, a, vres, err := openDeploySource(c)
+			name, src, vres, err := openDeploySource(c)
 			defer vres.close()
 			if err != nil {
 				return err
@@ -501,8 +503,8 @@ Examples:
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			st, err := deploy.Status(c.Context, deploy.FromAssembly(a), deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
-				Region: c.String("region"), Profile: c.String("profile")})
+			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
+				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")})
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
 			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
 				return withResult(deployError(onFile("status", name, err)), out)
@@ -562,6 +564,7 @@ func printStatus(c *cli.Context, st *deploy.StatusResult, indent string) {
 		if d.Error != "" {
 			fmt.Fprintf(c.App.Writer, "%s   %s\n", indent, d.Error)
 		}
+		printDrift(c.App.Writer, indent, d.Drift)
 	}
 }
 

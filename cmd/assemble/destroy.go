@@ -53,16 +53,16 @@ Examples:
 				w := c.App.ErrWriter
 				opts.Progress = func(e deploy.Event) { fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message) }
 			}
-			name, a, vres, err := openDeploySource(c)
+			name, src, vres, err := openDeploySource(c)
 			defer vres.close()
 			if err != nil {
 				return err
 			}
-			out := deployJSON{File: name, SHA256: a.Digest().Hex(), Authenticated: vres.Authenticated, Signer: vres.Signer}
+			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			res, err := deploy.Destroy(c.Context, deploy.FromAssembly(a), opts)
+			res, err := deploy.Destroy(c.Context, src, opts)
 			out.fill(res)
 			if !c.Bool("json") {
 				printDestroy(c, name, res)

@@ -67,15 +67,15 @@ Examples:
 			if err != nil {
 				return err
 			}
-			name, a, vres, err := openDeploySource(c)
+			name, src, vres, err := openDeploySource(c)
 			defer vres.close()
 			if err != nil {
 				return err
 			}
-			if opts.Options, err = opts.Options.WithPolicy(a.Trust()); err != nil {
+			if opts.Options, err = opts.Options.WithPolicy(vres.assembly.Trust()); err != nil {
 				return err
 			}
-			return runDiff(c, name, deploy.FromAssembly(a), vres, opts)
+			return runDiff(c, name, src, vres, opts)
 		},
 	}
 }

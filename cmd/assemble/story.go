@@ -123,3 +123,21 @@ func printDeployTable(c *cli.Context, res *deploy.Result) {
 	}
 	tw.Flush()
 }
+
+// printDrift prints a stack's drift detection under its status line.
+func printDrift(w io.Writer, indent string, d *deploy.StackDrift) {
+	if d == nil {
+		return
+	}
+	line := "drift: " + d.Status
+	if d.Error != "" {
+		line += " (" + d.Error + ")"
+	}
+	fmt.Fprintf(w, "%s   %s\n", indent, line)
+	for _, r := range d.Resources {
+		fmt.Fprintf(w, "%s      %s %s %s\n", indent, r.Status, r.LogicalID, r.Type)
+		for _, p := range r.Properties {
+			fmt.Fprintf(w, "%s         %s: expected %s, actual %s (%s)\n", indent, p.Path, p.Expected, p.Actual, p.Change)
+		}
+	}
+}

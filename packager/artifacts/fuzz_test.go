@@ -19,6 +19,10 @@ func FuzzExport(f *testing.F) {
 	f.Add("Resources:\n  S:\n    Type: AWS::CloudFormation::Stack\n    Properties:\n      TemplateURL: template.yaml\n")
 	f.Add("Resources:\n  A:\n    Fn::Transform: {Name: AWS::Include, Parameters: {Location: fn}}\n")
 	f.Add("Resources:\n  Fn::ForEach::X:\n    - Id\n    - [a]\n    - F${Id}:\n        Type: AWS::Serverless::Function\n        Properties: {CodeUri: fn}\n")
+	f.Add("Globals:\n  Function:\n    CodeUri: fn\nResources:\n  F:\n    Type: AWS::Serverless::Function\n")
+	f.Add("Resources:\n  A:\n    Fn::Transform:\n      - {Name: AWS::Include, Parameters: {Location: api.yaml}}\n      - {Name: M}\n")
+	f.Add("Resources:\n  F:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code: s3://b/k.zip?versionId=v\n")
+	f.Add("Resources:\n  A:\n    Type: AWS::Serverless::Application\n    Properties:\n      Location: child/child.yaml\n")
 	dir := f.TempDir()
 	files := map[string]string{}
 	for k, v := range diffProject {
