@@ -128,7 +128,9 @@ type Options struct {
 // An Event is a line of progress about one droplet.
 type Event struct {
 	Droplet string `json:"droplet"`
-	Message string `json:"message"`
+	// Environment is the account/region pair, in a target of several.
+	Environment string `json:"environment,omitempty"`
+	Message     string `json:"message"`
 	// Time is when it happened.
 	Time time.Time `json:"time"`
 }
@@ -375,6 +377,9 @@ func (r *runner) uploadMemory() *semaphore.Weighted {
 func (r *runner) progress(e Event) {
 	if r.opts.Progress == nil {
 		return
+	}
+	if r.sc != nil && r.sc.include != nil {
+		e.Environment = r.sc.pair // one pair of a matrix
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -86,6 +86,8 @@ func TestReadPolicyRefuses(t *testing.T) {
 		{"staging-bucket: My_Bucket\n", "staging-bucket must be an S3 bucket name", 1, 17},
 		{"staging-bucket: [a]\n", "staging-bucket must be an S3 bucket name", 1, 17},
 		{"capabilities: [IAM, ROOT]\n", `capabilities: "ROOT": use IAM, NAMED_IAM or AUTO_EXPAND`, 1, 21},
+		{"targets: [dev, pro d]\n", `targets: "pro d" is not a target name`, 1, 16},
+		{"targets: dev\n", "targets must be a list", 1, 10},
 	} {
 		file := filepath.Join(dir, "policy.yaml")
 		if err := os.WriteFile(file, []byte(tt.body), 0o644); err != nil {
@@ -126,5 +128,39 @@ func TestReadPolicyDeployKeys(t *testing.T) {
 	}
 	if p.StagingBucket != "assets.example-1" || strings.Join(p.Capabilities, ",") != "IAM,CAPABILITY_AUTO_EXPAND" {
 		t.Errorf("read %+v", p)
+	}
+}
+
+// The policy's targets: the one verdict on a target (AllowTarget); no
+// targets key allows any, an empty list none.
+func TestPolicyTargets(t *testing.T) {
+	dir := t.TempDir()
+	read := func(body string) *PolicyFile {
+		file := filepath.Join(dir, "policy.yaml")
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := ReadPolicy(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := read("keyrings: [k]\ntargets: [dev, staging]\n")
+	for name, ok := range map[string]bool{"dev": true, "staging": true, "prod": false, "Dev": false, "": false} {
+		err := p.AllowTarget(name)
+		if ok != (err == nil) || (!ok && !errors.Is(err, ErrTargetRefused)) {
+			t.Errorf("AllowTarget(%q) = %v", name, err)
+		}
+	}
+	if err := read("keyrings: [k]\n").AllowTarget("prod"); err != nil {
+		t.Errorf("no targets key: %v", err)
+	}
+	if err := read("keyrings: [k]\ntargets: []\n").AllowTarget("dev"); !errors.Is(err, ErrTargetRefused) || !strings.Contains(err.Error(), "allows none") {
+		t.Errorf("targets: []: %v", err)
+	}
+	var none *PolicyFile
+	if err := none.AllowTarget("prod"); err != nil {
+		t.Errorf("no policy: %v", err)
 	}
 }

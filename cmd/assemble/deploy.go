@@ -73,9 +73,11 @@ pushed, and the references known only after deploy. It leaves nothing.
 
 POLICY FILE: besides verify's keys (see 'assemble verify --help'), a
 --policy file may name the staging bucket and the capabilities deploy may
-grant; --staging-bucket names another bucket, --capabilities adds to them:
+grant (--staging-bucket names another bucket, --capabilities adds to them),
+and the targets deploy, status and destroy may choose (any when absent):
    staging-bucket: release-assets-eu-west-1
    capabilities: [IAM, AUTO_EXPAND]
+   targets: [staging]
 
 AWS is configured the standard way: profiles, SSO, the environment,
 AWS_ENDPOINT_URL. Credentials are never printed.
@@ -122,9 +124,10 @@ Examples:
 			a := vres.assembly
 			// The droplets' warning and error metadata were shown by the
 			// check, before anything deploys (the [metadata] findings).
-			if c.Bool("plan") {
+			if c.Bool("plan") && len(deploy.TargetPairs(src, opts.Target)) <= 1 {
 				// The plan is the diff (diff.go), under the policy file's
-				// deploy section as the deploy is.
+				// deploy section as the deploy is; a target over several
+				// account/region pairs is planned pair by pair below.
 				planOpts, err := opts.WithPolicy(a.Trust())
 				if err != nil {
 					return err
@@ -205,7 +208,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		w := c.App.ErrWriter
 		o.Progress = func(e deploy.Event) {
 			if !chatter(e) {
-				fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message)
+				fmt.Fprintf(w, "assemble: %s: %s\n", eventWho(e), e.Message)
 			}
 		}
 	}

@@ -51,7 +51,7 @@ Examples:
 			}, Purge: c.Bool("purge")}
 			if !c.Bool("quiet") {
 				w := c.App.ErrWriter
-				opts.Progress = func(e deploy.Event) { fmt.Fprintf(w, "assemble: %s: %s\n", e.Droplet, e.Message) }
+				opts.Progress = func(e deploy.Event) { fmt.Fprintf(w, "assemble: %s: %s\n", eventWho(e), e.Message) }
 			}
 			name, src, vres, err := openDeploySource(c)
 			defer vres.close()
@@ -113,4 +113,13 @@ func printDestroy(c *cli.Context, name string, res *deploy.Result) {
 		n += v
 	}
 	printf(c, c.App.Writer, "%s %s of %s: %s\n", verb, plural.Count(n, "droplet"), name, strings.Join(parts, ", "))
+}
+
+// eventWho names a progress event's droplet, and its account/region pair
+// in a target of several.
+func eventWho(e deploy.Event) string {
+	if e.Environment != "" {
+		return e.Droplet + " (" + strings.TrimPrefix(e.Environment, "aws://") + ")"
+	}
+	return e.Droplet
 }
