@@ -231,7 +231,7 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 		for _, o := range d.Objects {
 			switch o.Action {
 			case review.Remove:
-				fmt.Fprintf(w, "   [-] %s (not in the assembly; deploy leaves it)\n", o.URL)
+				fmt.Fprintf(w, "   [-] %s (not in the assembly)\n", o.URL)
 			case review.Add:
 				fmt.Fprintf(w, "   [+] %s (%d bytes, sha256 %s)\n", o.URL, o.Size, o.SHA256)
 			default:

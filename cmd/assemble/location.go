@@ -24,8 +24,12 @@ var digestFlag = &cli.StringFlag{Name: "digest", Usage: "require the .cloud file
 
 // timeoutFlag bounds the whole of a command's work with remote locations
 // (opening, every read, an upload), however many requests it takes.
-var timeoutFlag = &cli.DurationFlag{Name: "timeout", EnvVars: []string{"ASSEMBLE_TIMEOUT"},
-	Usage: "give up on remote locations after `DURATION` in all, reading and uploading (e.g. 10m; default none, each request still bounded)"}
+// A new flag each time: urfave/cli keeps the value it read from the
+// environment in the flag itself, which must not outlive one run.
+func timeoutFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "timeout", EnvVars: []string{"ASSEMBLE_TIMEOUT"},
+		Usage: "give up on remote locations after `DURATION` in all, reading and uploading (e.g. 10m; default none, each request still bounded)"}
+}
 
 // remoteContext is the command's context for remote locations: with
 // --timeout (or ASSEMBLE_TIMEOUT), one deadline for the whole run, set

@@ -69,7 +69,7 @@ Examples:
 ` + findingsHelp(),
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
-			digestFlag, timeoutFlag,
+			digestFlag, timeoutFlag(),
 			jsonFlag,
 			strictFlag,
 			quietFlag,
