@@ -25,6 +25,17 @@
 // Blueprint documents and unknown types have no deployer and are refused
 // unless Options.Only leaves them out.
 //
+// # Review before change
+//
+// Diff says what a deploy would change, reading only (a change set only
+// with DiffOptions.ChangeSet, deleted after by its ID): each stack's
+// property-level diff and security changes (package deploy/review, the
+// broadening rule), objects by signed SHA-256, images by digest. Deploy
+// computes the same diff after its checks and before its first write
+// when Options.RequireApproval asks (the default: broadening) and stops
+// with ErrApprovalRequired unless Options.Approve approves it; after an
+// approval the caller's account is checked again (ErrAccountChanged).
+//
 // AWS is configured the standard way (config.LoadDefaultConfig: profiles,
 // SSO, the environment, AWS_ENDPOINT_URL), retried by the SDK's retryer.
 package deploy
