@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 // Method is how stacks are deployed.
@@ -58,9 +60,16 @@ type Options struct {
 	// APIOptions are added to every AWS client (a Counter's Middleware).
 	APIOptions []func(*middleware.Stack) error
 	// Parameters supply stack parameters: "Droplet.Name" to value. Each
-	// must name a stack droplet and a parameter it does not set itself;
-	// every `missing` stack parameter of a targeted droplet needs one.
+	// must name a parameter the droplet's template declares and that the
+	// signer left open (a `missing` entry of the manifest) or that
+	// Settable names; every `missing` stack parameter of a targeted
+	// droplet needs one.
 	Parameters map[string]string
+	// Settable names the stack parameters ("Droplet.Name") a deployer may
+	// set with Parameters beyond the `missing` ones, overriding the signed
+	// value or the template's Default (a policy file's
+	// deployer-parameters).
+	Settable []string
 	// Only limits the droplets deployed to these logical IDs (their
 	// references to others are read from what is deployed).
 	Only []string
@@ -81,6 +90,9 @@ type Options struct {
 	Adopt []string
 	// Plan changes nothing: it shows what a deploy would do.
 	Plan bool
+	// Prune deletes the objects under a directory droplet's keyPrefix
+	// that no droplet of the assembly deploys (never by default).
+	Prune bool
 	// Progress, when set, is told what happens, one call at a time.
 	Progress func(Event)
 	// Notify, when set, is given each droplet's warning and error metadata
@@ -139,7 +151,7 @@ type Outcome string
 // Outcomes.
 const (
 	Created     Outcome = "created"     // a stack was created
-	Updated     Outcome = "updated"     // a stack was updated
+	Updated     Outcome = "updated"     // a stack was updated (or extra objects pruned)
 	Uploaded    Outcome = "uploaded"    // objects were uploaded
 	Pushed      Outcome = "pushed"      // an image was pushed
 	Unchanged   Outcome = "unchanged"   // what is deployed is already this
@@ -508,7 +520,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 		ds = append(ds, d)
 	}
 	if !forStatus {
-		errs = append(errs, checkParameters(m, targeted, opts.Parameters)...)
+		errs = append(errs, checkParameters(src, targeted, opts.Parameters, opts.Settable)...)
 	}
 	if opts.Notify != nil {
 		for _, n := range res.Notices {
@@ -560,44 +572,42 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	return r, ds, nil
 }
 
-// checkParameters checks --parameter and that every `missing` entry of a
-// targeted droplet is supplied.
-func checkParameters(m *assembly.Manifest, targeted map[string]bool, params map[string]string) []error {
-	var errs []error
-	for _, key := range sortedKeys(params) {
-		id, name, ok := strings.Cut(key, ".")
-		spec := m.Droplets[id]
-		switch {
-		case !ok || name == "":
-			errs = append(errs, fmt.Errorf("%w: %q: want DROPLET.NAME=VALUE", ErrParameter, key))
-		case spec == nil:
-			errs = append(errs, fmt.Errorf("%w: %s: the assembly has no droplet %s", ErrParameter, key, id))
-		case spec.Type != droplets.StackType && !strings.HasPrefix(spec.Type, "npm://@aws-cdk/aws-cloudformation.StackDroplet"):
-			errs = append(errs, fmt.Errorf("%w: %s: droplet %s is not a stack", ErrParameter, key, id))
-		default:
-			if p, _ := spec.Properties["parameters"].(map[string]any); p != nil {
-				if _, set := p[name]; set {
-					errs = append(errs, fmt.Errorf("%w: %s: the signed assembly sets parameter %s of %s itself; a flag does not replace it", ErrParameter, key, name, id))
-				}
-			}
-		}
+// Run deploys the assembly trust.Open verified, as Deploy does, under the
+// deploy section of the policy file it was verified with, if any
+// (WithPolicy). This is what 'assemble deploy' does.
+func Run(ctx context.Context, a *trust.Assembly, opts Options) (*Result, error) {
+	o, err := opts.WithPolicy(a.Trust())
+	if err != nil {
+		return &Result{SHA256: a.Digest().Hex()}, err
 	}
-	for _, key := range sortedKeys(m.Missing) {
-		ms := m.Missing[key]
-		id, _ := ms.Props["droplet"].(string)
-		param, _ := ms.Props["parameter"].(string)
-		if ms.Provider == "stack-parameter" && id != "" && param != "" {
-			if !targeted[id] {
-				continue
-			}
-			if _, ok := params[id+"."+param]; !ok {
-				errs = append(errs, dropletErr(id, ErrMissing, "stack parameter %s has no value: supply it with --parameter %s.%s=VALUE", param, id, param))
-			}
-			continue
-		}
-		errs = append(errs, fmt.Errorf("%w: %s (provider %s): the assembly was made without this information; make it again with it (for a CDK app: cdk synth with the context in cdk.context.json)", ErrMissing, key, ms.Provider))
+	return Deploy(ctx, FromAssembly(a), o)
+}
+
+// WithPolicy is o under the deploy section of t's policy file (none when
+// t or its policy file is nil): its staging-bucket unless o names one,
+// the capabilities either allows, its deployer-parameters unless o sets
+// Settable, and its require-approval unless o sets RequireApproval. A
+// require-approval deploy does not know fails with ErrApprovalLevel.
+func (o Options) WithPolicy(t *trust.Trust) (Options, error) {
+	if t == nil || t.PolicyFile == nil {
+		return o, nil
 	}
-	return errs
+	p := t.PolicyFile
+	if o.StagingBucket == "" {
+		o.StagingBucket = p.StagingBucket
+	}
+	o.Capabilities = append(slices.Clip(o.Capabilities), p.Capabilities...)
+	if o.Settable == nil {
+		o.Settable = p.DeployerParameters
+	}
+	if o.RequireApproval == "" && p.RequireApproval != "" {
+		a, err := ParseApproval(p.RequireApproval)
+		if err != nil {
+			return o, fmt.Errorf("the policy file's require-approval: %w", err)
+		}
+		o.RequireApproval = a
+	}
+	return o, nil
 }
 
 // Deploy verifies nothing itself: src is what a verification gave. It runs

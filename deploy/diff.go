@@ -78,7 +78,7 @@ type DropletDiff struct {
 
 // An ObjectChange is one S3 object a deploy would add or change (by its
 // signed content's SHA-256), or one under a directory's prefix that the
-// assembly does not hold (deploy leaves it).
+// assembly does not hold (deploy deletes it only with Options.Prune).
 type ObjectChange struct {
 	URL       string `json:"url"`
 	Action    string `json:"action"` // add, change, remove
@@ -447,27 +447,24 @@ func (r *runner) diffObjects(ctx context.Context, k objectKind, d *droplet, dd *
 			changed = true
 		}
 	}
-	if prefix := str(d.props, "keyPrefix"); prefix != "" && str(d.props, "objectKey") == "" {
-		bucket := str(d.props, "bucketName")
-		p := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
-		listed := 0
-		for p.HasMorePages() && listed < maxListed {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				if apiCode(err) == "NoSuchBucket" {
-					break
-				}
-				return fmt.Errorf("%w: s3:ListObjectsV2 s3://%s/%s: %s", ErrAWS, bucket, prefix, apiMessage(err))
-			}
-			for _, obj := range page.Contents {
-				listed++
-				if key := aws.ToString(obj.Key); !have[key] {
-					dd.Objects = append(dd.Objects, ObjectChange{URL: "s3://" + bucket + "/" + key, Action: review.Remove, Size: aws.ToInt64(obj.Size)})
-				}
-			}
+	if prefix, ok := dirPrefix(k, d); ok {
+		// The prefix is the droplet's (prune.go): objects under it that
+		// the assembly does not hold; deploy deletes them only with Prune.
+		extra, err := extraObjects(ctx, d, prefix, objs)
+		if err != nil {
+			return err
 		}
-		if listed >= maxListed {
-			dd.Notes = append(dd.Notes, fmt.Sprintf("only the first %d objects under s3://%s/%s were compared", maxListed, bucket, prefix))
+		for _, key := range extra {
+			dd.Objects = append(dd.Objects, ObjectChange{URL: "s3://" + objs[0].bucket + "/" + key, Action: review.Remove})
+		}
+		if len(extra) > 0 {
+			what := plural(len(extra), "object") + " under the prefix not in the assembly"
+			if r.opts.Prune {
+				changed = true
+				dd.Notes = append(dd.Notes, what+": deploy with prune deletes them")
+			} else {
+				dd.Notes = append(dd.Notes, what+": deploy leaves them (prune deletes them)")
+			}
 		}
 	}
 	switch {
@@ -477,9 +474,6 @@ func (r *runner) diffObjects(ctx context.Context, k objectKind, d *droplet, dd *
 		dd.State = StateChanged
 	default:
 		dd.State = StateUnchanged
-	}
-	if n := len(dd.Objects); n > 0 && !changed {
-		dd.Notes = append(dd.Notes, fmt.Sprintf("%d objects under the prefix are not in the assembly; deploy leaves them", n))
 	}
 	d.run.setAttrs(d.id, k.attrs(d))
 	return nil

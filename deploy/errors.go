@@ -16,10 +16,11 @@ var (
 	// ErrMissing: a manifest `missing` entry is not supplied.
 	ErrMissing = errcode.New("missing_information", "missing information not supplied",
 		"supply each value the assembly lists under missing with --parameter ID.NAME=VALUE")
-	// ErrParameter: a --parameter that names no stack droplet, a parameter
-	// the droplet already sets, or is malformed.
+	// ErrParameter: a --parameter that names no stack droplet, no
+	// parameter its template declares, one the signer did not leave open
+	// (missing, or the policy's deployer-parameters), or is malformed.
 	ErrParameter = errcode.New("bad_parameter", "bad parameter",
-		"write --parameter as DROPLET.NAME=VALUE, naming a value the assembly lists under missing")
+		"write --parameter as DROPLET.NAME=VALUE, naming a parameter the template declares and the assembly lists under missing (or the policy file names under deployer-parameters)")
 	// ErrUndeployable: a targeted droplet's type has no deployer.
 	ErrUndeployable = errcode.New("undeployable", "no deployer for the droplet's type",
 		"this tool has no deployer for the droplet's type: deploy it another way, or leave it out with --only")

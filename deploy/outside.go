@@ -99,7 +99,11 @@ func (r *runner) readOutside(ctx context.Context, ds []*droplet, targeted map[st
 		}
 		o.setProps(props)
 		if _, isStack := kind.(stackKind); !isStack {
-			diff, err := kind.status(ctx, o)
+			check := kind.status
+			if ok, isObject := kind.(objectKind); isObject {
+				check = ok.present // extra objects under a prefix do not matter here
+			}
+			diff, err := check(ctx, o)
 			if ab := (*absentError)(nil); errors.As(err, &ab) {
 				diff, err = []string{ab.what}, nil
 			}

@@ -277,7 +277,17 @@ func (k objectKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string
 	}
 	defer releaseAll(objs)
 	out, err := putAll(ctx, d, objs)
-	return out, k.attrs(d), err
+	if err != nil {
+		return "", nil, err
+	}
+	pruned, err := deployExtras(ctx, k, d, objs)
+	if err != nil {
+		return "", nil, err
+	}
+	if pruned && out == Unchanged {
+		out = Updated
+	}
+	return out, k.attrs(d), nil
 }
 
 func (k objectKind) plan(ctx context.Context, d *droplet) error {
@@ -290,6 +300,9 @@ func (k objectKind) plan(ctx context.Context, d *droplet) error {
 		return err
 	}
 	if len(d.unknown) == 0 {
+		if _, err := deployExtras(ctx, k, d, objs); err != nil {
+			return err
+		}
 		d.run.setAttrs(d.id, k.attrs(d))
 	}
 	return nil
@@ -302,6 +315,30 @@ func (k objectKind) status(ctx context.Context, d *droplet) ([]string, error) {
 	}
 	defer releaseAll(objs)
 	d.run.setAttrs(d.id, k.attrs(d))
+	diff, err := statusAll(ctx, d, objs)
+	if err != nil {
+		return nil, err
+	}
+	if prefix, ok := dirPrefix(k, d); ok {
+		extra, err := extraObjects(ctx, d, prefix, objs)
+		if err != nil {
+			return nil, err
+		}
+		if len(extra) > 0 {
+			diff = append(diff, extrasDiff(objs[0].bucket, prefix, extra))
+		}
+	}
+	return diff, nil
+}
+
+// present lists how the droplet's objects differ from the signed bytes
+// (extra objects aside): none when every one is there.
+func (k objectKind) present(ctx context.Context, d *droplet) ([]string, error) {
+	objs, err := k.objects(d)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(objs)
 	return statusAll(ctx, d, objs)
 }
 

@@ -103,12 +103,21 @@ type stackInput struct {
 	notify       []string
 	caps         []cfntypes.Capability
 	info         *templateInfo // what the template declares (nil when it cannot be read)
+	// open are the parameters the deployer may set (missing or Settable)
+	// and did not this time: not sent (kept on update), not compared
+	open []string
 }
 
-func (in *stackInput) cfnParams() []cfntypes.Parameter {
+func (in *stackInput) cfnParams(update bool) []cfntypes.Parameter {
 	var ps []cfntypes.Parameter
 	for _, k := range sortedKeys(in.params) {
 		ps = append(ps, cfntypes.Parameter{ParameterKey: aws.String(k), ParameterValue: aws.String(in.params[k])})
+	}
+	if update {
+		// open parameters not given this time keep the deployer's value
+		for _, k := range in.open {
+			ps = append(ps, cfntypes.Parameter{ParameterKey: aws.String(k), UsePreviousValue: aws.Bool(true)})
+		}
 	}
 	return ps
 }
@@ -152,6 +161,10 @@ func (stackKind) input(d *droplet) (*stackInput, error) {
 	if info, err := parseTemplate(in.body); err == nil {
 		in.info = info
 		in.params = effectiveParams(in.params, info)
+	}
+	in.open = openParams(r.src, d.id, r.opts)
+	for _, k := range in.open {
+		delete(in.params, k)
 	}
 	in.tags[TagSHA256] = r.src.SHA256
 	in.tags[TagDroplet] = d.id
@@ -355,7 +368,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 				policy = aws.String(string(in.policy))
 			}
 			out, err := c.CreateStack(ctx, &cloudformation.CreateStackInput{StackName: aws.String(in.name), TemplateBody: body, TemplateURL: url,
-				Parameters: in.cfnParams(), Tags: in.cfnTags(), Capabilities: in.caps, NotificationARNs: in.notify,
+				Parameters: in.cfnParams(false), Tags: in.cfnTags(), Capabilities: in.caps, NotificationARNs: in.notify,
 				StackPolicyBody: policy, EnableTerminationProtection: aws.Bool(in.protect), DisableRollback: noRollback(d)})
 			if err != nil {
 				return "", nil, stackCallError("CreateStack", in.name, err)
@@ -365,7 +378,7 @@ func (k stackKind) deploy(ctx context.Context, d *droplet) (Outcome, map[string]
 		} else {
 			d.progress("updating stack %s", in.name)
 			out, err := c.UpdateStack(ctx, &cloudformation.UpdateStackInput{StackName: s.StackId, TemplateBody: body, TemplateURL: url,
-				Parameters: in.cfnParams(), Tags: in.cfnTags(), Capabilities: in.caps, NotificationARNs: in.notify, DisableRollback: noRollback(d)})
+				Parameters: in.cfnParams(true), Tags: in.cfnTags(), Capabilities: in.caps, NotificationARNs: in.notify, DisableRollback: noRollback(d)})
 			if err != nil {
 				if strings.Contains(apiMessage(err), "No updates are to be performed") {
 					d.res.action("stack %s: no changes", in.name)
@@ -461,7 +474,7 @@ func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, 
 	body, url := in.template()
 	name := changeSetName(d.run.src.SHA256, d.run.opts.Plan)
 	out, err := c.CreateChangeSet(ctx, &cloudformation.CreateChangeSetInput{StackName: aws.String(in.name), ChangeSetName: aws.String(name),
-		ChangeSetType: typ, TemplateBody: body, TemplateURL: url, Parameters: in.cfnParams(), Tags: in.cfnTags(),
+		ChangeSetType: typ, TemplateBody: body, TemplateURL: url, Parameters: in.cfnParams(typ == cfntypes.ChangeSetTypeUpdate), Tags: in.cfnTags(),
 		Capabilities: in.caps, NotificationARNs: in.notify, Description: aws.String("assemble deploy of droplet " + d.id)})
 	if err != nil {
 		if strings.Contains(apiMessage(err), "No updates are to be performed") {

@@ -23,7 +23,7 @@ import (
 
 // PolicyKeys are the keys of a policy file, in the order help lists them.
 func PolicyKeys() []string {
-	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "require-approval", "targets"}
+	return []string{"keyrings", "untrusted-keyrings", "min-signers", "require-signers", "algorithms", "staging-bucket", "capabilities", "require-approval", "targets", "deployer-parameters"}
 }
 
 // A PolicyFile is what a policy file says; keyring paths are made
@@ -43,7 +43,11 @@ type PolicyFile struct {
 	// Targets are the assembly targets (stages) a deploy, status or destroy
 	// may choose; when the key is absent, any.
 	Targets []string
-	Has     map[string]bool
+	// DeployerParameters are deploy's too: the stack parameters
+	// (DROPLET.NAME) a deployer may set beyond the assembly's `missing`
+	// ones, over the signed value or the template's Default.
+	DeployerParameters []string
+	Has                map[string]bool
 }
 
 // bucketRE is an S3 bucket name.
@@ -171,6 +175,14 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 				return nil, at(v, "require-approval must be never, any-change or broadening")
 			}
 			p.RequireApproval = v.Value
+		case "deployer-parameters":
+			if p.DeployerParameters, err = strs(k, v); err == nil {
+				for j, dp := range p.DeployerParameters {
+					if id, name, ok := strings.Cut(dp, "."); !ok || id == "" || name == "" {
+						return nil, at(v.Content[j], "deployer-parameters: %q: name a stack parameter as DROPLET.NAME", dp)
+					}
+				}
+			}
 		case "targets":
 			if p.Targets, err = strs(k, v); err == nil {
 				for j, t := range p.Targets {

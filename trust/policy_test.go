@@ -86,6 +86,7 @@ func TestReadPolicyRefuses(t *testing.T) {
 		{"staging-bucket: My_Bucket\n", "staging-bucket must be an S3 bucket name", 1, 17},
 		{"staging-bucket: [a]\n", "staging-bucket must be an S3 bucket name", 1, 17},
 		{"capabilities: [IAM, ROOT]\n", `capabilities: "ROOT": use IAM, NAMED_IAM or AUTO_EXPAND`, 1, 21},
+		{"deployer-parameters: [Api.Mode, Mode]\n", `deployer-parameters: "Mode": name a stack parameter as DROPLET.NAME`, 1, 33},
 		{"targets: [dev, pro d]\n", `targets: "pro d" is not a target name`, 1, 16},
 		{"targets: dev\n", "targets must be a list", 1, 10},
 	} {
@@ -119,14 +120,14 @@ func TestReadPolicyRefusesLargeFile(t *testing.T) {
 // Deploy's keys: the staging bucket and the capabilities it may grant.
 func TestReadPolicyDeployKeys(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "policy.yaml")
-	if err := os.WriteFile(file, []byte("keyrings: [k]\nstaging-bucket: assets.example-1\ncapabilities: [IAM, CAPABILITY_AUTO_EXPAND]\n"), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte("keyrings: [k]\nstaging-bucket: assets.example-1\ncapabilities: [IAM, CAPABILITY_AUTO_EXPAND]\ndeployer-parameters: [Api.Mode]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p, err := ReadPolicy(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.StagingBucket != "assets.example-1" || strings.Join(p.Capabilities, ",") != "IAM,CAPABILITY_AUTO_EXPAND" {
+	if p.StagingBucket != "assets.example-1" || strings.Join(p.Capabilities, ",") != "IAM,CAPABILITY_AUTO_EXPAND" || strings.Join(p.DeployerParameters, ",") != "Api.Mode" {
 		t.Errorf("read %+v", p)
 	}
 }

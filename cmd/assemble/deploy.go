@@ -51,9 +51,14 @@ byte sent is read from the verified archive, never from disk.
                 CreateStack/UpdateStack (--method direct); a template over
                 51,200 bytes is staged in --staging-bucket first; IAM
                 capabilities only with --capabilities; skipped when it runs
-                this template and these parameters already
-   file         PutObject, skipped when the object holds the same bytes
-   directory    the same per file under keyPrefix, or one zip at objectKey
+                all the droplet signs already: template, every parameter
+                (template defaults too), tags, stack policy, termination
+                protection, notification ARNs, nested stacks' templates
+   file         PutObject, skipped when the object holds the signed bytes
+                (S3's SHA-256 checksum, else read back; never metadata)
+   directory    the same per file under keyPrefix, or one zip at objectKey;
+                the prefix is the droplet's: objects under it that the
+                assembly does not hold are named, and deleted with --prune
    docker-image the 'docker image save' archive pushed to pushTarget:tagName
                 (ECR through the ECR API, others through the Docker
                 credential store; plain HTTP to loopback registries only)
@@ -74,10 +79,13 @@ pushed, and the references known only after deploy. It leaves nothing.
 POLICY FILE: besides verify's keys (see 'assemble verify --help'), a
 --policy file may name the staging bucket and the capabilities deploy may
 grant (--staging-bucket names another bucket, --capabilities adds to them),
-and the targets deploy, status and destroy may choose (any when absent):
+the targets deploy, status and destroy may choose (any when absent), and the
+stack parameters a deployer may set with --parameter beyond the assembly's
+missing ones:
    staging-bucket: release-assets-eu-west-1
    capabilities: [IAM, AUTO_EXPAND]
    targets: [staging]
+   deployer-parameters: [Api.LogLevel]
 
 AWS is configured the standard way: profiles, SSO, the environment,
 AWS_ENDPOINT_URL. Credentials are never printed.
@@ -97,6 +105,7 @@ Examples:
 			&cli.BoolFlag{Name: "plan", Usage: "show what deploy would do, changing nothing"},
 			&cli.StringSliceFlag{Name: "parameter", Usage: "supply a stack parameter the assembly leaves `ID.NAME=VALUE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "only", Usage: "deploy only the droplet `ID` (repeatable); references to others are read from what is deployed"},
+			&cli.BoolFlag{Name: "prune", Usage: "delete the objects under a directory droplet's keyPrefix that the assembly does not hold"},
 			&cli.IntFlag{Name: "concurrency", Value: deploy.DefaultConcurrency, Usage: "deploy up to `N` independent droplets at once"},
 			&cli.StringFlag{Name: "method", Value: string(deploy.ChangeSet), Usage: "deploy stacks with a `change-set` or directly (direct)"},
 			&cli.StringFlag{Name: "staging-bucket", Usage: "S3 `BUCKET` that receives templates over 51,200 bytes"},
@@ -121,20 +130,18 @@ Examples:
 			if err != nil {
 				return err
 			}
+			a := vres.assembly
 			// The droplets' warning and error metadata were shown by the
 			// check, before anything deploys (the [metadata] findings).
-			if p := vres.trust; p != nil && p.PolicyFile != nil {
-				// The policy file's deploy keys: the flag names another
-				// staging bucket; capabilities are those either allows.
-				if opts.StagingBucket == "" {
-					opts.StagingBucket = p.PolicyFile.StagingBucket
-				}
-				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
-			}
 			if c.Bool("plan") && len(deploy.TargetPairs(src, opts.Target)) <= 1 {
-				// The plan is the diff (diff.go); a target over several
+				// The plan is the diff (diff.go), under the policy file's
+				// deploy section as the deploy is; a target over several
 				// account/region pairs is planned pair by pair below.
-				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: opts, ChangeSet: c.Bool("change-set")})
+				planOpts, err := opts.WithPolicy(a.Trust())
+				if err != nil {
+					return err
+				}
+				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: planOpts, ChangeSet: c.Bool("change-set")})
 			}
 			if opts.RequireApproval, err = approvalLevel(c, vres); err != nil {
 				return err
@@ -145,11 +152,11 @@ Examples:
 				return err
 			}
 			defer closeEvents()
-			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
+			out := deployJSON{File: name, SHA256: a.Digest().Hex(), Authenticated: vres.Authenticated, Signer: vres.Signer}
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			res, err := deploy.Deploy(c.Context, src, opts)
+			res, err := deploy.Run(c.Context, a, opts)
 			out.fill(res)
 			if werr := writeStackOutputs(c, name, res); werr != nil && err == nil {
 				err = werr
@@ -189,6 +196,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		Capabilities:  c.StringSlice("capabilities"),
 		Force:         c.Bool("force"),
 		Plan:          c.Bool("plan"),
+		Prune:         c.Bool("prune"),
 		Adopt:         c.StringSlice("adopt"),
 		NoExecute:     c.Bool("no-execute"),
 		NoRollback:    c.Bool("no-rollback"),
@@ -219,7 +227,8 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 
 // openDeploySource verifies the command's one ASSEMBLY argument as verify
 // does (the one place deploy and status open it) and returns its name and
-// what deploy reads; vres is to be closed, after an error too.
+// what deploy reads (vres.assembly is the verified handle deploy.Run
+// takes); vres is to be closed, after an error too.
 func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, error) {
 	none := &verifyResult{close: func() {}}
 	if c.NArg() != 1 {
@@ -236,7 +245,7 @@ func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, er
 		}
 		return res.File, nil, res, withResult(err, res.failure())
 	}
-	return res.File, deploy.FromTrust(res.trusted), res, nil
+	return res.File, deploy.FromAssembly(res.assembly), res, nil
 }
 
 // deployJSON is what deploy prints with --json (docs/json/deploy.json).
@@ -507,8 +516,13 @@ Examples:
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			st, err := deploy.Status(c.Context, src, deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
-				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")})
+			so := deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
+				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")}
+			if p := vres.trust; p != nil && p.PolicyFile != nil {
+				// parameters the policy lets deployers set are not compared
+				so.Settable = p.PolicyFile.DeployerParameters
+			}
+			st, err := deploy.Status(c.Context, src, so)
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
 			if err != nil && !errors.Is(err, deploy.ErrDiffers) {
 				return withResult(deployError(onFile("status", name, err)), out)
@@ -535,7 +549,7 @@ Examples:
 				printStatus(c, p, "   ")
 			}
 			if err != nil {
-				return withHint(onFile("status", name, err), "deploy it again with 'assemble deploy' to make what runs match what was signed")
+				return onFile("status", name, err)
 			}
 			where := "account " + st.Account
 			if st.Target != "" {
@@ -585,7 +599,7 @@ type statusJSON struct {
 // --allow-unsigned, the command's own, then --strict, --json, -q and
 // --progress. extract's are the same ("extract").
 func assemblyFlags(act string, own ...cli.Flag) []cli.Flag {
-	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"}, digestFlag, timeoutFlag)
+	fs := append(trustFlags(), &cli.BoolFlag{Name: "allow-unsigned", Usage: act + " an unsigned assembly after checking structure and manifest (authenticates nothing)"}, digestFlag, timeoutFlag())
 	if act != "extract" {
 		fs = append(fs, targetFlags()...)
 	}

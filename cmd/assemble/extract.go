@@ -44,7 +44,7 @@ Example:
    assemble extract --keyring release.pub.asc -d out app.cloud
    assemble extract --keyring release.pub.asc --cdk-out cdk.out app.cloud`,
 		Flags: append(trustFlags(),
-			digestFlag, timeoutFlag,
+			digestFlag, timeoutFlag(),
 			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Usage: "write the files under `DIR`"},
 			&cli.StringFlag{Name: "cdk-out", Usage: "write the CDK cloud assembly the assembly was built from to `DIR` (for cdk deploy --app DIR)"},
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "extract an unsigned assembly after checking structure and manifest (authenticates nothing)"},

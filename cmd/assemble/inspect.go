@@ -35,7 +35,7 @@ func inspectCmd() *cli.Command {
 			&cli.StringFlag{Name: "query", Usage: "print the part of manifest.json the gjson `PATH` selects"},
 			strictFlag,
 			noWarnUnverifiedFlag,
-			digestFlag, timeoutFlag,
+			digestFlag, timeoutFlag(),
 		},
 		Action: runInspect,
 	}

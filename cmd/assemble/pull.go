@@ -30,7 +30,7 @@ Examples:
    assemble pull --keyring release.pub.asc --digest sha256:9f86d0... -o app.cloud s3://releases/app/1.4.0.cloud`,
 		Flags: append(trustFlags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the verified assembly to `FILE` (- for standard output)"},
-			digestFlag, timeoutFlag,
+			digestFlag, timeoutFlag(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "accept an unsigned assembly after checking structure and manifest (authenticates nothing)"},
 			jsonFlag,
 			strictFlag,

@@ -41,7 +41,7 @@ Examples:
    assemble push --policy release-policy.yaml app.cloud s3://releases/app/1.4.0.cloud`,
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "push an unsigned assembly after checking structure and manifest (authenticates nothing)"},
-			digestFlag, timeoutFlag,
+			digestFlag, timeoutFlag(),
 			jsonFlag,
 			strictFlag,
 			quietFlag,
