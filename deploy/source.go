@@ -131,5 +131,11 @@ func FromAssembly(a *trust.Assembly) *Source {
 	for _, name := range s.names {
 		s.sizes[name], _ = a.Size(name)
 	}
+	// The policy file that verified it may restrict the targets.
+	if r := a.Result(); r != nil && r.PolicyFile != nil {
+		s.policy = r.PolicyFile
+	} else if t := a.Trust(); t != nil {
+		s.policy = t.PolicyFile
+	}
 	return s
 }
