@@ -2,7 +2,9 @@ package assembly
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,7 +66,7 @@ var (
 func ValidTargetName(name string) bool { return targetNameRE.MatchString(name) }
 
 // TargetNames returns the manifest's target names, sorted.
-func (m *Manifest) TargetNames() []string { return sortedKeys(m.Targets) }
+func (m *Manifest) TargetNames() []string { return slices.Sorted(maps.Keys(m.Targets)) }
 
 // TargetEnvironments resolves one droplet's environment under a target:
 // a droplet that names its own account and region keeps it; one that is
@@ -106,7 +108,7 @@ func (c *checker) targets(m *Manifest) {
 			c.add(ruleTarget, TargetDroplet, "", nil, "a droplet is called %q, the name ${target.NAME} references use in an assembly with targets: rename the droplet", TargetDroplet)
 		}
 	}
-	for _, name := range sortedKeys(m.Targets) {
+	for _, name := range slices.Sorted(maps.Keys(m.Targets)) {
 		t, field := m.Targets[name], "targets."+name
 		switch {
 		case !ValidTargetName(name):
@@ -135,12 +137,12 @@ func (c *checker) targets(m *Manifest) {
 			}
 			seen[e] = true
 		}
-		for _, k := range sortedKeys(t.Values) {
+		for _, k := range slices.Sorted(maps.Keys(t.Values)) {
 			if !targetValueRE.MatchString(k) {
 				c.add(ruleTarget, "", field+".values."+k, nil, "value name %q must match ^[A-Za-z0-9_-]{1,128}$", k)
 			}
 		}
-		for _, k := range sortedKeys(t.Tags) {
+		for _, k := range slices.Sorted(maps.Keys(t.Tags)) {
 			if k == "" || len(k) > 128 || len(t.Tags[k]) > 256 {
 				c.add(ruleTarget, "", field+".tags."+k, nil, "a tag key is 1 to 128 characters, its value at most 256")
 			}
@@ -160,7 +162,7 @@ func (c *checker) targetReference(m *Manifest, id, field string, r PropertyRefer
 	}
 	var lacking []string
 	var have []string
-	for _, name := range sortedKeys(m.Targets) {
+	for _, name := range slices.Sorted(maps.Keys(m.Targets)) {
 		t := m.Targets[name]
 		if t == nil {
 			continue

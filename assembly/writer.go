@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -193,7 +195,7 @@ func (w *Writer) AddOpener(name string, size int64, open func() (io.ReadCloser, 
 func (w *Writer) Has(name string) bool { return w.names[name] }
 
 // Names lists the entries added so far, sorted.
-func (w *Writer) Names() []string { return sortedKeys(w.names) }
+func (w *Writer) Names() []string { return slices.Sorted(maps.Keys(w.names)) }
 
 // WriteFile writes the archive to path through the project's one output
 // writer (see internal/output): to a temporary file renamed over path only

@@ -1,14 +1,19 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/cloud-assembly/assemble/deploy/review"
 )
@@ -95,6 +100,7 @@ func TestDiffStacksAndObjects(t *testing.T) {
 	if w := writes(c); len(w) > 0 {
 		t.Errorf("diff made write calls: %v", w)
 	}
+	validDiffDroplets(t, res)
 	state := map[string]*DropletDiff{}
 	for _, d := range res.Droplets {
 		state[d.ID] = d
@@ -217,8 +223,46 @@ func TestDiffSecurity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	validDiffDroplets(t, res)
 	sec := res.Droplets[0].Stack.Security
 	if res.Broadened != 1 || len(sec) != 1 || sec[0].Principal != "*" || sec[0].Kind != review.KindTrust {
 		t.Errorf("security: %d broadened, %+v", res.Broadened, sec)
+	}
+}
+
+// validDiffDroplets checks each droplet of a diff against
+// docs/json/diff.json's droplet schema (what --json prints of it).
+func validDiffDroplets(t *testing.T, res *DiffResult) {
+	t.Helper()
+	dir := filepath.Join("..", "docs", "json")
+	c := jsonschema.NewCompiler()
+	names, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, p := range names {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AddResource("https://github.com/cloud-assembly/assemble/docs/json/"+filepath.Base(p), doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sch, err := c.Compile("https://github.com/cloud-assembly/assemble/docs/json/diff.json#/$defs/droplet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Droplets {
+		b, _ := json.Marshal(d)
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("droplet %s: %v\n%s", d.ID, err, b)
+		}
 	}
 }

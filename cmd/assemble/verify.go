@@ -120,6 +120,7 @@ type verifyResult struct {
 	reader   *assembly.Reader  // the assembly, open until close
 	verified *signing.Verified // reads through reader; nil when unsigned
 	trusted  *trust.Result     // what trust.Verify gave, when it succeeded
+	assembly *trust.Assembly   // the verified handle, when it succeeded
 	trust    *trust.Trust      // the keys and policy it verified with (nil: none given)
 	source   io.ReaderAt       // what it was read from (a *remote.Object for a location)
 	close    func()            // stops the digest and closes the file
@@ -235,12 +236,25 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 	res.trust = tr
 	res.source = f
 	prog := newProgress(c, "verifying "+name)
-	v, err := trust.VerifyTo(c.Context, name, f, size, w, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want})
+	a, err := trust.NewAssembly(c.Context, name, f, size, tr, &trust.OpenOptions{InsecureAllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want})
 	prog.Done()
-	if err != nil && v.SHA256 != "" {
-		// Verified, then the writing failed.
-		return res, err
+	v := &trust.Result{}
+	var ve *trust.VerifyError
+	switch {
+	case err == nil:
+		v = a.Result()
+		if w != nil {
+			// The verified bytes, checked again as they pass.
+			if _, err := a.WriteTo(w); err != nil {
+				return res, err
+			}
+		}
+	case errors.As(err, &ve) && ve.Result != nil:
+		v, err = ve.Result, ve.Err
+	case errors.As(err, &ve):
+		err = ve.Err
 	}
+	res.assembly = a
 	res.reader, res.verified, res.Signed = v.Reader, v.Verified, v.Signed
 	if v.Report != nil {
 		showFindings(c, name, v.Report)
