@@ -127,7 +127,7 @@ func (s *Source) filesUnder(dir string) []string {
 func FromAssembly(a *trust.Assembly) *Source {
 	rep := a.Report()
 	s := &Source{SHA256: a.Digest().Hex(), Authenticated: a.Authenticated(), manifest: a.Manifest(), graph: rep.Graph, order: rep.Order,
-		open: a.Open, names: a.Files(), sizes: map[string]int64{}}
+		open: a.Open, names: a.Files(), sizes: map[string]int64{}, policy: a.Result().PolicyFile}
 	for _, name := range s.names {
 		s.sizes[name], _ = a.Size(name)
 	}
