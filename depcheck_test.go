@@ -20,7 +20,8 @@ func TestImportDirection(t *testing.T) {
 		"signing":  {"packager", "trust", "deploy", "remote", "cmd"},
 		"packager": {"signing", "trust", "deploy", "remote", "cmd"},
 		"internal": {"droplets", "assembly", "packager", "signing", "trust", "deploy", "remote", "provenance", "cmd"},
-		"trust":    {"packager", "deploy", "remote", "cmd"},
+		// trust opens what a name or location names (Open), and verifies it.
+		"trust": {"packager", "deploy", "cmd"},
 		// remote gives bytes (an io.ReaderAt and its size) and takes none
 		// of the decisions about them.
 		"remote": {"droplets", "assembly", "packager", "signing", "trust", "deploy", "provenance", "cmd"},

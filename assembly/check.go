@@ -3,6 +3,8 @@ package assembly
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -163,7 +165,7 @@ func (s *FileSet) size(name string) int64 {
 // HasDir reports whether at least one file lies under the folder name.
 func (s *FileSet) HasDir(name string) bool {
 	if s.sorted == nil {
-		s.sorted = sortedKeys(s.sizes)
+		s.sorted = slices.Sorted(maps.Keys(s.sizes))
 	}
 	prefix := name + "/"
 	i := sort.SearchStrings(s.sorted, prefix)

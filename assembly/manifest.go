@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -196,20 +198,11 @@ func (f *fields) str(key string, required bool) string {
 
 // done reports the keys nobody asked for: the spec defines no such field.
 func (f *fields) done() {
-	for _, k := range sortedKeys(f.obj) {
+	for _, k := range slices.Sorted(maps.Keys(f.obj)) {
 		if !f.seen[k] {
 			f.p.c.add(ruleUnknownKey, f.droplet, f.sub(k), nil, "unknown key: the spec defines no such field")
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func (p *parser) manifest(v any) *Manifest {
@@ -250,7 +243,7 @@ func (p *parser) droplets(v any) map[string]*Droplet {
 		return nil
 	}
 	out := make(map[string]*Droplet, len(drops.obj))
-	for _, id := range sortedKeys(drops.obj) {
+	for _, id := range slices.Sorted(maps.Keys(drops.obj)) {
 		if d := p.droplet(id, drops.obj[id]); d != nil {
 			out[id] = d
 		}
@@ -264,7 +257,7 @@ func (p *parser) missing(v any) map[string]*Missing {
 		return nil
 	}
 	out := make(map[string]*Missing, len(mo.obj))
-	for _, key := range sortedKeys(mo.obj) {
+	for _, key := range slices.Sorted(maps.Keys(mo.obj)) {
 		e := p.object("", mo.sub(key), mo.obj[key])
 		if e == nil {
 			continue
@@ -296,7 +289,7 @@ func (p *parser) targets(v any) map[string]*Target {
 		return nil
 	}
 	out := make(map[string]*Target, len(to.obj))
-	for _, name := range sortedKeys(to.obj) {
+	for _, name := range slices.Sorted(maps.Keys(to.obj)) {
 		e := p.object("", to.sub(name), to.obj[name])
 		if e == nil {
 			continue
@@ -338,7 +331,7 @@ func (p *parser) strings(f *fields, key string) map[string]string {
 		return nil
 	}
 	out := make(map[string]string, len(o.obj))
-	for _, k := range sortedKeys(o.obj) {
+	for _, k := range slices.Sorted(maps.Keys(o.obj)) {
 		s, isStr := o.obj[k].(string)
 		if !isStr {
 			p.fail(ruleSchema, "", o.sub(k), "want a string, got %s", typeName(o.obj[k]))
@@ -371,7 +364,7 @@ func (p *parser) droplet(id string, v any) *Droplet {
 	if mv, ok := f.value("metadata", false); ok {
 		if mo := p.object(id, "metadata", mv); mo != nil {
 			d.Metadata = make(map[string]*Metadata, len(mo.obj))
-			for _, key := range sortedKeys(mo.obj) {
+			for _, key := range slices.Sorted(maps.Keys(mo.obj)) {
 				e := p.object(id, mo.sub(key), mo.obj[key])
 				if e == nil {
 					continue

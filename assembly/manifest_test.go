@@ -3,7 +3,9 @@ package assembly
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -182,7 +184,7 @@ func TestParseEnvironment(t *testing.T) {
 		"aws://unknown-account/unknown-region":  {Protocol: "aws", Path: "unknown-account/unknown-region", Account: UnknownAccount, Region: UnknownRegion},
 		"gcp://my-project/europe-west1":         {Protocol: "gcp", Path: "my-project/europe-west1"},
 	}
-	for _, in := range sortedKeys(good) {
+	for _, in := range slices.Sorted(maps.Keys(good)) {
 		got, err := ParseEnvironment(in)
 		if err != nil || got != good[in] {
 			t.Errorf("%s: got %+v, %v", in, got, err)
@@ -241,7 +243,7 @@ func TestParseString(t *testing.T) {
 		`${A.b..c}`:   `not a valid attribute name`,
 		`ok ${A.b} \`: "at byte 10: lone backslash",
 	}
-	for _, in := range sortedKeys(bad) {
+	for _, in := range slices.Sorted(maps.Keys(bad)) {
 		_, err := ParseString(in)
 		if !errors.Is(err, ErrReference) || !strings.Contains(err.Error(), bad[in]) {
 			t.Errorf("%q: got %v, want %q", in, err, bad[in])

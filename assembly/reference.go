@@ -2,7 +2,9 @@ package assembly
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -148,7 +150,7 @@ func ScanProperties(props map[string]any) ([]PropertyReference, error) {
 				}
 			}
 		case map[string]any:
-			for _, k := range sortedKeys(v) {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				if err := walk(joinField(field, k), v[k]); err != nil {
 					return err
 				}
@@ -162,7 +164,7 @@ func ScanProperties(props map[string]any) ([]PropertyReference, error) {
 		}
 		return nil
 	}
-	for _, k := range sortedKeys(props) {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		if err := walk(k, props[k]); err != nil {
 			return nil, err
 		}

@@ -1,7 +1,9 @@
 package assembly
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,7 +80,7 @@ func isStack(typ string) bool {
 // it knows the caller's).
 func (c *checker) stacks(m *Manifest) {
 	names := StackNames(m)
-	for _, id := range sortedKeys(names) {
+	for _, id := range slices.Sorted(maps.Keys(names)) {
 		if name := names[id]; name != "" && !ValidStackName(name) { // "" is a property-type finding
 			c.add(ruleStackName, id, "properties.stackName", nil, "stack name %q is not one CloudFormation accepts: a letter, then letters, digits and hyphens (-), at most 128 characters", name)
 		}

@@ -2,7 +2,9 @@ package assembly
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,34 +66,52 @@ var (
 func ValidTargetName(name string) bool { return targetNameRE.MatchString(name) }
 
 // TargetNames returns the manifest's target names, sorted.
-func (m *Manifest) TargetNames() []string { return sortedKeys(m.Targets) }
+func (m *Manifest) TargetNames() []string { return slices.Sorted(maps.Keys(m.Targets)) }
 
 // TargetEnvironments resolves one droplet's environment under a target:
 // a droplet that names its own account and region keeps it; one that is
 // environment-agnostic (aws://unknown-account/unknown-region, or either
 // part unknown) takes each of the target's environments, filling in only
-// the unknown parts. With no target (t nil) it is the droplet's own.
+// the unknown parts (PairEnvironment). With no target (t nil) it is the
+// droplet's own.
 func TargetEnvironments(d *Droplet, t *Target) []string {
-	env, err := ParseEnvironment(d.Environment)
-	if t == nil || err != nil || env.Protocol != "aws" || !env.Agnostic() {
+	if t == nil || !TakesTarget(d) {
 		return []string{d.Environment}
 	}
 	out := make([]string, 0, len(t.Environments))
 	for _, te := range t.Environments {
-		tenv, err := ParseEnvironment(te)
-		if err != nil {
-			continue
-		}
-		acct, region := env.Account, env.Region
-		if acct == UnknownAccount {
-			acct = tenv.Account
-		}
-		if region == UnknownRegion {
-			region = tenv.Region
-		}
-		out = append(out, "aws://"+acct+"/"+region)
+		out = append(out, PairEnvironment(d, te))
 	}
 	return out
+}
+
+// PairEnvironment is the one rule for a droplet's environment under one
+// account/region pair of a target (aws://ACCOUNT/REGION): the pair fills
+// in the account and the region the droplet leaves unknown; a droplet that
+// names both keeps its own, and so does any when pair is "" or malformed.
+func PairEnvironment(d *Droplet, pair string) string {
+	env, err := ParseEnvironment(d.Environment)
+	if err != nil || env.Protocol != "aws" || !env.Agnostic() {
+		return d.Environment
+	}
+	pe, err := ParseEnvironment(pair)
+	if pair == "" || err != nil || pe.Protocol != "aws" {
+		return d.Environment
+	}
+	if env.Account == UnknownAccount {
+		env.Account = pe.Account
+	}
+	if env.Region == UnknownRegion {
+		env.Region = pe.Region
+	}
+	return "aws://" + env.Account + "/" + env.Region
+}
+
+// TakesTarget reports whether the droplet's environment leaves its
+// account or region to the target (it deploys once per pair).
+func TakesTarget(d *Droplet) bool {
+	env, err := ParseEnvironment(d.Environment)
+	return err == nil && env.Protocol == "aws" && env.Agnostic()
 }
 
 // targets checks the manifest's targets: names, environments (aws://, a
@@ -106,7 +126,7 @@ func (c *checker) targets(m *Manifest) {
 			c.add(ruleTarget, TargetDroplet, "", nil, "a droplet is called %q, the name ${target.NAME} references use in an assembly with targets: rename the droplet", TargetDroplet)
 		}
 	}
-	for _, name := range sortedKeys(m.Targets) {
+	for _, name := range slices.Sorted(maps.Keys(m.Targets)) {
 		t, field := m.Targets[name], "targets."+name
 		switch {
 		case !ValidTargetName(name):
@@ -135,12 +155,12 @@ func (c *checker) targets(m *Manifest) {
 			}
 			seen[e] = true
 		}
-		for _, k := range sortedKeys(t.Values) {
+		for _, k := range slices.Sorted(maps.Keys(t.Values)) {
 			if !targetValueRE.MatchString(k) {
 				c.add(ruleTarget, "", field+".values."+k, nil, "value name %q must match ^[A-Za-z0-9_-]{1,128}$", k)
 			}
 		}
-		for _, k := range sortedKeys(t.Tags) {
+		for _, k := range slices.Sorted(maps.Keys(t.Tags)) {
 			if k == "" || len(k) > 128 || len(t.Tags[k]) > 256 {
 				c.add(ruleTarget, "", field+".tags."+k, nil, "a tag key is 1 to 128 characters, its value at most 256")
 			}
@@ -160,7 +180,7 @@ func (c *checker) targetReference(m *Manifest, id, field string, r PropertyRefer
 	}
 	var lacking []string
 	var have []string
-	for _, name := range sortedKeys(m.Targets) {
+	for _, name := range slices.Sorted(maps.Keys(m.Targets)) {
 		t := m.Targets[name]
 		if t == nil {
 			continue

@@ -3,6 +3,8 @@ package assembly
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,7 +54,7 @@ func (c *checker) validate(m *Manifest, files *FileSet, rep *Report) {
 	}
 	c.targets(m)
 	c.stacks(m)
-	for _, key := range sortedKeys(m.Missing) {
+	for _, key := range slices.Sorted(maps.Keys(m.Missing)) {
 		ms, field := m.Missing[key], "missing."+key
 		switch {
 		case ms == nil:
@@ -104,7 +106,7 @@ func (c *checker) environment(id string, d *Droplet) {
 // metadata checks the entries and turns warning and error messages into
 // notes.
 func (c *checker) metadata(id string, d *Droplet) {
-	for _, key := range sortedKeys(d.Metadata) {
+	for _, key := range slices.Sorted(maps.Keys(d.Metadata)) {
 		md := d.Metadata[key]
 		field := "metadata." + key
 		switch {

@@ -10,9 +10,11 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -220,7 +222,7 @@ func (w *Writer) SetTrailer(name string, make func(sums map[string][sha256.Size]
 func (w *Writer) Has(name string) bool { return w.names[name] }
 
 // Names lists the entries added so far, sorted.
-func (w *Writer) Names() []string { return sortedKeys(w.names) }
+func (w *Writer) Names() []string { return slices.Sorted(maps.Keys(w.names)) }
 
 // WriteFile writes the archive to path through the project's one output
 // writer (see internal/output): to a temporary file renamed over path only

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +56,7 @@ func testTree(t *testing.T, dir string) map[string][]byte {
 func buildTree(t *testing.T, dir string, files map[string][]byte, opts WriterOptions) []byte {
 	t.Helper()
 	w := NewWriter(opts)
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if err := w.AddFile(name, filepath.Join(dir, filepath.FromSlash(name))); err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +107,7 @@ func TestWriterRoundTrip(t *testing.T) {
 			t.Errorf("%s: content differs (%d bytes, want %d)", f.Name(), len(got), len(files[f.Name()]))
 		}
 	}
-	want := sortedKeys(files)
+	want := slices.Sorted(maps.Keys(files))
 	if strings.Join(names, "\n") != strings.Join(want, "\n") {
 		t.Errorf("entries:\n%s\nwant sorted:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
 	}
@@ -124,7 +126,7 @@ func TestWriterReproducible(t *testing.T) {
 	files := testTree(t, dir)
 	first := buildTree(t, dir, files, WriterOptions{Workers: 1})
 	// New modification times and more workers change nothing.
-	for i, name := range sortedKeys(files) {
+	for i, name := range slices.Sorted(maps.Keys(files)) {
 		when := time.Now().Add(time.Duration(i) * time.Hour)
 		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(name)), when, when); err != nil {
 			t.Fatal(err)
@@ -271,7 +273,7 @@ func TestWriterCancel(t *testing.T) {
 	dir := t.TempDir()
 	files := testTree(t, dir)
 	w := NewWriter(WriterOptions{})
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		w.AddFile(name, filepath.Join(dir, filepath.FromSlash(name)))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -352,7 +354,7 @@ func TestWriterDestinationError(t *testing.T) {
 	dir := t.TempDir()
 	files := testTree(t, dir)
 	w := NewWriter(WriterOptions{})
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		w.AddFile(name, filepath.Join(dir, filepath.FromSlash(name)))
 	}
 	if _, err := w.WriteTo(context.Background(), &failingWriter{left: 100000}); err == nil || !strings.Contains(err.Error(), "disk full") {

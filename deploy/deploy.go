@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 // Method is how stacks are deployed.
@@ -568,6 +570,44 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 		}
 	}
 	return r, ds, nil
+}
+
+// Run deploys the assembly trust.Open verified, as Deploy does, under the
+// deploy section of the policy file it was verified with, if any
+// (WithPolicy). This is what 'assemble deploy' does.
+func Run(ctx context.Context, a *trust.Assembly, opts Options) (*Result, error) {
+	o, err := opts.WithPolicy(a.Trust())
+	if err != nil {
+		return &Result{SHA256: a.Digest().Hex()}, err
+	}
+	return Deploy(ctx, FromAssembly(a), o)
+}
+
+// WithPolicy is o under the deploy section of t's policy file (none when
+// t or its policy file is nil): its staging-bucket unless o names one,
+// the capabilities either allows, its deployer-parameters unless o sets
+// Settable, and its require-approval unless o sets RequireApproval. A
+// require-approval deploy does not know fails with ErrApprovalLevel.
+func (o Options) WithPolicy(t *trust.Trust) (Options, error) {
+	if t == nil || t.PolicyFile == nil {
+		return o, nil
+	}
+	p := t.PolicyFile
+	if o.StagingBucket == "" {
+		o.StagingBucket = p.StagingBucket
+	}
+	o.Capabilities = append(slices.Clip(o.Capabilities), p.Capabilities...)
+	if o.Settable == nil {
+		o.Settable = p.DeployerParameters
+	}
+	if o.RequireApproval == "" && p.RequireApproval != "" {
+		a, err := ParseApproval(p.RequireApproval)
+		if err != nil {
+			return o, fmt.Errorf("the policy file's require-approval: %w", err)
+		}
+		o.RequireApproval = a
+	}
+	return o, nil
 }
 
 // Deploy verifies nothing itself: src is what a verification gave. It runs

@@ -2,7 +2,9 @@
 // droplets to AWS, in dependency order, from the verified bytes only, and
 // tells whether what is deployed matches the assembly (Status).
 //
-// A Source is made only from a verification's outcome: FromVerified (a
+// Run deploys what trust.Open verified (a *trust.Assembly) under its
+// policy file's deploy section, as 'assemble deploy' does. A Source is
+// made only from a verification's outcome: FromAssembly, FromVerified (a
 // *signing.Verified), or FromTrust (trust.Verify's result, which may be an
 // unsigned assembly its caller allowed and trust.Verify checked); nothing
 // in it reads a file on disk. Deploy then runs every check before anything that

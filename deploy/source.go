@@ -119,3 +119,23 @@ func (s *Source) filesUnder(dir string) []string {
 	}
 	return out
 }
+
+// FromAssembly is the Source of an assembly trust.Open verified: every
+// byte deploy sends is read through a.Open, checked against the signed
+// attestation (for an assembly accepted unsigned, its CRC-32) as it is
+// read.
+func FromAssembly(a *trust.Assembly) *Source {
+	rep := a.Report()
+	s := &Source{SHA256: a.Digest().Hex(), Authenticated: a.Authenticated(), manifest: a.Manifest(), graph: rep.Graph, order: rep.Order,
+		open: a.Open, names: a.Files(), sizes: map[string]int64{}, policy: a.Result().PolicyFile}
+	for _, name := range s.names {
+		s.sizes[name], _ = a.Size(name)
+	}
+	// The policy file that verified it may restrict the targets.
+	if r := a.Result(); r != nil && r.PolicyFile != nil {
+		s.policy = r.PolicyFile
+	} else if t := a.Trust(); t != nil {
+		s.policy = t.PolicyFile
+	}
+	return s
+}

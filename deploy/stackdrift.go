@@ -307,6 +307,22 @@ func settled(ctx context.Context, d *droplet, c *cloudformation.Client, s *cfnty
 	if err != nil {
 		return "", nil, err
 	}
+	// CloudFormation made no update: what the change set (or update) was
+	// to put back (tags, notification ARNs) must then be as signed, or
+	// the droplet is not deployed, whatever the outcome would say.
+	now, err := describeStack(ctx, c, aws.ToString(s.StackId))
+	if err != nil {
+		return "", nil, err
+	}
+	if now != nil {
+		drift, err := stackDrift(ctx, d, c, now, in)
+		if err != nil {
+			return "", nil, err
+		}
+		if len(drift) > 0 {
+			return "", nil, fmt.Errorf("%w: stack %s: CloudFormation made no update, and it still differs from the droplet: %s", ErrStackFailed, in.name, strings.Join(drift, "; "))
+		}
+	}
 	if changed {
 		return Updated, stackAttrs(s), nil
 	}

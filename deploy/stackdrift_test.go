@@ -291,3 +291,30 @@ func TestSettingsStepFailureFailsTheDroplet(t *testing.T) {
 		})
 	}
 }
+
+// When CloudFormation makes no update although something signed differs
+// (moto 5.2.1 answers "No updates are to be performed" to an UpdateStack
+// whose template and parameters are unchanged, though its tags are not),
+// deploy fails the droplet naming what still differs, never "unchanged".
+func TestNoUpdateWithDriftIsNotUnchanged(t *testing.T) {
+	cfg := awsConfig(t)
+	name := "noupdate-" + uniq()
+	d := stack("S", env, name, "stack.yaml", nil)
+	d["properties"].(map[string]any)["tags"] = map[string]any{"team": "core"}
+	src := signedSource(t, manifest(map[string]any{"S": d}), files{"stack.yaml": defaultsTemplate})
+	o := opts(cfg, nil)
+	o.Method = Direct
+	if _, err := Deploy(context.Background(), src, o); err != nil {
+		t.Fatal(err)
+	}
+	c := cloudformation.NewFromConfig(cfg)
+	if _, err := c.UpdateStack(context.Background(), &cloudformation.UpdateStackInput{StackName: aws.String(name), UsePreviousTemplate: aws.Bool(true),
+		Tags: []cfntypes.Tag{{Key: aws.String("team"), Value: aws.String("other")}, {Key: aws.String(TagDroplet), Value: aws.String("S")}}}); err != nil {
+		t.Fatal(err)
+	}
+	statusSays(t, src, cfg, "S", `tag team is "other", want "core"`)
+	res, err := Deploy(context.Background(), src, o)
+	if res.Droplet("S").Outcome == Unchanged || !errors.Is(err, ErrStackFailed) || !strings.Contains(err.Error(), `it still differs from the droplet: tag team is "other", want "core"`) {
+		t.Fatalf("deploy: %v %+v", err, res.Droplet("S"))
+	}
+}

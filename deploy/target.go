@@ -44,22 +44,7 @@ func (sc *scope) role() string {
 // environment is a droplet's environment in the scope: the pair fills in
 // the account and region the droplet leaves unknown.
 func (sc *scope) environment(spec *assembly.Droplet) (assembly.Environment, error) {
-	env, err := assembly.ParseEnvironment(spec.Environment)
-	if err != nil || env.Protocol != "aws" || sc.pair == "" || !env.Agnostic() {
-		return env, err
-	}
-	pe, err := assembly.ParseEnvironment(sc.pair)
-	if err != nil {
-		return env, err
-	}
-	if env.Account == assembly.UnknownAccount {
-		env.Account = pe.Account
-	}
-	if env.Region == assembly.UnknownRegion {
-		env.Region = pe.Region
-	}
-	env.Path = env.Account + "/" + env.Region
-	return env, nil
+	return assembly.ParseEnvironment(assembly.PairEnvironment(spec, sc.pair))
 }
 
 // place fills in the caller's account and the configured region where the
@@ -144,10 +129,7 @@ func targetPairs(m *assembly.Manifest, t *assembly.Target) []string {
 }
 
 // agnostic reports whether the droplet takes the target's environment.
-func agnostic(d *assembly.Droplet) bool {
-	env, err := assembly.ParseEnvironment(d.Environment)
-	return err == nil && env.Protocol == "aws" && env.Agnostic()
-}
+func agnostic(d *assembly.Droplet) bool { return assembly.TakesTarget(d) }
 
 // matrix is a target over several account/region pairs: the droplets with
 // an environment of their own run once (first), then each pair runs the

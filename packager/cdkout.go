@@ -2,8 +2,10 @@ package packager
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
@@ -23,7 +25,7 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 	m := mp.Manifest
 	if opts.Strict && len(m.Missing) > 0 {
 		var keys []string
-		for _, k := range sortedKeys(m.Missing) {
+		for _, k := range slices.Sorted(maps.Keys(m.Missing)) {
 			keys = append(keys, fmt.Sprintf("%q (%s)", k, m.Missing[k].Provider))
 		}
 		return nil, fmt.Errorf("%w: %s: CDK context is missing for %s: run cdk synth with credentials for the lookups (or put the values in cdk.context.json), then build again", ErrMissing, source, strings.Join(keys, ", "))

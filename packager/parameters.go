@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -184,7 +186,7 @@ func (b *builder) parameters(id string, d *assembly.Droplet, name string, declar
 		names = append(names, p.name)
 	}
 	sort.Strings(names)
-	for _, g := range sortedKeys(given) {
+	for _, g := range slices.Sorted(maps.Keys(given)) {
 		if !known[g] {
 			decl := "declares none"
 			if len(names) > 0 {
@@ -220,15 +222,6 @@ func (b *builder) templatePath(name string) string {
 		return name
 	}
 	return b.plan.Dir + string(os.PathSeparator) + name
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // maxTarHeaders bounds the entries read when checking a saved image.

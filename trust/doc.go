@@ -3,18 +3,23 @@
 // that every command (verify, extract, deploy, status, push, pull) and Go
 // programs call.
 //
-// Load reads what to trust (keyrings, a --policy file, required signers,
-// allowed algorithms); Verify checks an assembly read from any
-// io.ReaderAt (a file, a remote object) against it: the ZIP structure,
-// every signature, every file's size and salted hash, then the one check
-// of the manifest (assembly.Check). Nothing in the assembly is used
-// before Verify returns without an error.
+// Load reads what to trust (keyrings, a policy file, required signers,
+// allowed algorithms); Open opens a file or a location (oci://, s3://,
+// https://: OpenSource is the one place that tells them apart) and
+// verifies it against that: the ZIP structure, every signature, every
+// file's size and salted hash, then the one check of the manifest
+// (assembly.Check). The Assembly it returns is the only way to the
+// files' bytes (Assembly.Open, checked as they are read) and to the whole
+// verified file (Assembly.WriteTo); package deploy takes it (deploy.Run).
+// An unsigned assembly is refused unless OpenOptions.InsecureAllowUnsigned.
 //
-//	t, err := trust.Load(trust.Options{Keyrings: []string{"release.pub.asc"}})
+//	t, err := trust.Load(trust.Options{PolicyFile: "release-policy.yaml"})
 //	...
-//	f, _ := os.Open("app.cloud")
-//	st, _ := f.Stat()
-//	res, err := trust.Verify(ctx, "app.cloud", f, st.Size(), t, trust.VerifyOptions{})
+//	a, err := trust.Open(ctx, "s3://releases/app/1.4.0.cloud", t, nil)
 //	...
-//	data, err := res.Verified.ReadFile("manifest.json")
+//	defer a.Close()
+//	data, err := a.ReadFile("manifest.json")
+//
+// Verify and NewAssembly do the same for bytes the caller opened itself
+// (any io.ReaderAt).
 package trust

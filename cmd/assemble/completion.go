@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -202,6 +203,9 @@ Install it with: assemble man > /usr/local/share/man/man1/assemble.1`,
 			if err != nil {
 				return err
 			}
+			page += manEnvironment
+			// A manual page is read without the repository: name the URL.
+			page = bareDocsJSON.ReplaceAllString(page, "${1}"+jsonDocsURL)
 			if c.Bool("json") {
 				return printJSON(c, struct {
 					Section int    `json:"section"`
@@ -213,3 +217,51 @@ Install it with: assemble man > /usr/local/share/man/man1/assemble.1`,
 		},
 	}
 }
+
+// bareDocsJSON is a mention of the repository's docs/json folder.
+var bareDocsJSON = regexp.MustCompile(`(^|[^/])docs/json`)
+
+// jsonDocsURL is where the --json objects' schemas are published.
+const jsonDocsURL = "https://github.com/cloud-assembly/assemble/tree/main/docs/json"
+
+// manEnvironment are the manual page's ENVIRONMENT and EXIT STATUS
+// sections, which no command's help holds.
+const manEnvironment = `.SH ENVIRONMENT
+.TP
+.B ASSEMBLE_SIGNING_KEY
+a secret key (armored) for sign, attest and build when no \-\-key is given
+.TP
+.B ASSEMBLE_PASSPHRASE
+the passphrase of that key (else \-\-passphrase\-file, or a prompt at a terminal)
+.TP
+.B ASSEMBLE_GPG
+the gpg program sign \-\-gpg runs (default: gpg on PATH); GNUPGHOME is honoured
+.TP
+.B ASSEMBLE_TIMEOUT
+\-\-timeout: one limit on all the work with remote locations
+.TP
+.B ASSEMBLE_NO_WARN_UNVERIFIED
+1 silences inspect's and graph's warning about a signed assembly they do not verify
+.TP
+.B AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL, ...
+AWS is configured the standard way (the SDK's default chain) for s3:// locations and deploy
+.TP
+.B DOCKER_CONFIG, DOCKER_HOST
+registry credentials for oci:// locations and images; the Docker engine that builds images
+.TP
+.B SOURCE_DATE_EPOCH
+the time build writes into every entry (reproducible builds)
+.SH EXIT STATUS
+.TP
+.B 0
+success
+.TP
+.B 1
+failure: an invalid, tampered or untrusted assembly, a refused or failed deploy, an I/O error
+.TP
+.B 2
+usage error (bad flags or arguments)
+.TP
+.B 130
+interrupted (Ctrl\-C): no new step was started
+`

@@ -130,21 +130,18 @@ Examples:
 			if err != nil {
 				return err
 			}
+			a := vres.assembly
 			// The droplets' warning and error metadata were shown by the
 			// check, before anything deploys (the [metadata] findings).
-			if p := vres.trust; p != nil && p.PolicyFile != nil {
-				// The policy file's deploy keys: the flag names another
-				// staging bucket; capabilities are those either allows.
-				if opts.StagingBucket == "" {
-					opts.StagingBucket = p.PolicyFile.StagingBucket
-				}
-				opts.Capabilities = append(opts.Capabilities, p.PolicyFile.Capabilities...)
-				opts.Settable = p.PolicyFile.DeployerParameters
-			}
 			if c.Bool("plan") && len(deploy.TargetPairs(src, opts.Target)) <= 1 {
-				// The plan is the diff (diff.go); a target over several
+				// The plan is the diff (diff.go), under the policy file's
+				// deploy section as the deploy is; a target over several
 				// account/region pairs is planned pair by pair below.
-				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: opts, ChangeSet: c.Bool("change-set")})
+				planOpts, err := opts.WithPolicy(a.Trust())
+				if err != nil {
+					return err
+				}
+				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: planOpts, ChangeSet: c.Bool("change-set")})
 			}
 			if opts.RequireApproval, err = approvalLevel(c, vres); err != nil {
 				return err
@@ -155,11 +152,11 @@ Examples:
 				return err
 			}
 			defer closeEvents()
-			out := deployJSON{File: name, SHA256: src.SHA256, Authenticated: vres.Authenticated, Signer: vres.Signer}
+			out := deployJSON{File: name, SHA256: a.Digest().Hex(), Authenticated: vres.Authenticated, Signer: vres.Signer}
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
-			res, err := deploy.Deploy(c.Context, src, opts)
+			res, err := deploy.Run(c.Context, a, opts)
 			out.fill(res)
 			if werr := writeStackOutputs(c, name, res); werr != nil && err == nil {
 				err = werr
@@ -230,7 +227,8 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 
 // openDeploySource verifies the command's one ASSEMBLY argument as verify
 // does (the one place deploy and status open it) and returns its name and
-// what deploy reads; vres is to be closed, after an error too.
+// what deploy reads (vres.assembly is the verified handle deploy.Run
+// takes); vres is to be closed, after an error too.
 func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, error) {
 	none := &verifyResult{close: func() {}}
 	if c.NArg() != 1 {
@@ -247,7 +245,7 @@ func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, er
 		}
 		return res.File, nil, res, withResult(err, res.failure())
 	}
-	return res.File, deploy.FromTrust(res.trusted), res, nil
+	return res.File, deploy.FromAssembly(res.assembly), res, nil
 }
 
 // deployJSON is what deploy prints with --json (docs/json/deploy.json).
@@ -551,7 +549,7 @@ Examples:
 				printStatus(c, p, "   ")
 			}
 			if err != nil {
-				return withHint(onFile("status", name, err), "deploy it again with 'assemble deploy' to make what runs match what was signed")
+				return onFile("status", name, err)
 			}
 			where := "account " + st.Account
 			if st.Target != "" {

@@ -72,7 +72,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			applyPolicyFile(vres, &opts.Options)
+			if opts.Options, err = opts.Options.WithPolicy(vres.assembly.Trust()); err != nil {
+				return err
+			}
 			return runDiff(c, name, src, vres, opts)
 		},
 	}
@@ -134,17 +136,6 @@ func parameterFlags(c *cli.Context) (map[string]string, error) {
 		out[key] = value
 	}
 	return out, nil
-}
-
-// applyPolicyFile adds the policy file's deploy keys: the flag names
-// another staging bucket; capabilities are those either allows.
-func applyPolicyFile(vres *verifyResult, o *deploy.Options) {
-	if p := vres.trust; p != nil && p.PolicyFile != nil {
-		if o.StagingBucket == "" {
-			o.StagingBucket = p.PolicyFile.StagingBucket
-		}
-		o.Capabilities = append(o.Capabilities, p.PolicyFile.Capabilities...)
-	}
 }
 
 // diffJSON is what diff (and deploy --plan) print with --json

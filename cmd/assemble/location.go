@@ -10,6 +10,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/remote"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 // Every command that reads an assembly takes a file or a remote location
@@ -71,27 +72,20 @@ func shown(name string) string {
 	return name
 }
 
-// openSource opens what an ASSEMBLY argument names: a remote location
-// (remote.Open: ranged reads, each byte fetched once into a spool) or a
-// file. --digest, when given, pins the bytes that must arrive.
+// openSource opens what an ASSEMBLY argument names (trust.OpenSource: a
+// remote location, ranged reads, each byte fetched once into a spool, or
+// a file). --digest, when given, pins the bytes that must arrive.
 func openSource(c *cli.Context, name string) (io.ReaderAt, int64, io.Closer, error) {
-	if !remote.IsLocation(name) {
-		f, size, err := openAssemblyFile(name)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		return f, size, f, nil
-	}
 	ctx, cancel := remoteContext(c)
-	o, err := remote.Open(ctx, name, &remote.Options{Digest: c.String("digest")})
+	r, size, cl, err := trust.OpenSource(ctx, name, &remote.Options{Digest: c.String("digest")})
 	if err != nil {
 		cancel()
 		return nil, 0, nil, err
 	}
-	return o, o.Size(), closers{o, cancel}, nil
+	return r, size, closers{cl, cancel}, nil
 }
 
-// closers closes the object, then ends its context.
+// closers closes the file or object, then ends its context.
 type closers struct {
 	o      io.Closer
 	cancel context.CancelFunc

@@ -150,6 +150,7 @@ type verifyResult struct {
 	verified *signing.Verified // reads through reader; nil when unsigned
 	trusted  *trust.Result     // what trust.Verify gave, when it succeeded
 	checked  *trust.Result     // what it gave, also when a rule refused
+	assembly *trust.Assembly   // the verified handle, when it succeeded
 	trust    *trust.Trust      // the keys and policy it verified with (nil: none given)
 	source   io.ReaderAt       // what it was read from (a *remote.Object for a location)
 	close    func()            // stops the digest and closes the file
@@ -297,13 +298,26 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 		bundles = append(bundles, trust.NamedBundle{Name: b, Data: data})
 	}
 	prog := newProgress(c, "verifying "+name)
-	v, err := trust.VerifyTo(c.Context, name, f, size, w, tr, trust.VerifyOptions{AllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want,
+	a, err := trust.NewAssembly(c.Context, name, f, size, tr, &trust.OpenOptions{InsecureAllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want,
 		Provenance: wantsProvenance(c), Bundles: bundles})
 	prog.Done()
-	if err != nil && v.SHA256 != "" && !errors.Is(err, provenance.ErrPolicy) && !errors.Is(err, provenance.ErrBundle) {
-		// Verified, then the writing failed.
-		return res, err
+	v := &trust.Result{}
+	var ve *trust.VerifyError
+	switch {
+	case err == nil:
+		v = a.Result()
+		if w != nil {
+			// The verified bytes, checked again as they pass.
+			if _, err := a.WriteTo(w); err != nil {
+				return res, err
+			}
+		}
+	case errors.As(err, &ve) && ve.Result != nil:
+		v, err = ve.Result, ve.Err
+	case errors.As(err, &ve):
+		err = ve.Err
 	}
+	res.assembly = a
 	res.reader, res.verified, res.Signed = v.Reader, v.Verified, v.Signed
 	res.Provenance = newProvenanceResult(v.Provenance)
 	if v.Report != nil {

@@ -46,3 +46,21 @@ func TestStampedVersion(t *testing.T) {
 		t.Errorf("not stamped: %+v, want Go's %+v", info, goInfo)
 	}
 }
+
+// Issue 29, item 9: the manual page has ENVIRONMENT and EXIT STATUS
+// (130 among them), and names the JSON schemas by their URL, not by a
+// folder of a repository its reader does not have.
+func TestManPageSections(t *testing.T) {
+	code, stdout, stderr := runArgs("man")
+	if code != 0 {
+		t.Fatalf("man: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"\n.SH ENVIRONMENT\n", "\n.SH EXIT STATUS\n", "\n.B 130\n", "ASSEMBLE_SIGNING_KEY", jsonDocsURL} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the manual page lacks %q", want)
+		}
+	}
+	if bareDocsJSON.MatchString(stdout) {
+		t.Errorf("the manual page names docs/json without its URL")
+	}
+}

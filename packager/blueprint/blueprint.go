@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -286,7 +287,7 @@ func (s *includeSite) errAt(class error, format string, args ...any) {
 // values known now: passed ones, else defaults.
 func (c *checker) knownVariables(vars map[string]any, at *includeSite) map[string]any {
 	known := map[string]any{}
-	for _, name := range sortedKeys(vars) {
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
 		v, ok := c.vars[name]
 		val := vars[name]
 		if !ok {

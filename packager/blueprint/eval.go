@@ -3,6 +3,8 @@ package blueprint
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -375,7 +377,7 @@ func (e *evaluator) access(n subst.Node, v any, path []subst.Accessor) (any, err
 			}
 			next, ok := m[a.Name]
 			if !ok {
-				return nil, &evalErr{node: n, bare: true, err: fmt.Errorf("%w: %s: no field %q; the fields are %s", errCall, pathText(n, path[:i+1]), a.Name, quoteList(sortedKeys(m)))}
+				return nil, &evalErr{node: n, bare: true, err: fmt.Errorf("%w: %s: no field %q; the fields are %s", errCall, pathText(n, path[:i+1]), a.Name, quoteList(slices.Sorted(maps.Keys(m))))}
 			}
 			v = next
 		}
@@ -474,7 +476,7 @@ func describe(v any) string {
 	case []any:
 		return "an array of " + plural.Count(len(x), "item")
 	case map[string]any:
-		return fmt.Sprintf("an object with fields %s", quoteList(sortedKeys(x)))
+		return fmt.Sprintf("an object with fields %s", quoteList(slices.Sorted(maps.Keys(x))))
 	case fnVal:
 		return "a function"
 	case nil:

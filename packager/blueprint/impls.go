@@ -3,6 +3,7 @@ package blueprint
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -257,7 +258,7 @@ func init() {
 				return nil, err
 			}
 			var out []any
-			for _, k := range sortedKeys(m) {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				out = append(out, k)
 			}
 			return out, nil
@@ -268,7 +269,7 @@ func init() {
 				return nil, err
 			}
 			var out []any
-			for _, k := range sortedKeys(m) {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				out = append(out, m[k])
 			}
 			return out, nil
@@ -538,7 +539,7 @@ func normalizeValue(v any) (any, error) {
 		return out, nil
 	case map[string]any:
 		out := make(map[string]any, len(x))
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			nk := norm.NFC.String(k)
 			if _, dup := out[nk]; dup {
 				return nil, fmt.Errorf("%w: keys %q and another key are equal once normalized; rename one", errCall, nk)
@@ -601,7 +602,7 @@ func jsonPointer(doc any, ptr string) (any, error) {
 		case map[string]any:
 			v, ok := d[tok]
 			if !ok {
-				return nil, fmt.Errorf("%w: json pointer %q: no key %q; the keys there are %s", errCall, ptr, tok, quoteList(sortedKeys(d)))
+				return nil, fmt.Errorf("%w: json pointer %q: no key %q; the keys there are %s", errCall, ptr, tok, quoteList(slices.Sorted(maps.Keys(d))))
 			}
 			doc = v
 		case []any:

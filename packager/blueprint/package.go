@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,7 +69,7 @@ func (p *Packaged) add(bp *Blueprint, name string, passed map[string]any, errs *
 	ev := c.ev // the evaluation Load checked
 	includePaths := map[*yaml.Node]string{}
 	stem := strings.TrimSuffix(path.Base(name), path.Ext(name))
-	for _, inName := range sortedKeys(bp.Children) {
+	for _, inName := range slices.Sorted(maps.Keys(bp.Children)) {
 		ch := bp.Children[inName]
 		rel := stem + ".include/" + includeFileName(inName) + extOf(ch.Resolved)
 		includePaths[ch.Include.Path] = rel
@@ -109,7 +111,7 @@ func (p *Packaged) add(bp *Blueprint, name string, passed map[string]any, errs *
 	}
 	p.Names = append(p.Names, name)
 	p.Files[name] = out
-	for _, inName := range sortedKeys(bp.Children) {
+	for _, inName := range slices.Sorted(maps.Keys(bp.Children)) {
 		ch := bp.Children[inName]
 		childName := path.Join(path.Dir(name), includePaths[ch.Include.Path])
 		p.add(ch.Blueprint, childName, nil, errs)
@@ -343,7 +345,7 @@ func toNode(v any) *yaml.Node {
 		return n
 	case map[string]any:
 		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			c := toNode(v[k])
 			if c == nil {
 				return nil

@@ -2,6 +2,7 @@ package blueprint
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -289,7 +290,7 @@ func namespace(typ string) string {
 // as soft, and every other link as hard, with the selecting resource
 // depending on the selected one.
 func (c *checker) linkEdges() {
-	names := sortedKeys(c.res)
+	names := slices.Sorted(maps.Keys(c.res))
 	for _, a := range names {
 		ra := c.res[a]
 		if len(ra.selector) == 0 {
@@ -327,15 +328,6 @@ func matches(selector, labels map[string]string) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // findCycles reports each strongly connected group of graph nodes (values,

@@ -3,9 +3,11 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -227,7 +229,7 @@ func naiveResolve(c *checker, p string, steps *int) (found, ok bool) {
 			}
 		}
 		if pp, isMap := s["patternProperties"].(map[string]any); isMap {
-			for _, k := range sortedKeys(pp) {
+			for _, k := range slices.Sorted(maps.Keys(pp)) {
 				if c.matches(k, seg) && walk(pp[k], segs[1:], depth+1) {
 					return true
 				}

@@ -2,8 +2,10 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,7 +92,7 @@ func (c *Catalog) SetRegexBudget(b *RegexBudget) { c.regex = b }
 
 // Types returns the type names in the catalog, sorted.
 func (c *Catalog) Types() []string {
-	return sortedKeys(c.types)
+	return slices.Sorted(maps.Keys(c.types))
 }
 
 // Finding is one problem in a template, at a line and column.
@@ -435,7 +437,7 @@ func isIntrinsic(n *yaml.Node) bool {
 // whose pattern matches the key k, or nil. Past the regex budget it sets
 // tc.err (and the check stops).
 func (tc *templateCheck) matchPattern(pattern map[string]any, k *yaml.Node, path string) map[string]any {
-	for _, p := range sortedKeys(pattern) {
+	for _, p := range slices.Sorted(maps.Keys(pattern)) {
 		re, ok := tc.compiled[p]
 		if !ok {
 			re, _ = compileECMA(p)

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unsafe"
@@ -139,7 +140,7 @@ func (c *checker) hookRules(raw []byte) {
 	}
 	c.checkSize(raw)
 	if handlers, ok := c.root["handlers"].(map[string]any); ok {
-		for _, h := range sortedKeys(handlers) {
+		for _, h := range slices.Sorted(maps.Keys(handlers)) {
 			hm, _ := handlers[h].(map[string]any)
 			for i, p := range strings1(hm["permissions"]) {
 				if strings.Contains(p, "*") {
@@ -226,7 +227,7 @@ func (c *checker) checkPropertyTransform() {
 	if !ok {
 		return
 	}
-	for _, k := range sortedKeys(pt) {
+	for _, k := range slices.Sorted(maps.Keys(pt)) {
 		path := "/propertyTransform/" + escape(k)
 		c.checkPointer(path, "propertyTransform", k)
 		if _, isStr := pt[k].(string); !isStr && !strings.HasPrefix(k, "/properties/") {
@@ -353,7 +354,7 @@ func (c *checker) descendOnce(node map[string]any, segs []string, depth int) boo
 		}
 	}
 	if pp, ok := s["patternProperties"].(map[string]any); ok {
-		for _, k := range sortedKeys(pp) {
+		for _, k := range slices.Sorted(maps.Keys(pp)) {
 			if c.matches(k, seg) && c.descend(pp[k], segs[1:], depth) {
 				return true
 			}
@@ -477,7 +478,7 @@ func (c *checker) checkRefs() {
 	walk = func(path string, v any) {
 		switch t := v.(type) {
 		case map[string]any:
-			for _, k := range sortedKeys(t) {
+			for _, k := range slices.Sorted(maps.Keys(t)) {
 				switch k {
 				case "enum", "const", "default", "examples":
 					continue
@@ -594,7 +595,7 @@ func (c *checker) walkSchemas(fn func(path string, s map[string]any)) {
 		fn(path, s)
 		for _, kw := range []string{"properties", "patternProperties"} {
 			if m, ok := s[kw].(map[string]any); ok {
-				for _, k := range sortedKeys(m) {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
 					visit(path+"/"+kw+"/"+escape(k), m[k], depth+1)
 				}
 			}
@@ -612,7 +613,7 @@ func (c *checker) walkSchemas(fn func(path string, s map[string]any)) {
 	}
 	for _, top := range []string{"properties", "definitions"} {
 		if m, ok := c.root[top].(map[string]any); ok {
-			for _, k := range sortedKeys(m) {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				visit("/"+top+"/"+escape(k), m[k], 0)
 			}
 		}
@@ -640,7 +641,7 @@ func (c *checker) lint() {
 	}
 	if props, ok := c.root["properties"].(map[string]any); ok {
 		var list []string
-		for _, k := range sortedKeys(props) {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			switch strings.ToLower(k) {
 			case "maxresults", "maxrecords", "maxitems", "nexttoken", "nextmarker", "nextpagetoken", "pagetoken", "paginationtoken":
 				list = append(list, k)
@@ -672,7 +673,7 @@ func (c *checker) lint() {
 		}
 	})
 	if handlers, ok := c.root["handlers"].(map[string]any); ok {
-		for _, h := range sortedKeys(handlers) {
+		for _, h := range slices.Sorted(maps.Keys(handlers)) {
 			hm, _ := handlers[h].(map[string]any)
 			for i, p := range strings1(hm["permissions"]) {
 				if strings.Contains(p, "*") {
@@ -755,15 +756,6 @@ func set(ss []string) map[string]bool {
 		m[s] = true
 	}
 	return m
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func unescape(s string) string {
