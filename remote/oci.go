@@ -82,13 +82,21 @@ func newOCISource(ctx context.Context, loc *Location, o *Options, obj *Object) (
 	if loc.tagless && errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%w (no tag was given, so tag latest was tried; name one: oci://REGISTRY/REPOSITORY:TAG)", err)
 	}
-	if d, ok := loc.Ref.(name.Digest); ok && errors.Is(err, ErrNotFound) {
+	// A registry asked for a manifest by a digest that is a blob's says
+	// 404 (go-containerregistry) or fails reading the blob as a manifest
+	// (the distribution registry: 500 UNKNOWN); either way the blob of
+	// that digest is what the location names. Denied access and a
+	// cancelled context are answers of their own.
+	if d, ok := loc.Ref.(name.Digest); ok && err != nil && !errors.Is(err, ErrAccessDenied) && ctx.Err() == nil {
 		var berr error
 		if s, berr = blobSource(ctx, loc, d, o, obj); berr == nil {
 			return s, nil
 		}
 		if !errors.Is(berr, ErrNotFound) {
 			return nil, berr
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %s: no manifest and no blob has digest %s; a digest here is the manifest's (push prints it) or the .cloud file's SHA-256 (verify prints it)", ErrNotFound, loc, d.DigestStr())
 	}

@@ -1,7 +1,7 @@
 package main
 
 // The README's GitHub Actions workflow (docs/github-actions.yml) is run by
-// the script cli_github_actions.txtar through the test-only command
+// the script testdata/deploy/github_actions.txtar through the test-only command
 // ghactions, which plays GitHub's part: jobs in the order their needs
 // give, each in a fresh folder, run: steps by bash with the env the
 // workflow, job and step set and ${{ }} expressions filled in from
