@@ -117,6 +117,9 @@ const (
 	byChecksum = "checksum"
 	byReading  = "read"
 	byHint     = "hint"
+	// byAbsence: the object, or its bucket, is not there (status says
+	// absent when none of a droplet's objects is).
+	byAbsence = "absent"
 )
 
 // compare tells whether the object in S3 holds o's signed bytes: "" when
@@ -126,9 +129,9 @@ func (o *object) compare(ctx context.Context, c *s3.Client, mode compareMode) (d
 	if err != nil {
 		switch apiCode(err) {
 		case "NotFound", "NoSuchKey", "404":
-			return o.url() + " does not exist", byChecksum, nil
+			return o.url() + " does not exist", byAbsence, nil
 		case "NoSuchBucket":
-			return fmt.Sprintf("bucket %s does not exist", o.bucket), byChecksum, nil
+			return fmt.Sprintf("bucket %s does not exist", o.bucket), byAbsence, nil
 		}
 		return "", "", fmt.Errorf("%w: s3:HeadObject %s: %s", ErrAWS, o.url(), apiMessage(err))
 	}
@@ -175,7 +178,7 @@ func (o *object) read(ctx context.Context, c *s3.Client) (diff, how string, err 
 	if err != nil {
 		switch apiCode(err) {
 		case "NotFound", "NoSuchKey", "404":
-			return o.url() + " does not exist", byReading, nil
+			return o.url() + " does not exist", byAbsence, nil
 		}
 		return "", "", fmt.Errorf("%w: s3:GetObject %s: %s", ErrAWS, o.url(), apiMessage(err))
 	}

@@ -217,14 +217,14 @@ func statusAll(ctx context.Context, d *droplet, objs []*object) ([]string, error
 	var diff []string
 	missing := 0
 	for _, o := range objs {
-		st, _, err := o.compare(ctx, d.aws().s3, forStatus)
+		st, how, err := o.compare(ctx, d.aws().s3, forStatus)
 		if err != nil {
 			return nil, err
 		}
 		if st != "" {
 			diff = append(diff, st)
 		}
-		if st == o.url()+" does not exist" || st == fmt.Sprintf("bucket %s does not exist", o.bucket) {
+		if how == byAbsence {
 			missing++
 		}
 	}
