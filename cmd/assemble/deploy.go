@@ -182,37 +182,22 @@ Examples:
 
 // deployOptions translates the flags.
 func deployOptions(c *cli.Context) (deploy.Options, error) {
-	o := deploy.Options{
-		Only:          c.StringSlice("only"),
-		Target:        c.String("target"),
-		RoleARN:       c.String("role-arn"),
-		Qualifier:     c.String("qualifier"),
-		Region:        c.String("region"),
-		Profile:       c.String("profile"),
-		MaxFailures:   c.Int("max-failures"),
-		Concurrency:   c.Int("concurrency"),
-		Method:        deploy.Method(c.String("method")),
-		StagingBucket: c.String("staging-bucket"),
-		Capabilities:  c.StringSlice("capabilities"),
-		Force:         c.Bool("force"),
-		Plan:          c.Bool("plan"),
-		Prune:         c.Bool("prune"),
-		Adopt:         c.StringSlice("adopt"),
-		NoExecute:     c.Bool("no-execute"),
-		NoRollback:    c.Bool("no-rollback"),
+	o, err := commonDeployOptions(c)
+	if err != nil {
+		return o, err
 	}
-	if o.Concurrency < 1 {
-		return o, usagef("--concurrency %d: at least 1", o.Concurrency)
-	}
+	o.MaxFailures = c.Int("max-failures")
+	o.Method = deploy.Method(c.String("method"))
+	o.Plan = c.Bool("plan")
+	o.Prune = c.Bool("prune")
+	o.Adopt = c.StringSlice("adopt")
+	o.NoExecute = c.Bool("no-execute")
+	o.NoRollback = c.Bool("no-rollback")
 	if o.MaxFailures < 0 {
 		return o, usagef("--max-failures %d: at least 0", o.MaxFailures)
 	}
 	if o.Method != deploy.ChangeSet && o.Method != deploy.Direct {
 		return o, usagef("--method %q: want change-set or direct", o.Method)
-	}
-	var err error
-	if o.Parameters, err = parameterFlags(c); err != nil {
-		return o, err
 	}
 	if !c.Bool("quiet") {
 		w := c.App.ErrWriter

@@ -95,6 +95,16 @@ func deployCommonFlags() []cli.Flag {
 
 // diffOptions translates diff's flags.
 func diffOptions(c *cli.Context) (deploy.DiffOptions, error) {
+	o, err := commonDeployOptions(c)
+	if err != nil {
+		return deploy.DiffOptions{}, err
+	}
+	return deploy.DiffOptions{Options: o, ChangeSet: c.Bool("change-set")}, nil
+}
+
+// commonDeployOptions translates the flags deploy and diff share (the
+// assembly's target and reach, and deployCommonFlags).
+func commonDeployOptions(c *cli.Context) (deploy.Options, error) {
 	o := deploy.Options{
 		Only:          c.StringSlice("only"),
 		Target:        c.String("target"),
@@ -108,14 +118,11 @@ func diffOptions(c *cli.Context) (deploy.DiffOptions, error) {
 		Force:         c.Bool("force"),
 	}
 	if o.Concurrency < 1 {
-		return deploy.DiffOptions{}, usagef("--concurrency %d: at least 1", o.Concurrency)
+		return o, usagef("--concurrency %d: at least 1", o.Concurrency)
 	}
-	params, err := parameterFlags(c)
-	if err != nil {
-		return deploy.DiffOptions{}, err
-	}
-	o.Parameters = params
-	return deploy.DiffOptions{Options: o, ChangeSet: c.Bool("change-set")}, nil
+	var err error
+	o.Parameters, err = parameterFlags(c)
+	return o, err
 }
 
 // parameterFlags reads --parameter ID.NAME=VALUE.
