@@ -485,12 +485,7 @@ func (r *runner) diffImage(ctx context.Context, k imageKind, d *droplet, dd *Dro
 		dd.Notes = append(dd.Notes, "its destination is known after deploy ("+strings.Join(d.unknown, ", ")+")")
 		return nil
 	}
-	ref, _, digest, release, err := k.local(d)
-	if err != nil {
-		return err
-	}
-	defer release()
-	have, ok, err := remoteDigest(ctx, d, ref)
+	ref, digest, have, ok, err := k.compare(ctx, d)
 	if err != nil {
 		return err
 	}

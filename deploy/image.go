@@ -257,12 +257,7 @@ func (k imageKind) plan(ctx context.Context, d *droplet) error {
 		d.res.action("push the image to a place known after deploy (%s)", strings.Join(d.unknown, ", "))
 		return nil
 	}
-	ref, _, digest, release, err := k.local(d)
-	if err != nil {
-		return err
-	}
-	defer release()
-	have, ok, err := remoteDigest(ctx, d, ref)
+	ref, digest, have, ok, err := k.compare(ctx, d)
 	if err != nil {
 		return err
 	}
@@ -276,13 +271,21 @@ func (k imageKind) plan(ctx context.Context, d *droplet) error {
 	return nil
 }
 
-func (k imageKind) status(ctx context.Context, d *droplet) ([]string, error) {
+// compare reads the saved image's digest and the one its tag points at
+// in the registry (ok false when the tag is not there): what plan, status
+// and diff judge an image droplet by.
+func (k imageKind) compare(ctx context.Context, d *droplet) (ref name.Tag, digest, have v1.Hash, ok bool, err error) {
 	ref, _, digest, release, err := k.local(d)
 	if err != nil {
-		return nil, err
+		return ref, digest, have, false, err
 	}
 	defer release()
-	have, ok, err := remoteDigest(ctx, d, ref)
+	have, ok, err = remoteDigest(ctx, d, ref)
+	return ref, digest, have, ok, err
+}
+
+func (k imageKind) status(ctx context.Context, d *droplet) ([]string, error) {
+	ref, digest, have, ok, err := k.compare(ctx, d)
 	if err != nil {
 		return nil, err
 	}
