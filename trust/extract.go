@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/output"
 )
 
@@ -178,7 +179,7 @@ func (a *Assembly) extractAll(ctx context.Context, out *output.Dir, files []asse
 			r.Close()
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		n, err := io.Copy(dst, &ctxReader{ctx, &progressReader{r: r, add: func(n int64) {
+		n, err := io.Copy(dst, &ctxReader{ctx, &limitio.Reader{R: r, Add: func(n int64) {
 			done += n
 			if progress != nil {
 				progress(done, total)
@@ -196,18 +197,4 @@ func (a *Assembly) extractAll(ctx context.Context, out *output.Dir, files []asse
 		}
 	}
 	return nil
-}
-
-// progressReader tells add how many bytes each Read returned.
-type progressReader struct {
-	r   io.Reader
-	add func(int64)
-}
-
-func (c *progressReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if n > 0 {
-		c.add(int64(n))
-	}
-	return n, err
 }
