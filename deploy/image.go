@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -100,6 +102,15 @@ func (k imageKind) local(d *droplet) (ref name.Tag, img v1.Image, digest v1.Hash
 		return ref, nil, digest, nil, fmt.Errorf("properties.savedImage: %v", err)
 	}
 	return
+}
+
+// imageRef is where an image or build droplet pushes (resolved
+// properties).
+func imageRef(d *droplet) (name.Tag, error) {
+	if b, ok := d.kind.(buildKind); ok {
+		return b.ref(d)
+	}
+	return imageKind{}.ref(d)
 }
 
 // ecrHostRE matches an ECR registry: ACCOUNT.dkr.ecr[-fips].REGION.amazonaws.com[.cn].
@@ -421,7 +432,7 @@ func (buildKind) build(ctx context.Context, d *droplet) (img v1.Image, release f
 func buildArgs(p map[string]any) []string {
 	var args []string
 	ba := strMap(p, "buildArgs")
-	for _, k := range sortedKeys(ba) {
+	for _, k := range slices.Sorted(maps.Keys(ba)) {
 		args = append(args, "--build-arg", k+"="+ba[k])
 	}
 	for _, f := range []struct{ prop, flag string }{{"buildTarget", "--target"}, {"platform", "--platform"}, {"networkMode", "--network"}} {

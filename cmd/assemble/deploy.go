@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -413,20 +414,11 @@ func printDroplets(c *cli.Context, res *deploy.Result, indent string) map[deploy
 			}
 			printf(c, c.App.Writer, "%s%s\n", indent, line)
 		}
-		for _, k := range sortedAttrKeys(d.Attributes) {
+		for _, k := range slices.Sorted(maps.Keys(d.Attributes)) {
 			printf(c, c.App.Writer, "%s   %s = %s\n", indent, k, d.Attributes[k])
 		}
 	}
 	return counts
-}
-
-func sortedAttrKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // targetFlags choose the assembly's target and how its accounts are
@@ -503,9 +495,9 @@ Examples:
 			}
 			so := deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
 				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")}
-			if p := vres.trust; p != nil && p.PolicyFile != nil {
+			if p := vres.policyFile(); p != nil {
 				// parameters the policy lets deployers set are not compared
-				so.Settable = p.PolicyFile.DeployerParameters
+				so.Settable = p.DeployerParameters
 			}
 			st, err := deploy.Status(c.Context, src, so)
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}
