@@ -67,6 +67,11 @@ type DiffResult struct {
 	Error string `json:"error,omitempty"`
 }
 
+// jsonList is the set's members, sorted, never nil (JSON [], not null).
+func jsonList(set map[string]bool) []string {
+	return append([]string{}, slices.Sorted(maps.Keys(set))...)
+}
+
 func newDiffResult(src *Source) *DiffResult {
 	return &DiffResult{SHA256: src.SHA256, Regions: []string{}, Deployed: []string{}, Droplets: []*DropletDiff{}}
 }
@@ -201,7 +206,7 @@ func (r *runner) diff(ctx context.Context, ds []*droplet, res *Result, out *Diff
 			out.Broadened++
 		}
 	}
-	out.Regions, out.Deployed = slices.Sorted(maps.Keys(regions)), slices.Sorted(maps.Keys(deployed))
+	out.Regions, out.Deployed = jsonList(regions), jsonList(deployed)
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
 	}

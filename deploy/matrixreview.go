@@ -154,7 +154,7 @@ func (mx *matrix) diff(ctx context.Context, shared pairRun, runs []pairRun, chan
 			deployed[s] = true
 		}
 	}
-	out.Regions, out.Deployed = sortedKeys(regions), sortedKeys(deployed)
+	out.Regions, out.Deployed = jsonList(regions), jsonList(deployed)
 	for i, err := range perr {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", runs[i].env, err))
