@@ -276,11 +276,11 @@ func judgeProvenance(res *Result, pol *provenance.Policy, opts VerifyOptions) er
 	return err
 }
 
-// CheckDigest fails with ErrWrongDigest unless the SHA-256 of the first
+// checkDigest fails with ErrWrongDigest unless the SHA-256 of the first
 // size bytes of r is want (the zero Digest: anything): the check of an
 // assembly's name for a command that does not verify it (inspect). A
 // Digester gives its own hash; any other reader is read whole.
-func CheckDigest(ctx context.Context, name string, r io.ReaderAt, size int64, want digest.Digest) error {
+func checkDigest(ctx context.Context, name string, r io.ReaderAt, size int64, want digest.Digest) error {
 	if want.IsZero() {
 		return nil
 	}
