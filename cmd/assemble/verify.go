@@ -325,14 +325,14 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 	}
 	if err != nil {
 		switch {
+		case errors.Is(err, trust.ErrNoKeyring):
+			return res, trustError(c, err)
 		case v.Reader == nil:
 			return res, onFile("", name, err)
 		case !v.Signed && errors.Is(err, signing.ErrUnsigned):
 			return res, onFile("verify", name, err)
 		case !v.Signed:
 			return res, onFile("verify", name, err)
-		case errors.Is(err, trust.ErrNoKeyring):
-			return res, trustError(c, err)
 		}
 		if len(v.Signatures) > 0 {
 			res.setSignatures(v.Signatures, v.PolicyResult, v.Policy)
