@@ -12,7 +12,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -53,12 +52,7 @@ type Item struct {
 
 // Names lists the attested file names, sorted.
 func (a *Attestation) Names() []string {
-	names := make([]string, 0, len(a.Items))
-	for n := range a.Items {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(a.Items))
 }
 
 // AlgorithmName is the attestation's spelling of h: SHA256, SHA384, SHA512.
