@@ -496,7 +496,7 @@ Examples:
 				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")}
 			// The policy file's deploy section: parameters it lets
 			// deployers set are not compared.
-			if so, err = so.WithPolicy(vres.trust); err != nil {
+			if so, err = so.WithPolicy(vres.assembly.Trust()); err != nil {
 				return err
 			}
 			st, err := deploy.Status(c.Context, src, so)
