@@ -91,14 +91,6 @@ func chooseTarget(src *Source, opts Options) (string, *assembly.Target, error) {
 	return opts.Target, t, nil
 }
 
-// TargetPairs are the account/region pairs the named target deploys its
-// environment-agnostic droplets to, in its order: none for an assembly
-// without targets, an unknown target, or one whose droplets all name
-// their own environment; more than one for a matrix.
-func TargetPairs(src *Source, target string) []string {
-	return targetPairs(src.manifest, src.manifest.Targets[target])
-}
-
 // targetPairs are the account/region pairs the target deploys its
 // environment-agnostic droplets to, in its order (none without a target,
 // or when every droplet names its own environment).
