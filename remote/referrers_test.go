@@ -6,39 +6,32 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	ggcr "github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/cloud-assembly/assemble/internal/testenv/ocireg"
 )
 
 // referrersRegistry is go-containerregistry's registry with its
-// referrers API on (api) or off (then /v2/.../referrers/... answers 404,
-// as a registry without the API does, and writers keep the tag schema);
-// wrap, when set, may answer a request instead. calls counts the
-// requests to the referrers API.
+// referrers API on (api) or off (then writers keep the tag schema); wrap,
+// when set, may answer a request instead. calls counts the requests to
+// the referrers API.
 func referrersRegistry(t *testing.T, api bool, wrap func(w http.ResponseWriter, r *http.Request) bool) (host string, calls *atomic.Int64) {
 	t.Helper()
 	calls = new(atomic.Int64)
-	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(api))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := ocireg.InProcess(api, func(w http.ResponseWriter, r *http.Request) bool {
 		if strings.Contains(r.URL.Path, "/referrers/") {
 			calls.Add(1)
 		}
-		if wrap != nil && wrap(w, r) {
-			return
-		}
-		reg.ServeHTTP(w, r)
-	}))
+		return wrap != nil && wrap(w, r)
+	})
 	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://"), calls
+	return ocireg.Host(srv), calls
 }
 
 func testReferrers() []Referrer {
