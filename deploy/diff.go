@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -172,7 +174,7 @@ func (r *runner) diff(ctx context.Context, ds []*droplet, res *Result, out *Diff
 			out.Broadened++
 		}
 	}
-	out.Regions, out.Deployed = sortedKeys(regions), sortedKeys(deployed)
+	out.Regions, out.Deployed = slices.Sorted(maps.Keys(regions)), slices.Sorted(maps.Keys(deployed))
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
 	}

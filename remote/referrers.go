@@ -17,6 +17,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
 // The referrers attached to an assembly in a registry (OCI 1.1, a
@@ -240,7 +242,7 @@ func (o *Object) fetchChecked(ctx context.Context, client *http.Client, url, acc
 		if resp.StatusCode != http.StatusOK {
 			return statusError(what, resp)
 		}
-		cr := &countReader{r: watchBody(rctx, resp.Body), n: &o.received}
+		cr := &limitio.Reader{R: watchBody(rctx, resp.Body), Add: func(n int64) { o.received.Add(n) }}
 		b, err := io.ReadAll(io.LimitReader(cr, d.Size+1))
 		if err != nil {
 			return transient{fmt.Errorf("%s: %w", what, err)}
