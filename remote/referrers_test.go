@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -375,4 +377,112 @@ func TestReferrersBounded(t *testing.T) {
 			t.Errorf("%d referrers listed: %v, %d manifest requests; want ErrBadResponse and none", len(im.Manifests), err, manifestGets.Load()-before)
 		}
 	}
+}
+
+// TestReferrersProperty: over random sets of referrers (types, sizes,
+// repeats) and both kinds of registry, what is read back is what was
+// pushed, each once; and when the registry changes one byte of one
+// referrer manifest or blob on its way out, the read fails with
+// ErrDigestMismatch and returns nothing.
+func TestReferrersProperty(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(32, 2026))
+	content := randomBytes(t, 4096)
+	type answer struct {
+		path string
+		body []byte
+	}
+	for i := range 40 {
+		var refs []Referrer
+		want := map[string]string{} // data: type
+		for range 1 + rnd.IntN(5) {
+			if len(refs) > 0 && rnd.IntN(4) == 0 {
+				refs = append(refs, refs[rnd.IntN(len(refs))]) // a repeat
+				continue
+			}
+			data := make([]byte, 1+rnd.IntN(5000))
+			for j := range data {
+				data[j] = byte(rnd.IntN(256))
+			}
+			typ := BundleArtifactType
+			if rnd.IntN(2) == 0 {
+				typ = SignatureArtifactType
+			}
+			refs = append(refs, Referrer{ArtifactType: typ, Data: data})
+			want[string(data)] = typ
+		}
+		var changed atomic.Pointer[answer]
+		host, _ := referrersRegistry(t, rnd.IntN(2) == 0, func(w http.ResponseWriter, r *http.Request) bool {
+			if a := changed.Load(); a != nil && r.Method == http.MethodGet && r.URL.Path == a.path {
+				w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+				w.Write(a.body)
+				return true
+			}
+			return false
+		})
+		loc := "oci://" + host + "/p/app:v1"
+		p, err := Push(context.Background(), loc, File{R: bytes.NewReader(content), Size: int64(len(content)), SHA256: sha(content), Title: "app.cloud", Referrers: refs}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Referrers) != len(want) {
+			t.Fatalf("case %d: pushed %d referrers of %d distinct", i, len(p.Referrers), len(want))
+		}
+		_, got := readReferrers(t, loc)
+		if len(got) != len(want) {
+			t.Fatalf("case %d: read %d referrers, pushed %d distinct", i, len(got), len(want))
+		}
+		for d, typ := range want {
+			if got[d].ArtifactType != typ {
+				t.Fatalf("case %d: a %s referrer read as %q", i, typ, got[d].ArtifactType)
+			}
+		}
+		// One byte of one referrer's manifest or blob changed.
+		k := p.Referrers[rnd.IntN(len(p.Referrers))]
+		path := "/v2/p/app/manifests/" + k.Manifest
+		if rnd.IntN(2) == 0 {
+			for _, r := range refs {
+				if m, _ := referrerManifest(v1.Descriptor{MediaType: "application/vnd.oci.image.manifest.v1+json", Digest: mustHash(t, p.Manifest), Size: manifestSize(t, host, p.Manifest)}, r); m != nil && sha(m) == k.Manifest {
+					path = "/v2/p/app/blobs/" + r.Digest()
+				}
+			}
+		}
+		t.Logf("case %d: changing %s", i, path)
+		resp, err := http.Get("http://" + host + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || len(body) == 0 {
+			t.Fatalf("case %d: %s: %s", i, path, resp.Status)
+		}
+		body[rnd.IntN(len(body))] ^= byte(1 + rnd.IntN(255))
+		changed.Store(&answer{path, body})
+		o, err := Open(context.Background(), loc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refsRead, err := o.Referrers(context.Background())
+		o.Close()
+		if !errors.Is(err, ErrDigestMismatch) || refsRead != nil {
+			t.Fatalf("case %d: %s changed: %d referrers, %v; want ErrDigestMismatch", i, path, len(refsRead), err)
+		}
+	}
+}
+
+func mustHash(t *testing.T, s string) v1.Hash {
+	h, err := v1.NewHash(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// manifestSize is the size of the manifest of digest d.
+func manifestSize(t *testing.T, host, d string) int64 {
+	desc, err := ggcr.Get(mustRef(t, host+"/p/app@"+d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return desc.Size
 }
