@@ -34,10 +34,10 @@ func inProcessRegistry(t *testing.T, wrap func(w http.ResponseWriter, r *http.Re
 // registry is not installed.
 func dockerRegistry(t *testing.T) string {
 	t.Helper()
-	addr, stop, err := ocireg.Docker(t.TempDir())
-	if errors.Is(err, ocireg.ErrAbsent) {
-		t.Skip(err)
+	if why := ocireg.Absent(); why != "" {
+		t.Skip(why)
 	}
+	addr, stop, err := ocireg.Docker(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@
 package ocireg
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -39,17 +38,22 @@ func InProcess(referrers bool, wrap func(w http.ResponseWriter, r *http.Request)
 // Host is a test server's host:port.
 func Host(srv *httptest.Server) string { return strings.TrimPrefix(srv.URL, "http://") }
 
-// ErrAbsent: docker-registry is not installed.
-var ErrAbsent = errors.New("docker-registry is not installed (Debian's docker-registry package; .ci/run installs it)")
+// Absent says why Docker cannot start the registry (it is not
+// installed), for a test to skip with; "" when it can.
+func Absent() string {
+	if _, err := exec.LookPath("docker-registry"); err != nil {
+		return "docker-registry is not installed (Debian's docker-registry package; .ci/run installs it)"
+	}
+	return ""
+}
 
 // Docker starts Debian's docker-registry on a free loopback port, with
 // its configuration and storage in dir, and returns its host:port and
-// the function that stops it; ErrAbsent when it is not installed (a test
-// skips, saying so).
+// the function that stops it (a test skips first when Absent says why).
 func Docker(dir string) (addr string, stop func(), err error) {
 	bin, err := exec.LookPath("docker-registry")
 	if err != nil {
-		return "", nil, ErrAbsent
+		return "", nil, err
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
