@@ -52,16 +52,20 @@ type OpenOptions struct {
 type Assembly struct {
 	res    *Result
 	trust  *Trust
-	src    io.ReaderAt
+	source io.ReaderAt
 	closer io.Closer
 	names  []string
 	sizes  map[string]int64
 }
 
-// A VerifyError is Open's failure: Err says why; Result says as much as
-// was learnt before (whether it is signed, its signatures and how they
-// met the policy, the check's report), or is nil when nothing was read.
+// A VerifyError is Open's failure: Err says why; Name is the assembly as
+// Open names it (a location redacted); Result says as much as was learnt
+// before (whether it is signed, its signatures and how they met the
+// policy, the check's report), or is nil when the file or location could
+// not be opened (Result.Reader is nil when it is not a readable ZIP).
+// Verdict, and the JSON it marshals to, report it as verify does.
 type VerifyError struct {
+	Name   string
 	Result *Result
 	Err    error
 }
@@ -109,11 +113,15 @@ func Open(ctx context.Context, nameOrLocation string, t *Trust, opts *OpenOption
 		ro = *opts.Remote
 	}
 	ro.Digest = opts.Digest.String()
+	name := nameOrLocation
+	if remote.IsLocation(name) {
+		name = remote.Redact(name) // what messages and the verdict show
+	}
 	r, size, cl, err := OpenSource(ctx, nameOrLocation, &ro)
 	if err != nil {
-		return nil, &VerifyError{Err: err}
+		return nil, &VerifyError{Name: name, Err: err}
 	}
-	a, err := NewAssembly(ctx, nameOrLocation, r, size, t, opts)
+	a, err := NewAssembly(ctx, name, r, size, t, opts)
 	if err != nil {
 		cl.Close()
 		return nil, err
@@ -132,15 +140,12 @@ func NewAssembly(ctx context.Context, name string, r io.ReaderAt, size int64, t 
 	res, err := Verify(ctx, name, r, size, t, VerifyOptions{AllowUnsigned: opts.InsecureAllowUnsigned, Check: opts.Check, Progress: opts.Progress, Digest: opts.Digest,
 		Provenance: opts.Provenance, Bundles: opts.Bundles})
 	if err != nil {
-		if res.Reader == nil {
-			res = nil
-		}
-		return nil, &VerifyError{Result: res, Err: err}
+		return nil, &VerifyError{Name: name, Result: res, Err: err}
 	}
 	if err := judgeReferrers(ctx, r, res, t); err != nil {
-		return nil, &VerifyError{Result: res, Err: err}
+		return nil, &VerifyError{Name: name, Result: res, Err: err}
 	}
-	a := &Assembly{res: res, trust: t, src: r, sizes: map[string]int64{}}
+	a := &Assembly{res: res, trust: t, source: r, sizes: map[string]int64{}}
 	if res.Verified != nil {
 		for name, it := range res.Verified.Attestation().Items {
 			a.names = append(a.names, name)
@@ -174,7 +179,14 @@ func (a *Assembly) Result() *Result { return a.res }
 // accepted without one): its policy file's deploy section is deploy's.
 func (a *Assembly) Trust() *Trust { return a.trust }
 
-// Name is the file or location as the caller named it.
+// Source is what the assembly was read from (a *remote.Object for a
+// location): for a caller that copies the file as it is, such as a push
+// that keeps a registry's manifest. Its bytes are not checked as they are
+// read again; WriteTo's are.
+func (a *Assembly) Source() io.ReaderAt { return a.source }
+
+// Name is the file or location as the caller named it (a location with
+// its secrets redacted, when Open opened it).
 func (a *Assembly) Name() string { return a.res.Name }
 
 // Digest is the SHA-256 of the whole .cloud file.
@@ -300,7 +312,7 @@ func (a *Assembly) Referrers(ctx context.Context) ([]remote.Referrer, error) {
 			refs = append(refs, r)
 		}
 	}
-	if rs, ok := a.src.(referrerSource); ok {
+	if rs, ok := a.source.(referrerSource); ok {
 		found, err := rs.Referrers(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("reading the referrers attached to %s: %w", a.res.Name, err)

@@ -117,8 +117,9 @@ func TestOpenRefuses(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &ve) || ve.Result != nil {
 		t.Errorf("no file: %v", err)
 	}
-	_, err = Open(context.Background(), writeFile(t, []byte("not a zip")), tr, nil)
-	if !errors.As(err, &ve) || ve.Result != nil {
+	notZip := writeFile(t, []byte("not a zip"))
+	_, err = Open(context.Background(), notZip, tr, nil)
+	if !errors.As(err, &ve) || ve.Result == nil || ve.Result.Reader != nil || ve.Name != notZip {
 		t.Errorf("not an assembly: %v", err)
 	}
 }

@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/remote"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 func pullCmd() *cli.Command {
@@ -51,7 +51,7 @@ Examples:
 // pullResult is what pull reports (docs/json/pull.json): verify's result
 // and the file written.
 type pullResult struct {
-	*verifyResult
+	*trust.Verdict
 	Output string `json:"output"`
 	// Bundles are the provenance bundles written beside Output.
 	Bundles []string `json:"bundles,omitempty"`
@@ -97,24 +97,25 @@ func runPull(c *cli.Context) error {
 		return outputError(err)
 	}
 	defer f.Close()
-	open := func() (io.ReaderAt, int64, io.Closer, error) { return openSource(c, loc) }
 	// The location is read once (remote.Object spools each byte as it
-	// arrives); trust.VerifyTo writes f from that spool only once the
-	// assembly verified, checking the bytes against its SHA-256 again as
-	// they pass, and f is committed only then.
-	name := shown(loc)
-	res, err := verifySource(c, name, c.Bool("allow-unsigned"), open, f)
+	// arrives); WriteTo writes f from that spool only once the assembly
+	// verified, checking the bytes against its SHA-256 again as they pass,
+	// and f is committed only then.
+	res, err := verifyAssembly(c, loc, c.Bool("allow-unsigned"))
 	defer res.close()
 	if err != nil {
 		return withResult(err, res.failure())
+	}
+	if _, err := res.assembly.WriteTo(f); err != nil {
+		return withResult(err, &trust.VerifyError{Name: res.File, Result: res.checked, Err: err})
 	}
 	// The bundles that verified, beside the file (not beside standard
 	// output): each written whole, then committed with the file.
 	var bundles []*output.File
 	var written []string
-	if out != "-" && res.trusted != nil {
-		for i, b := range res.trusted.Bundles {
-			name := bundleFile(out, i, len(res.trusted.Bundles))
+	if found := res.checked.Bundles; out != "-" {
+		for i, b := range found {
+			name := bundleFile(out, i, len(found))
 			bf, err := output.Create(c.Context, name, outputOptions(c, nil, true))
 			if err != nil {
 				return outputError(err)
@@ -135,10 +136,10 @@ func runPull(c *cli.Context) error {
 		}
 	}
 	if c.Bool("json") {
-		return printJSON(c, pullResult{res, out, written})
+		return printJSON(c, pullResult{res.Verdict, out, written})
 	}
 	if out != "-" {
-		printVerified(c, name, res)
+		printVerified(c, res.File, res.Verdict)
 		printf(c, c.App.Writer, "wrote %s\n", out)
 		for _, w := range written {
 			printf(c, c.App.Writer, "wrote %s (provenance bundle)\n", w)
