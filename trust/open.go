@@ -108,18 +108,9 @@ func Open(ctx context.Context, nameOrLocation string, t *Trust, opts *OpenOption
 	if opts == nil {
 		opts = &OpenOptions{}
 	}
-	ro := remote.Options{}
-	if opts.Remote != nil {
-		ro = *opts.Remote
-	}
-	ro.Digest = opts.Digest.String()
-	name := nameOrLocation
-	if remote.IsLocation(name) {
-		name = remote.Redact(name) // what messages and the verdict show
-	}
-	r, size, cl, err := OpenSource(ctx, nameOrLocation, &ro)
+	name, r, size, cl, err := openNamed(ctx, nameOrLocation, opts)
 	if err != nil {
-		return nil, &VerifyError{Name: name, Err: err}
+		return nil, err
 	}
 	a, err := NewAssembly(ctx, name, r, size, t, opts)
 	if err != nil {
@@ -128,6 +119,56 @@ func Open(ctx context.Context, nameOrLocation string, t *Trust, opts *OpenOption
 	}
 	a.closer = cl
 	return a, nil
+}
+
+// openNamed opens nameOrLocation (OpenSource, with opts.Remote and
+// opts.Digest) and says how messages name it: a location with its
+// secrets redacted.
+func openNamed(ctx context.Context, nameOrLocation string, opts *OpenOptions) (string, io.ReaderAt, int64, io.Closer, error) {
+	ro := remote.Options{}
+	if opts.Remote != nil {
+		ro = *opts.Remote
+	}
+	ro.Digest = opts.Digest.String()
+	name := nameOrLocation
+	if remote.IsLocation(name) {
+		name = remote.Redact(name)
+	}
+	r, size, cl, err := OpenSource(ctx, nameOrLocation, &ro)
+	if err != nil {
+		return name, nil, 0, nil, &VerifyError{Name: name, Err: err}
+	}
+	return name, r, size, cl, nil
+}
+
+// OpenUnverified opens what nameOrLocation names as Open does (a file or
+// a location) and reads its ZIP structure, verifying nothing: for
+// reading what an assembly says about itself before anyone trusts it
+// (inspect, graph, attest). Only opts.Digest and opts.Remote apply: with
+// a Digest, another file fails with ErrWrongDigest (the whole file is
+// read for it). Errors are *VerifyError as Open's: Result nil when
+// nothing could be opened, Result.Reader nil when it is not a readable
+// ZIP. The caller closes the io.Closer, which the Reader reads through.
+func OpenUnverified(ctx context.Context, nameOrLocation string, opts *OpenOptions) (*assembly.Reader, io.Closer, error) {
+	if opts == nil {
+		opts = &OpenOptions{}
+	}
+	name, r, size, cl, err := openNamed(ctx, nameOrLocation, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{Name: name, Size: size}
+	rd, err := assembly.NewReader(r, size)
+	if err != nil {
+		cl.Close()
+		return nil, nil, &VerifyError{Name: name, Result: res, Err: err}
+	}
+	res.Reader, res.Signed = rd, rd.Signed()
+	if err := checkDigest(ctx, name, r, size, opts.Digest); err != nil {
+		cl.Close()
+		return nil, nil, &VerifyError{Name: name, Result: res, Err: err}
+	}
+	return rd, cl, nil
 }
 
 // NewAssembly verifies the assembly read from r (size bytes) as Open

@@ -180,7 +180,7 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 		return res, &OptionError{Msg: "needs at least one --keyring FILE of trusted public keys (or a --policy FILE naming keyrings)", Err: ErrNoKeyring}
 	}
 	judge := t.Provenance != nil || opts.Provenance
-	v, err := signing.VerifyContext(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known, ContentSums: judge})
+	v, err := signing.Verify(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known, ContentSums: judge})
 	if err != nil {
 		var se *signing.SignaturesError
 		if errors.As(err, &se) {
@@ -276,11 +276,11 @@ func judgeProvenance(res *Result, pol *provenance.Policy, opts VerifyOptions) er
 	return err
 }
 
-// CheckDigest fails with ErrWrongDigest unless the SHA-256 of the first
+// checkDigest fails with ErrWrongDigest unless the SHA-256 of the first
 // size bytes of r is want (the zero Digest: anything): the check of an
 // assembly's name for a command that does not verify it (inspect). A
 // Digester gives its own hash; any other reader is read whole.
-func CheckDigest(ctx context.Context, name string, r io.ReaderAt, size int64, want digest.Digest) error {
+func checkDigest(ctx context.Context, name string, r io.ReaderAt, size int64, want digest.Digest) error {
 	if want.IsZero() {
 		return nil
 	}

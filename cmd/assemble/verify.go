@@ -215,11 +215,8 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 // signature and the policy when there is more than one to tell apart.
 func verifyError(c *cli.Context, ve *trust.VerifyError) error {
 	r, v := ve.Result, ve.Verdict()
-	switch {
-	case r == nil:
-		return ve.Err // could not open it: the error names it
-	case r.Reader == nil:
-		return onFile("", ve.Name, ve.Err)
+	if r == nil || r.Reader == nil {
+		return openError("", ve)
 	}
 	showFindings(c, ve.Name, r.Report)
 	if errors.Is(ve.Err, trust.ErrNoKeyring) {
