@@ -110,7 +110,7 @@ func runPush(c *cli.Context) error {
 	if !res.Signed {
 		warnf(c, "pushing %s UNSIGNED (--allow-unsigned): whoever pulls it must pass --allow-unsigned too", res.File)
 	}
-	raw, _ := res.checked.Reader.Raw()
+	raw := res.checked.Reader.Raw()
 	f := remote.File{R: raw, Size: res.Size, SHA256: "sha256:" + res.SHA256, Title: filepath.Base(name)}
 	if remote.IsLocation(name) {
 		// Promotion: the file is named after the source's last segment,
