@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/remote"
 )
 
@@ -125,6 +126,19 @@ func runPush(c *cli.Context) error {
 	if dl.Scheme == remote.SchemeOCI && res.assembly != nil {
 		if f.Referrers, err = res.assembly.Referrers(ctx); err != nil {
 			return onFile("push", res.File, err)
+		}
+	} else if o, ok := res.assembly.Source().(*remote.Object); ok && o.Manifest() != nil {
+		// S3 keeps no referrers: say which provenance bundles stay behind.
+		if refs, err := o.Referrers(ctx); err == nil {
+			n := 0
+			for _, r := range refs {
+				if r.ArtifactType == remote.BundleArtifactType {
+					n++
+				}
+			}
+			if n > 0 {
+				warnf(c, "%s has %s attached; %s keeps no referrers, so they are not carried (assemble pull from %s writes them beside the file)", res.File, plural.Count(n, "provenance bundle"), shown(dest), res.File)
+			}
 		}
 	}
 	prog := newProgress(c, "pushing "+res.File)
