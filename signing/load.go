@@ -57,25 +57,24 @@ type SignerOptions struct {
 	Now time.Time
 }
 
-// A FileError is a key or passphrase file that could not be read. Field
-// is the SignerOptions field that named it ("KeyFile", "PassphraseFile").
-// Its message never shows a passphrase file's name, which may be the
+// A FileError is a key or passphrase file that could not be read. Option
+// is the SignerOptions field that named it ("KeyFile", "PassphraseFile"),
+// as in trust.FileError. Its message never shows a passphrase file's name, which may be the
 // passphrase itself typed by mistake, nor a key file's name that looks
 // like key material.
 type FileError struct {
-	Field string
-	Path  string
-	Err   error
+	Option, File string
+	Err          error
 }
 
 func (e *FileError) Error() string {
-	if e.Field == "PassphraseFile" {
+	if e.Option == "PassphraseFile" {
 		return "the passphrase file: " + e.Err.Error()
 	}
-	if looksLikeKeyMaterial(e.Path) {
+	if looksLikeKeyMaterial(e.File) {
 		return "the key file (its name is not shown: it looks like a key): " + e.Err.Error()
 	}
-	return "key file " + e.Path + ": " + e.Err.Error()
+	return "key file " + e.File + ": " + e.Err.Error()
 }
 
 func (e *FileError) Unwrap() error { return e.Err }
@@ -153,7 +152,7 @@ func (o *SignerOptions) readKeys() (openpgp.EntityList, string, error) {
 	case o.KeyFile != "":
 		f, err := os.Open(o.KeyFile)
 		if err != nil {
-			return nil, "", &FileError{Field: "KeyFile", Path: o.KeyFile, Err: unwrapPath(err)}
+			return nil, "", &FileError{Option: "KeyFile", File: o.KeyFile, Err: unwrapPath(err)}
 		}
 		defer f.Close()
 		r, name = f, o.KeyFile
@@ -174,7 +173,7 @@ func (o *SignerOptions) readKeys() (openpgp.EntityList, string, error) {
 	return keys, name, nil
 }
 
-// unwrapPath is the cause of a *fs.PathError (FileError holds the path).
+// unwrapPath is the cause of a *fs.PathError (FileError holds the file name).
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -188,7 +187,7 @@ func (o *SignerOptions) passphrase() ([]byte, error) {
 	if o.PassphraseFile != "" {
 		b, err := os.ReadFile(o.PassphraseFile)
 		if err != nil {
-			return nil, &FileError{Field: "PassphraseFile", Path: o.PassphraseFile, Err: unwrapPath(err)}
+			return nil, &FileError{Option: "PassphraseFile", File: o.PassphraseFile, Err: unwrapPath(err)}
 		}
 		line, _, _ := bytes.Cut(b, []byte("\n"))
 		return bytes.TrimSuffix(line, []byte("\r")), nil

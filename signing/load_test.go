@@ -225,11 +225,11 @@ func TestLoadSignersErrors(t *testing.T) {
 	// passphrase file's name is never shown.
 	_, err := LoadSigners(&SignerOptions{KeyFile: keyPath("passphrase.sec.asc"), PassphraseFile: "s3cret passphrase"})
 	var fe *FileError
-	if !errors.As(err, &fe) || fe.Field != "PassphraseFile" || strings.Contains(err.Error(), "s3cret") {
+	if !errors.As(err, &fe) || fe.Option != "PassphraseFile" || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("missing passphrase file: %v", err)
 	}
 	_, err = LoadSigners(&SignerOptions{KeyFile: missing})
-	if !errors.As(err, &fe) || fe.Field != "KeyFile" || !strings.Contains(err.Error(), missing) {
+	if !errors.As(err, &fe) || fe.Option != "KeyFile" || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing key file: %v", err)
 	}
 	armored, _ := os.ReadFile(keyPath("ed25519.sec.asc"))

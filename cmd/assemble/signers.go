@@ -90,8 +90,8 @@ func (n signerFlagNames) signers(c *cli.Context, now time.Time) ([]signing.Signe
 	switch {
 	case err == nil:
 	case errors.As(err, &fe):
-		flag := map[string]string{"KeyFile": "--" + n.key, "PassphraseFile": "--passphrase-file"}[fe.Field]
-		return nil, nil, flagFileError(flag, &fs.PathError{Op: "open", Path: fe.Path, Err: fe.Err})
+		flag := map[string]string{"KeyFile": "--" + n.key, "PassphraseFile": "--passphrase-file"}[fe.Option]
+		return nil, nil, flagFileError(flag, &fs.PathError{Op: "open", Path: fe.File, Err: fe.Err})
 	case errors.Is(err, signing.ErrNoKey) && !n.given(c):
 		return nil, nil, withHint(signing.ErrNoKey, fmt.Sprintf("pass a secret key with --%s FILE (or --%s - for standard input) or $%s, or sign through gpg with --%s", n.key, n.key, envSigningKey, n.gpg))
 	default:
