@@ -158,7 +158,7 @@ type errorJSON struct {
 
 // newErrorJSON describes err (hint is "" for none).
 func newErrorJSON(err error, hint string) errorJSON {
-	out := errorJSON{Code: codeOf(err), Message: err.Error()}
+	out := errorJSON{Code: codeOf(err), Message: flagWords(err.Error())}
 	p := placeOf(err)
 	if p.file != "" {
 		out.File = &p.file
