@@ -2,6 +2,7 @@ package trust_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,4 +67,70 @@ func buildAndSign(path string) error {
 	}
 	_, err = signing.SealFile(context.Background(), unsigned, path, []signing.Signer{signing.Keys(e)}, nil)
 	return err
+}
+
+// Verify an assembly and write its files to a folder: only what verified
+// is written, each file checked again as it is, and the folder appears
+// whole or not at all. The result is what `assemble extract --json`
+// prints.
+func ExampleAssembly_Extract() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	app := filepath.Join(dir, "app.cloud")
+	if err := buildAndSign(app); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	t, err := trust.Load(trust.Options{Keyrings: []string{filepath.Join("..", "fixtures", "keys", "trusted.asc")}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a, err := trust.Open(context.Background(), app, t, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer a.Close()
+	res, err := a.Extract(context.Background(), filepath.Join(dir, "out"), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Files, "file,", res.Authenticated, res.Signer.UserID)
+	entries, _ := os.ReadDir(filepath.Join(dir, "out"))
+	for _, e := range entries {
+		fmt.Println(e.Name())
+	}
+	// Output:
+	// 1 file, true Test Signer Ed25519 <ed25519@example.test>
+	// manifest.json
+	// signature.asc
+}
+
+// The verdict of a failed verification says what was learnt, as `assemble
+// verify --json` prints it beside the error.
+func ExampleVerifyError_Verdict() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	app := filepath.Join(dir, "app.cloud")
+	if err := buildAndSign(app); err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Trust another key than the one that signed.
+	t, err := trust.Load(trust.Options{Keyrings: []string{filepath.Join("..", "fixtures", "keys", "rsa3072.pub.asc")}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = trust.Open(context.Background(), app, t, nil)
+	var ve *trust.VerifyError
+	if errors.As(err, &ve) {
+		v := ve.Verdict()
+		fmt.Println(errors.Is(err, signing.ErrUnknownSigner), v.Valid, v.Signed, v.Signatures[0].Code, v.Policy.Met)
+	}
+	// Output:
+	// true false true unknown_signer false
 }

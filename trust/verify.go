@@ -276,11 +276,11 @@ func judgeProvenance(res *Result, pol *provenance.Policy, opts VerifyOptions) er
 	return err
 }
 
-// CheckDigest fails with ErrWrongDigest unless the SHA-256 of the first
+// checkDigest fails with ErrWrongDigest unless the SHA-256 of the first
 // size bytes of r is want (the zero Digest: anything): the check of an
 // assembly's name for a command that does not verify it (inspect). A
 // Digester gives its own hash; any other reader is read whole.
-func CheckDigest(ctx context.Context, name string, r io.ReaderAt, size int64, want digest.Digest) error {
+func checkDigest(ctx context.Context, name string, r io.ReaderAt, size int64, want digest.Digest) error {
 	if want.IsZero() {
 		return nil
 	}
@@ -321,30 +321,6 @@ func (r *Result) Content() (*digest.Reader, error) {
 	}
 	raw, _ := r.Reader.Raw()
 	return digest.NewReader(raw, 0, r.Size, d), nil
-}
-
-// VerifyTo verifies the assembly read from r as Verify does and then, only
-// if it passed, writes it to w: read again from r, checked against the
-// whole file's SHA-256 as the bytes pass, the last of them withheld unless
-// the whole matches (Result.Content). w gets the verified file, or with an
-// error less than all of it: a writer that commits only when VerifyTo
-// returns nil (a file renamed into place, an upload of a known length)
-// commits the verified bytes or nothing. r should read each byte once
-// from where it comes (remote.Object spools what it fetched), so that the
-// second reading costs no second transfer.
-func VerifyTo(ctx context.Context, name string, r io.ReaderAt, size int64, w io.Writer, t *Trust, opts VerifyOptions) (*Result, error) {
-	res, err := Verify(ctx, name, r, size, t, opts)
-	if err != nil || w == nil {
-		return res, err
-	}
-	c, err := res.Content()
-	if err != nil {
-		return res, err
-	}
-	if _, err := io.Copy(w, &ctxReader{ctx, c}); err != nil {
-		return res, fmt.Errorf("writing %s: %w", name, err)
-	}
-	return res, nil
 }
 
 // A Digester is a reader that takes the SHA-256 of everything read

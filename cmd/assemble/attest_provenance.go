@@ -54,7 +54,7 @@ func runAttestProvenance(c *cli.Context, in string) error {
 	if err != nil {
 		return err
 	}
-	bundle, err := provenance.AttestBundle(path.Base(in), sum, res.trusted.Provenance, key)
+	bundle, err := provenance.AttestBundle(path.Base(in), sum, res.checked.Provenance, key)
 	if err != nil {
 		return onFile("attest", in, err)
 	}

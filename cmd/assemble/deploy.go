@@ -495,9 +495,9 @@ Examples:
 			}
 			so := deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
 				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")}
-			if p := vres.trust; p != nil && p.PolicyFile != nil {
+			if p := vres.policyFile(); p != nil {
 				// parameters the policy lets deployers set are not compared
-				so.Settable = p.PolicyFile.DeployerParameters
+				so.Settable = p.DeployerParameters
 			}
 			st, err := deploy.Status(c.Context, src, so)
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}

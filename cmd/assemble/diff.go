@@ -376,8 +376,8 @@ func terminalApprover(c *cli.Context) func(context.Context, *deploy.DiffResult, 
 // require-approval, else the default.
 func approvalLevel(c *cli.Context, vres *verifyResult) (deploy.Approval, error) {
 	v := c.String("require-approval")
-	if v == "" && vres != nil && vres.trust != nil && vres.trust.PolicyFile != nil {
-		v = vres.trust.PolicyFile.RequireApproval
+	if p := vres.policyFile(); v == "" && p != nil {
+		v = p.RequireApproval
 		a, err := deploy.ParseApproval(v)
 		if err != nil {
 			return "", fmt.Errorf("--policy %s: require-approval: %w", c.String("policy"), err)
