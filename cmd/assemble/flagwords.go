@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cloud-assembly/assemble/deploy"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cfn"
@@ -31,6 +32,18 @@ var optionFlags = []optionFlag{
 	{artifacts.Options{}, "Bucket", "--asset-bucket"},
 	{artifacts.Options{}, "Region", "--region"},
 	{cfn.Options{}, "Artifacts", "--asset-bucket"},
+	{deploy.Options{}, "RequireApproval", "--require-approval"},
+	{deploy.Options{}, "RoleARN", "--role-arn"},
+	{deploy.Options{}, "Qualifier", "--qualifier"},
+	{deploy.Options{}, "Only", "--only"},
+	{deploy.Options{}, "Force", "--force"},
+	{deploy.Options{}, "Parameters", "--parameter"},
+	{deploy.Options{}, "StagingBucket", "--staging-bucket"},
+	{deploy.Options{}, "Capabilities", "--capabilities"},
+	{deploy.Options{}, "Target", "--target"},
+	{deploy.Options{}, "MaxFailures", "--max-failures"},
+	{deploy.Options{}, "Adopt", "--adopt"},
+	{deploy.DestroyOptions{}, "Purge", "--purge"},
 }
 
 // optionName is how a library's message names an option: TYPE.FIELD.
