@@ -193,7 +193,9 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 		sort.SliceStable(errs, func(i, j int) bool { return dropletOf(errs[i]) < dropletOf(errs[j]) })
 		return errors.Join(errs...)
 	}
-	if r.opts.Plan {
+	if r.opts.Plan || r.sc.approveOnce {
+		// A matrix's runs are approved together, then staged
+		// (matrix.approve).
 		return nil
 	}
 	// Every check passed: the changes approved (approval.go), before
@@ -201,8 +203,13 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 	if _, err := r.approve(ctx, ds); err != nil {
 		return err
 	}
-	// Stage the large templates, the first writes.
-	g, gctx = errgroup.WithContext(ctx)
+	return r.stageTemplates(ctx, ds)
+}
+
+// stageTemplates stages the large templates: the first writes, once the
+// changes are approved.
+func (r *runner) stageTemplates(ctx context.Context, ds []*droplet) error {
+	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Concurrency)
 	for _, d := range ds {
 		if _, ok := d.kind.(stackKind); !ok || r.src.sizes[str(d.props, "template")] <= MaxTemplateBody {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/signing"
@@ -52,20 +51,11 @@ func buildAndSign(path string) error {
 	if err := w.WriteFile(context.Background(), unsigned); err != nil {
 		return err
 	}
-	f, err := os.Open(filepath.Join("..", "fixtures", "keys", "ed25519.sec.asc"))
+	signers, err := signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join("..", "fixtures", "keys", "ed25519.sec.asc")})
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	keys, err := signing.ReadKeys(f)
-	if err != nil {
-		return err
-	}
-	e, err := signing.SelectSigner(keys, nil, time.Now())
-	if err != nil {
-		return err
-	}
-	_, err = signing.SealFile(context.Background(), unsigned, path, []signing.Signer{signing.Keys(e)}, nil)
+	_, err = signing.SealFile(context.Background(), unsigned, path, signers, nil)
 	return err
 }
 

@@ -180,7 +180,7 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 		return res, &OptionError{Msg: "needs at least one --keyring FILE of trusted public keys (or a --policy FILE naming keyrings)", Err: ErrNoKeyring}
 	}
 	judge := t.Provenance != nil || opts.Provenance
-	v, err := signing.VerifyContext(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known, ContentSums: judge})
+	v, err := signing.Verify(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known, ContentSums: judge})
 	if err != nil {
 		var se *signing.SignaturesError
 		if errors.As(err, &se) {

@@ -134,10 +134,10 @@ Examples:
 			a := vres.assembly
 			// The droplets' warning and error metadata were shown by the
 			// check, before anything deploys (the [metadata] findings).
-			if c.Bool("plan") && len(deploy.TargetPairs(src, opts.Target)) <= 1 {
+			if c.Bool("plan") {
 				// The plan is the diff (diff.go), under the policy file's
 				// deploy section as the deploy is; a target over several
-				// account/region pairs is planned pair by pair below.
+				// account/region pairs has a section per pair.
 				planOpts, err := opts.WithPolicy(a.Trust())
 				if err != nil {
 					return err
