@@ -83,7 +83,7 @@ type Result struct {
 	// Bundles are the VerifyOptions.Bundles that verified.
 	Bundles []*provenance.BundleResult
 	// PolicyFile is the policy file the trust was loaded from (nil when
-	// none): its deploy keys, and AllowTarget.
+	// none): its deploy section is package deploy's (deploy.PolicyOf).
 	PolicyFile *PolicyFile
 }
 
@@ -177,7 +177,7 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	}
 	res.Signed = true
 	if t == nil {
-		return res, &OptionError{Msg: "needs at least one --keyring FILE of trusted public keys (or a --policy FILE naming keyrings)", Err: ErrNoKeyring}
+		return res, errNoKeyring
 	}
 	judge := t.Provenance != nil || opts.Provenance
 	v, err := signing.Verify(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known, ContentSums: judge})
