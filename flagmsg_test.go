@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -27,7 +26,6 @@ func TestNoLibraryMessageNamesAFlag(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	n := 0
-	flagged := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 2 || f[1] == "main" {
@@ -41,13 +39,7 @@ func TestNoLibraryMessageNamesAFlag(t *testing.T) {
 				t.Fatal(err)
 			}
 			n++
-			rel, _ := filepath.Rel(root(t), path)
-			rel = filepath.ToSlash(rel)
 			for _, lit := range flagLiterals(file) {
-				flagged[rel] = true
-				if pending[rel] && os.Getenv("FLAGSCAN_ALL") == "" {
-					continue
-				}
 				p := fset.Position(lit.Pos())
 				t.Errorf("%s:%d: %s names a flag: say it in the library's terms (the option's field, the file), and let cmd/assemble add the flag", p.Filename, p.Line, lit.Value)
 			}
@@ -56,26 +48,6 @@ func TestNoLibraryMessageNamesAFlag(t *testing.T) {
 	if n < 100 {
 		t.Fatalf("read only %d files", n)
 	}
-	for f := range pending {
-		if !flagged[f] {
-			t.Errorf("%s names no flag now: take it off the pending list", f)
-		}
-	}
-}
-
-// pending lists the files still being moved off flags (issue 29); the
-// list only shrinks.
-var pending = map[string]bool{
-	"trust/errors.go": true, "trust/policy.go": true, "trust/trust.go": true, "trust/verify.go": true,
-}
-
-// root is the module's folder (this test's).
-func root(t *testing.T) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wd
 }
 
 // flagLiterals returns the string literals of file that name a flag of

@@ -165,7 +165,7 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	}
 	if !rd.Signed() {
 		if !opts.AllowUnsigned {
-			return res, hint.With(signing.ErrUnsigned, "sign it with 'assemble sign --key FILE', or pass --allow-unsigned to check only its structure and manifest")
+			return res, hint.With(signing.ErrUnsigned, "sign it, or check only its structure and manifest (VerifyOptions.AllowUnsigned)")
 		}
 		rep, err := rd.Check(opts.Check)
 		res.Report = rep

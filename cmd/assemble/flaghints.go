@@ -8,6 +8,7 @@ import (
 	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/remote"
 	"github.com/cloud-assembly/assemble/signing"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 // flagHints are the hints of the causes whose fix is one of this
@@ -17,6 +18,8 @@ import (
 // command's hint for the sentinel's code names it, in place of the
 // library's. One hint per code still: codeHint prints this one.
 var flagHints = map[error]string{
+	trust.ErrNoKeyring:             "name the trusted public keys with --keyring FILE (gpg --export --armor KEYID > keyring.asc), or a --policy file",
+	trust.ErrKeyringFile:           "give --keyring an armored or binary OpenPGP public keyring (gpg --export --armor KEYID > keyring.asc)",
 	signing.ErrUnsigned:            "sign it with 'assemble sign', or pass --allow-unsigned to check it without authenticating it",
 	signing.ErrMalformedSignature:  "give exactly one cleartext-signed message, as 'gpg --clearsign' writes it (not --detach-sign, not --sign)",
 	signing.ErrUnknownSigner:       "if you trust the signer, add their public key with --keyring FILE",

@@ -9,6 +9,7 @@ import (
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cfn"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 // An optionFlag is the flag that sets a library option: a library names
@@ -44,6 +45,12 @@ var optionFlags = []optionFlag{
 	{deploy.Options{}, "MaxFailures", "--max-failures"},
 	{deploy.Options{}, "Adopt", "--adopt"},
 	{deploy.DestroyOptions{}, "Purge", "--purge"},
+	{trust.Options{}, "PolicyFile", "--policy"},
+	{trust.Options{}, "Keyrings", "--keyring"},
+	{trust.Options{}, "MinSigners", "--min-signers"},
+	{trust.Options{}, "RequireSigners", "--require-signer"},
+	{trust.Options{}, "Algorithms", "--allow-algorithm"},
+	{trust.VerifyOptions{}, "AllowUnsigned", "--allow-unsigned"},
 }
 
 // optionName is how a library's message names an option: TYPE.FIELD.
