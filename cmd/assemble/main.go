@@ -181,6 +181,12 @@ func commands() []*cli.Command {
 	}
 }
 
+// -v is --verbose wherever a command has it; the version is --version
+// (and 'assemble version'), without urfave/cli's default -v alias.
+func init() {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+}
+
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:  "assemble",
