@@ -158,6 +158,11 @@ type Object struct {
 	sum  string
 
 	requests, received atomic.Int64
+
+	// The referrers, read once (Referrers).
+	refOnce sync.Once
+	refs    []Referrer
+	refErr  error
 }
 
 // A fetch is one ranged request for the blocks [first, first+n).

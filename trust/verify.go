@@ -318,7 +318,7 @@ func (r *Result) Content() (*digest.Reader, error) {
 	if err != nil || r.Reader == nil {
 		return nil, fmt.Errorf("%s: no verified SHA-256 to check its bytes against", r.Name)
 	}
-	raw, _ := r.Reader.Raw()
+	raw := r.Reader.Raw()
 	return digest.NewReader(raw, 0, r.Size, d), nil
 }
 

@@ -211,7 +211,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 }
 
 // verifyError is the failure of trust.Open as the commands say it: about
-// the file it names, after the check's findings and, on a terminal, each
+// the file it names, after the check's findings and (without --json) each
 // signature and the policy when there is more than one to tell apart.
 func verifyError(c *cli.Context, ve *trust.VerifyError) error {
 	r, v := ve.Result, ve.Verdict()
