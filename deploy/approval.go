@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/errcode"
 )
 
@@ -126,7 +127,7 @@ func (r *runner) approve(ctx context.Context, ds []*droplet) (*DiffResult, error
 	for _, d := range compared {
 		sub.Droplets = append(sub.Droplets, d.res)
 	}
-	out := &DiffResult{SHA256: r.src.SHA256, Regions: []string{}, Deployed: []string{}, Droplets: []*DropletDiff{}}
+	out := &DiffResult{SHA256: r.src.SHA256, Regions: []string{}, Deployed: []digest.Digest{}, Droplets: []*DropletDiff{}}
 	diff, err := r.diff(ctx, compared, sub, out, false)
 	r.opts.Plan = plan
 	r.attrMu.Lock()

@@ -103,7 +103,7 @@ func Open(ctx context.Context, nameOrLocation string, t *Trust, opts *OpenOption
 	if opts.Remote != nil {
 		ro = *opts.Remote
 	}
-	ro.Digest = opts.Digest.String()
+	ro.Digest = opts.Digest
 	r, size, cl, err := OpenSource(ctx, nameOrLocation, &ro)
 	if err != nil {
 		return nil, &VerifyError{Err: err}
@@ -170,10 +170,7 @@ func (a *Assembly) Trust() *Trust { return a.trust }
 func (a *Assembly) Name() string { return a.res.Name }
 
 // Digest is the SHA-256 of the whole .cloud file.
-func (a *Assembly) Digest() digest.Digest {
-	d, _ := digest.FromHex(a.res.SHA256)
-	return d
-}
+func (a *Assembly) Digest() digest.Digest { return a.res.SHA256 }
 
 // Authenticated reports whether trusted keys signed it as the policy
 // asks (false only with OpenOptions.InsecureAllowUnsigned).

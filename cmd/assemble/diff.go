@@ -205,7 +205,7 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 	if len(res.Deployed) > 0 {
 		var ds []string
 		for _, d := range res.Deployed {
-			ds = append(ds, "sha256:"+d)
+			ds = append(ds, d.String())
 		}
 		deployed = "deployed now: " + strings.Join(ds, ", ")
 	}
@@ -213,12 +213,12 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 	if res.Target != "" {
 		target = "target " + res.Target + ", "
 	}
-	fmt.Fprintf(w, "%saccount %s, region %s; reviewing sha256:%s, %s\n", target, res.Account, strings.Join(res.Regions, ", "), res.SHA256, deployed)
+	fmt.Fprintf(w, "%saccount %s, region %s; reviewing %s, %s\n", target, res.Account, strings.Join(res.Regions, ", "), res.SHA256, deployed)
 	for _, d := range res.Droplets {
 		if d.State == deploy.StateExcluded {
 			continue
 		}
-		head := fmt.Sprintf("%s (%s)", d.ID, d.Kind)
+		head := fmt.Sprintf("%s (%s)", d.ID, d.Alias)
 		if d.StackName != "" {
 			head = fmt.Sprintf("%s (stack %s)", d.ID, d.StackName)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager/cdk"
@@ -139,7 +140,7 @@ type extractResult struct {
 	File          string        `json:"file"`
 	Dir           string        `json:"dir"`
 	CDKOut        bool          `json:"cdkOut,omitempty"`
-	SHA256        string        `json:"sha256"`
+	SHA256        digest.Digest `json:"sha256"`
 	Files         int           `json:"files"`
 	Bytes         int64         `json:"bytes"`
 	Authenticated bool          `json:"authenticated"`

@@ -90,7 +90,7 @@ func jsonCases(env map[string]string) map[string][]jsonCase {
 				t.Fatal(err)
 			}
 			sum := sha256.Sum256(b)
-			if got := obj["sha256"]; got != hex.EncodeToString(sum[:]) {
+			if got := obj["sha256"]; got != "sha256:"+hex.EncodeToString(sum[:]) {
 				t.Errorf("sha256 %v, the file's is %x", got, sum)
 			}
 		}

@@ -76,8 +76,12 @@ func shown(name string) string {
 // remote location, ranged reads, each byte fetched once into a spool, or
 // a file). --digest, when given, pins the bytes that must arrive.
 func openSource(c *cli.Context, name string) (io.ReaderAt, int64, io.Closer, error) {
+	want, err := digestOption(c)
+	if err != nil {
+		return nil, 0, nil, err
+	}
 	ctx, cancel := remoteContext(c)
-	r, size, cl, err := trust.OpenSource(ctx, name, &remote.Options{Digest: c.String("digest")})
+	r, size, cl, err := trust.OpenSource(ctx, name, &remote.Options{Digest: want})
 	if err != nil {
 		cancel()
 		return nil, 0, nil, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/remote"
 )
 
@@ -51,19 +52,21 @@ Examples:
 	}
 }
 
-// pushResult is what push reports (docs/json/push.json).
+// pushResult is what push reports (docs/json/push.json). Digest is
+// SHA256 under its old name, kept one release (deprecated).
 type pushResult struct {
-	File          string `json:"file"`
-	Location      string `json:"location"`
-	Digest        string `json:"digest"`
-	Size          int64  `json:"size"`
-	Signed        bool   `json:"signed"`
-	Authenticated bool   `json:"authenticated"`
-	Manifest      string `json:"manifest,omitempty"`
-	Version       string `json:"version,omitempty"`
-	ETag          string `json:"etag,omitempty"`
-	Multipart     bool   `json:"multipart,omitempty"`
-	Replaced      bool   `json:"replaced,omitempty"`
+	File          string        `json:"file"`
+	Location      string        `json:"location"`
+	SHA256        digest.Digest `json:"sha256"`
+	Digest        digest.Digest `json:"digest"`
+	Size          int64         `json:"size"`
+	Signed        bool          `json:"signed"`
+	Authenticated bool          `json:"authenticated"`
+	Manifest      digest.Digest `json:"manifest,omitzero"`
+	Version       string        `json:"version,omitempty"`
+	ETag          string        `json:"etag,omitempty"`
+	Multipart     bool          `json:"multipart,omitempty"`
+	Replaced      bool          `json:"replaced,omitempty"`
 }
 
 func runPush(c *cli.Context) error {
@@ -86,7 +89,7 @@ func runPush(c *cli.Context) error {
 		warnf(c, "pushing %s UNSIGNED (--allow-unsigned): whoever pulls it must pass --allow-unsigned too", res.File)
 	}
 	raw, _ := res.reader.Raw()
-	f := remote.File{R: raw, Size: res.Size, SHA256: "sha256:" + res.SHA256, Title: filepath.Base(name)}
+	f := remote.File{R: raw, Size: res.Size, SHA256: res.SHA256, Title: filepath.Base(name)}
 	if remote.IsLocation(name) {
 		// Promotion: the file is named after the source's last segment,
 		// and from a registry its manifest is copied as it is.
@@ -104,7 +107,7 @@ func runPush(c *cli.Context) error {
 	if err != nil {
 		return onFile("push", res.File, err)
 	}
-	out := pushResult{File: res.File, Location: shown(dest), Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
+	out := pushResult{File: res.File, Location: shown(dest), SHA256: p.Digest, Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
 		Manifest: p.Manifest, Version: p.Version, ETag: p.ETag, Multipart: p.Multipart, Replaced: p.Replaced}
 	if c.Bool("json") {
 		return printJSON(c, out)
@@ -117,7 +120,7 @@ func runPush(c *cli.Context) error {
 	if p.Replaced {
 		printf(c, c.App.Writer, "replaced the object that was at %s\n", out.Location)
 	}
-	if p.Manifest != "" {
+	if !p.Manifest.IsZero() {
 		loc, _ := remote.Parse(dest)
 		printf(c, c.App.Writer, "manifest %s: pull it by oci://%s@%s\n", p.Manifest, loc.Ref.Context().Name(), p.Manifest)
 	}

@@ -138,7 +138,7 @@ func TestInspectRemoteReadsTheEnd(t *testing.T) {
 	keyring := filepath.Join("..", "..", "fixtures", "keys", "ed25519.pub.asc")
 	code, stdout, stderr = runRemoteCLI("verify", "--keyring", keyring, url)
 	sum := sha256.Sum256(b)
-	if code != 0 || !bytes.Contains([]byte(stdout), []byte("sha256: "+hex.EncodeToString(sum[:]))) {
+	if code != 0 || !bytes.Contains([]byte(stdout), []byte("sha256:"+hex.EncodeToString(sum[:]))) {
 		t.Fatalf("verify: %d %s %s", code, stdout, stderr)
 	}
 	if sent := s.sent.Load(); sent > int64(len(b))+1<<20 {

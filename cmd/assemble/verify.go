@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/provenance"
@@ -126,7 +127,7 @@ Examples:
 // assembly passed with --allow-unsigned is valid, not authenticated).
 type verifyResult struct {
 	File          string           `json:"file"`
-	SHA256        string           `json:"sha256"`
+	SHA256        digest.Digest    `json:"sha256"`
 	Size          int64            `json:"size"`
 	Valid         bool             `json:"valid"`
 	Authenticated bool             `json:"authenticated"`
@@ -403,10 +404,10 @@ func openAssembly(name string) (*os.File, *assembly.Reader, int64, error) {
 func printVerified(c *cli.Context, name string, res *verifyResult) {
 	what := fmt.Sprintf("%s (%s, %s)", plural.Count(res.Files, "file"), plural.Count(int(res.Bytes), "byte"), plural.Count(res.Droplets, "droplet"))
 	if !res.Signed {
-		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\nsha256: %s\n", what, name, res.SHA256)
+		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\n%s\n", what, name, res.SHA256)
 		return
 	}
-	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\nsha256: %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp, res.SHA256)
+	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\n%s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp, res.SHA256)
 	trustedAll := true
 	for _, s := range res.Signatures {
 		trustedAll = trustedAll && s.Trusted

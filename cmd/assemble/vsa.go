@@ -22,17 +22,13 @@ import (
 // writes none: there is no subject to summarize.
 func writeVSA(c *cli.Context, file, name string, res *verifyResult, verr error) error {
 	v := res.checked
-	if v == nil || v.Verified == nil || res.SHA256 == "" {
+	if v == nil || v.Verified == nil || res.SHA256.IsZero() {
 		if verr == nil {
 			return usagef("--vsa summarizes a signed assembly's verification: %s is not authenticated", name)
 		}
 		return nil
 	}
-	sum, err := digest.FromHex(res.SHA256)
-	if err != nil {
-		return err
-	}
-	s := provenance.Summary{Name: path.Base(name), ResourceURI: name, File: sum, Time: time.Now(),
+	s := provenance.Summary{Name: path.Base(name), ResourceURI: name, File: res.SHA256, Time: time.Now(),
 		Passed: []string{"signatures"}}
 	if pf := c.String("policy"); pf != "" {
 		s.PolicyURI = pf
