@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/flate"
+
+	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
 // Open returns the entry's uncompressed content, checked as it streams, so
@@ -30,7 +32,7 @@ func (f *File) Open() (io.ReadCloser, error) {
 		// flate reads exactly the bytes of the stream from an
 		// io.ByteReader (gzip relies on it to find its trailer): what
 		// the bufio.Reader holds unread was not part of the stream.
-		c.raw = &countingReader{r: raw}
+		c.raw = &limitio.Reader{R: raw}
 		c.buf = bufio.NewReader(c.raw)
 		c.inflate = flate.NewReader(c.buf)
 		c.r = c.inflate
@@ -63,7 +65,7 @@ type contentReader struct {
 	csize   int64  // compressed, as the headers say
 	crc     uint32 // as the headers say
 	r       io.Reader
-	raw     *countingReader
+	raw     *limitio.Reader
 	buf     *bufio.Reader
 	inflate io.ReadCloser
 
@@ -106,7 +108,7 @@ func (c *contentReader) finish() error {
 		return c.corrupt("CRC-32 of the content is %08x, its headers state %08x", c.sum, c.crc)
 	}
 	if c.raw != nil {
-		if used := c.raw.n - int64(c.buf.Buffered()); used != c.csize {
+		if used := c.raw.N - int64(c.buf.Buffered()); used != c.csize {
 			return c.corrupt("the deflate stream ends after %d of the %d compressed bytes its headers state (bytes hidden after it)", used, c.csize)
 		}
 	}
@@ -122,15 +124,4 @@ func (c *contentReader) Close() error {
 		return c.inflate.Close()
 	}
 	return nil
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }

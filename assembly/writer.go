@@ -25,6 +25,7 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zip"
 
+	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/output"
 )
 
@@ -364,7 +365,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 		readErr <- err
 	}()
 
-	cw := &countingWriter{w: dst}
+	cw := &limitio.Writer{W: dst}
 	zw := zip.NewWriter(cw)
 	err = writeChunks(ctx, zw, entries, mod, ordered)
 	if err != nil {
@@ -379,7 +380,7 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 	if err == nil {
 		err = end(zw, cw, w.opts.Sealer, len(entries))
 	}
-	return cw.n, err
+	return cw.N, err
 }
 
 // end writes the end of the archive: the zip writer's central directory
@@ -387,16 +388,16 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 // then out, or, with a Sealer, the entries' records are taken from it for
 // the Sealer, which writes the end instead. What the zip writer still had
 // to write for the last entry (its data descriptor) goes out first.
-func end(zw *zip.Writer, cw *countingWriter, s Sealer, n int) error {
+func end(zw *zip.Writer, cw *limitio.Writer, s Sealer, n int) error {
 	if err := zw.Flush(); err != nil {
 		return err
 	}
-	flushed := cw.n
+	flushed := cw.N
 	var tail bytes.Buffer
-	dst := cw.w
-	cw.w = &tail
+	dst := cw.W
+	cw.W = &tail
 	err := zw.Close()
-	cw.w, cw.n = dst, flushed
+	cw.W, cw.N = dst, flushed
 	if err != nil {
 		return err
 	}
@@ -828,15 +829,4 @@ func msDosTime(t time.Time) (date, tm uint16) {
 	date = uint16(t.Day() + int(t.Month())<<5 + (t.Year()-1980)<<9)
 	tm = uint16(t.Second()/2 + t.Minute()<<5 + t.Hour()<<11)
 	return date, tm
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -170,7 +170,7 @@ func (c *credProvider) reachOnce(ctx context.Context, account, region string, p 
 		return nil, fmt.Errorf("%w: account %s is not the credentials' (%s), and %s cannot be assumed: %s%s", ErrAccount, account, c.caller, how, apiMessage(err), c.advice(bootstrap))
 	}
 	if got := aws.ToString(id.Account); got != account {
-		return nil, fmt.Errorf("%w: %s gives credentials of account %s, not %s", ErrAccount, how, got, account)
+		return nil, fmt.Errorf("%w: %s gives credentials of account %s (STS GetCallerIdentity), and aws://%s/%s is account %s's: nothing was changed", ErrRoleAccount, how, got, account, region, account)
 	}
 	if bootstrap {
 		name := "/cdk-bootstrap/" + c.qualifier + "/version"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -479,7 +480,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 			continue
 		}
 		res.Order = append(res.Order, id)
-		for _, name := range sortedKeys(spec.Metadata) {
+		for _, name := range slices.Sorted(maps.Keys(spec.Metadata)) {
 			md := spec.Metadata[name]
 			if md.Kind != "warning" && md.Kind != "error" {
 				continue

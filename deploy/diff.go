@@ -176,7 +176,7 @@ func (r *runner) diff(ctx context.Context, ds []*droplet, res *Result, out *Diff
 			out.Broadened++
 		}
 	}
-	out.Regions = sortedKeys(regions)
+	out.Regions = slices.Sorted(maps.Keys(regions))
 	out.Deployed = slices.AppendSeq([]digest.Digest{}, maps.Keys(deployed))
 	slices.SortFunc(out.Deployed, func(a, b digest.Digest) int { return strings.Compare(a.Hex(), b.Hex()) })
 	if ctx.Err() != nil {

@@ -13,6 +13,13 @@ var (
 	// caller's (STS GetCallerIdentity).
 	ErrAccount = errcode.New("wrong_account", "wrong AWS account",
 		"use credentials of the droplet's account, or name a role that reaches it: the target's deployRole, --role-arn, or a CDK-bootstrapped account (--qualifier)")
+	// ErrRoleAccount: the credentials a role gave (or the caller's own)
+	// belong to another account than the droplet's: STS
+	// GetCallerIdentity, asked after the role is assumed, says so. AWS
+	// refuses a role whose trust policy does not admit the caller; this is
+	// the check of the other half, that the role is the pair's at all.
+	ErrRoleAccount = errcode.Sub(ErrAccount, "role_wrong_account", "credentials of another account",
+		"name a role of the pair's own account: write the account in the target's deployRole (or the role ARN option) as ${AWS::AccountId}, which stands for each pair's")
 	// ErrMissing: a manifest `missing` entry is not supplied.
 	ErrMissing = errcode.New("missing_information", "missing information not supplied",
 		"supply each value the assembly lists under missing with --parameter ID.NAME=VALUE")

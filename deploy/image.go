@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -421,7 +423,7 @@ func (buildKind) build(ctx context.Context, d *droplet) (img v1.Image, release f
 func buildArgs(p map[string]any) []string {
 	var args []string
 	ba := strMap(p, "buildArgs")
-	for _, k := range sortedKeys(ba) {
+	for _, k := range slices.Sorted(maps.Keys(ba)) {
 		args = append(args, "--build-arg", k+"="+ba[k])
 	}
 	for _, f := range []struct{ prop, flag string }{{"buildTarget", "--target"}, {"platform", "--platform"}, {"networkMode", "--network"}} {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,7 +66,7 @@ func (r *runner) readOutside(ctx context.Context, ds []*droplet, targeted map[st
 	for i, id := range order {
 		pos[id] = i
 	}
-	ids := sortedKeys(need)
+	ids := slices.Sorted(maps.Keys(need))
 	sort.SliceStable(ids, func(i, j int) bool { return pos[ids[i]] < pos[ids[j]] })
 
 	var errs []error

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -60,7 +61,7 @@ func checkParameters(src *Source, targeted map[string]bool, params map[string]st
 	m := src.manifest
 	open := missingParams(m)
 	var errs []error
-	for _, key := range sortedKeys(params) {
+	for _, key := range slices.Sorted(maps.Keys(params)) {
 		id, name, ok := strings.Cut(key, ".")
 		spec := m.Droplets[id]
 		switch {
@@ -77,7 +78,7 @@ func checkParameters(src *Source, targeted map[string]bool, params map[string]st
 		declared, read := declaredParams(src, spec)
 		if read {
 			if _, ok := declared[name]; !ok {
-				names := sortedKeys(declared)
+				names := slices.Sorted(maps.Keys(declared))
 				near := ""
 				if n := suggest.Nearest(name, names); n != "" {
 					near = fmt.Sprintf(" (the nearest it declares is %s)", n)
@@ -100,7 +101,7 @@ func checkParameters(src *Source, targeted map[string]bool, params map[string]st
 		}
 		errs = append(errs, fmt.Errorf("%w: %s: the signed assembly %s and does not leave it open (no `missing` entry names it); a deployer may set it only where the policy file's deployer-parameters names %s", ErrParameter, key, what, key))
 	}
-	for _, key := range sortedKeys(m.Missing) {
+	for _, key := range slices.Sorted(maps.Keys(m.Missing)) {
 		ms := m.Missing[key]
 		id, _ := ms.Props["droplet"].(string)
 		param, _ := ms.Props["parameter"].(string)

@@ -140,12 +140,3 @@ func boolProp(props map[string]any, name string) (value, set bool, err error) {
 	}
 	return false, false, fmt.Errorf("properties.%s: want true or false", name)
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}

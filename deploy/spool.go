@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
 // A spool holds content deploy makes from verified bytes (a directory's
@@ -33,7 +35,7 @@ func newSpool(write func(w io.Writer) error) (*spool, error) {
 	}
 	h := newPartHasher()
 	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 256<<10)
-	cw := &countingWriter{w: bw}
+	cw := &limitio.Writer{W: bw}
 	err = write(cw)
 	if err == nil {
 		err = bw.Flush()
@@ -42,7 +44,7 @@ func newSpool(write func(w io.Writer) error) (*spool, error) {
 		s.Close()
 		return nil, err
 	}
-	s.size = cw.n
+	s.size = cw.N
 	s.sum, s.parts = h.sums()
 	return s, nil
 }
@@ -56,15 +58,4 @@ func (s *spool) Close() error {
 		os.Remove(s.path)
 	}
 	return err
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -112,7 +114,7 @@ type stackInput struct {
 
 func (in *stackInput) cfnParams(update bool) []cfntypes.Parameter {
 	var ps []cfntypes.Parameter
-	for _, k := range sortedKeys(in.params) {
+	for _, k := range slices.Sorted(maps.Keys(in.params)) {
 		ps = append(ps, cfntypes.Parameter{ParameterKey: aws.String(k), ParameterValue: aws.String(in.params[k])})
 	}
 	if update {
@@ -126,7 +128,7 @@ func (in *stackInput) cfnParams(update bool) []cfntypes.Parameter {
 
 func (in *stackInput) cfnTags() []cfntypes.Tag {
 	var ts []cfntypes.Tag
-	for _, k := range sortedKeys(in.tags) {
+	for _, k := range slices.Sorted(maps.Keys(in.tags)) {
 		ts = append(ts, cfntypes.Tag{Key: aws.String(k), Value: aws.String(in.tags[k])})
 	}
 	return ts
@@ -299,7 +301,7 @@ func paramDiff(s *cfntypes.Stack, want map[string]string) []string {
 		have[aws.ToString(p.ParameterKey)] = aws.ToString(p.ParameterValue)
 	}
 	var diff []string
-	for _, k := range sortedKeys(want) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		v, ok := have[k]
 		switch {
 		case !ok:
@@ -544,7 +546,7 @@ func summarize(changes []cfntypes.Change) string {
 		return "no resource changes"
 	}
 	var parts []string
-	for _, a := range sortedKeys(n) {
+	for _, a := range slices.Sorted(maps.Keys(n)) {
 		parts = append(parts, fmt.Sprintf("%d %s", n[a], a))
 	}
 	return strings.Join(parts, ", ")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -109,7 +110,7 @@ func tagDiff(tags []cfntypes.Tag, want map[string]string) []string {
 		have[k] = aws.ToString(t.Value)
 	}
 	var diff []string
-	for _, k := range sortedKeys(want) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if k == TagSHA256 {
 			continue
 		}
@@ -121,7 +122,7 @@ func tagDiff(tags []cfntypes.Tag, want map[string]string) []string {
 			diff = append(diff, fmt.Sprintf("tag %s is %q, want %q", k, v, want[k]))
 		}
 	}
-	for _, k := range sortedKeys(have) {
+	for _, k := range slices.Sorted(maps.Keys(have)) {
 		if _, ok := want[k]; !ok {
 			diff = append(diff, fmt.Sprintf("tag %s is set (%q), which the droplet does not sign", k, have[k]))
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -158,7 +160,7 @@ func newMatrix(ctx context.Context, src *Source, opts Options, t *assembly.Targe
 	}
 	// A droplet deployed once cannot take a value of one pair.
 	var errs []error
-	for _, id := range sortedKeys(mx.fixed) {
+	for _, id := range slices.Sorted(maps.Keys(mx.fixed)) {
 		if src.graph == nil {
 			break
 		}

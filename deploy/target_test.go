@@ -506,3 +506,88 @@ func outputs(t *testing.T, cfg aws.Config, name string) map[string]string {
 	}
 	return o
 }
+
+// A role of one account used for a pair of another is refused before any
+// change. moto 5.2.1 cannot refuse the role itself: its STS AssumeRole
+// accepts any role ARN (no role need exist, no trust policy is read) and
+// returns credentials of the account the ARN names. So the refusal tested
+// here is ours: after assuming the role, deploy asks STS
+// GetCallerIdentity whose credentials it holds, and a role that gives
+// account A's credentials for a pair in account B is refused
+// (ErrRoleAccount, a kind of ErrAccount), naming the role, both accounts
+// and the pair. Over a matrix with --max-failures 0, the other pair does
+// not start either; status refuses the same way; nothing changes in any
+// account (no changing call at all).
+func TestRoleOfAnotherAccountRefused(t *testing.T) {
+	cfg := awsConfig(t)
+	u := uniq()
+	wrongRole := "arn:aws:iam::" + devAccount + ":role/deployer"
+	dev := "aws://" + devAccount + "/us-east-1"
+	prod := "aws://" + prodAccount + "/us-east-1"
+	cases := []struct {
+		name    string
+		envs    []string
+		role    string // the target's deployRole
+		roleARN string // Options.RoleARN
+	}{
+		{"deployRole", []string{prod}, wrongRole, ""},
+		{"role option", []string{prod}, "", wrongRole},
+		{"matrix", []string{dev, prod}, wrongRole, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := buildWrongRole(t, u, tc.envs, tc.role)
+			c := &Counter{}
+			o := opts(cfg, c)
+			o.Method, o.Target, o.RoleARN, o.MaxFailures = Direct, "prod", tc.roleARN, 0
+			res, err := Deploy(context.Background(), src, o)
+			if !errors.Is(err, ErrRoleAccount) || !errors.Is(err, ErrAccount) {
+				t.Fatalf("want ErrRoleAccount, got %v", err)
+			}
+			msg := err.Error()
+			for _, w := range []string{wrongRole, "credentials of account " + devAccount, prod, "App"} {
+				if !strings.Contains(msg, w) {
+					t.Errorf("the refusal does not name %q: %s", w, msg)
+				}
+			}
+			if len(tc.envs) > 1 {
+				if len(res.Pairs) != 2 || !errors.Is(errorsOf(res.Pairs[0]), ErrPairNotStarted) || !errors.Is(errorsOf(res.Pairs[1]), ErrRoleAccount) {
+					t.Fatalf("pairs %+v", res.Pairs)
+				}
+			}
+			if n := changes(c); n != 0 {
+				t.Fatalf("%d changing calls (%v)", n, c.Counts())
+			}
+			for _, acct := range []string{devAccount, prodAccount} {
+				if got := stacksNamed(t, accountConfig(t, cfg, acct), "wrongrole-"+u); len(got) != 0 {
+					t.Fatalf("account %s got %v", acct, got)
+				}
+			}
+			if _, err := Status(context.Background(), src, o); !errors.Is(err, ErrRoleAccount) {
+				t.Fatalf("status: want ErrRoleAccount, got %v", err)
+			}
+		})
+	}
+	// The role of the pair's own account (the placeholder) deploys.
+	src := buildWrongRole(t, u, []string{prod}, deployRole)
+	o := opts(cfg, nil)
+	o.Method, o.Target = Direct, "prod"
+	if _, err := Deploy(context.Background(), src, o); err != nil {
+		t.Fatal(err)
+	}
+	if got := stacksNamed(t, accountConfig(t, cfg, prodAccount), "wrongrole-"+u); len(got) != 1 {
+		t.Fatalf("prod's account holds %v", got)
+	}
+}
+
+func buildWrongRole(t *testing.T, u string, envs []string, role string) *Source {
+	m := manifest(map[string]any{
+		"App": stack("App", "aws://unknown-account/unknown-region", "wrongrole-"+u, "app.yaml", map[string]string{"Stage": "${target.Stage}", "Target": "t"}),
+	})
+	tg := map[string]any{"environments": envs, "values": map[string]string{"Stage": "prod"}}
+	if role != "" {
+		tg["deployRole"] = role
+	}
+	m["targets"] = map[string]any{"prod": tg}
+	return signedSource(t, m, files{"app.yaml": stageTemplate})
+}

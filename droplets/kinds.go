@@ -3,6 +3,8 @@ package droplets
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -252,11 +254,7 @@ func (k *Kind) CheckProperties(props map[string]any) error {
 				errs = append(errs, &PropertyError{Property: p.Name, Err: fmt.Errorf("%w: want a map of strings, got %s", ErrProperty, jsonType(v))})
 				continue
 			}
-			keys := make([]string, 0, len(m))
-			for key := range m {
-				keys = append(keys, key)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(m))
 			for _, key := range keys {
 				if _, isString := m[key].(string); !isString {
 					errs = append(errs, &PropertyError{Property: p.Name + "." + key, Err: fmt.Errorf("%w: want a string, got %s%s", ErrProperty, jsonType(m[key]), quoteHint(m[key]))})

@@ -120,6 +120,10 @@ type httpSource struct {
 	// this server (an OCI manifest), until the first response confirms
 	// it: a size that disagrees is then a lie, not a change.
 	sizeFrom string
+	// blob is the digest of a registry's blob (sha256:HEX), "" for a
+	// plain URL: it names the content in messages, and a response that
+	// says another digest (Docker-Content-Digest) is refused.
+	blob string
 }
 
 func newHTTPSource(loc *Location, o *Options) *httpSource {
@@ -229,46 +233,60 @@ func (s *httpSource) version() string {
 	return s.lastMod
 }
 
+// get is the one ranged GET of an HTTP URL or a registry's blob: bytes
+// [off, off+n) of the version the first response named.
 func (s *httpSource) get(ctx context.Context, off, n int64) (io.ReadCloser, error) {
 	resp, err := s.request(ctx, fmt.Sprintf("bytes=%d-%d", off, off+n-1))
 	if err != nil {
 		return nil, err
 	}
+	what, whole := "GET "+Redact(s.url), "the whole file"
+	if s.blob != "" {
+		what, whole = "blob "+s.blob, "the whole blob"
+	}
 	if resp.StatusCode != http.StatusPartialContent {
 		if resp.StatusCode == http.StatusOK {
 			resp.Body.Close()
-			return nil, fmt.Errorf("%w: asked for bytes %d-%d, got the whole file", ErrBadResponse, off, off+n-1)
+			return nil, fmt.Errorf("%w: %s: asked for bytes %d-%d, got %s", ErrBadResponse, what, off, off+n-1, whole)
 		}
-		return nil, statusError("GET "+Redact(s.url), resp)
+		return nil, statusError(what, resp)
 	}
-	if err := s.check(resp, off, n); err != nil {
+	if d := resp.Header.Get("Docker-Content-Digest"); s.blob != "" && d != "" && d != s.blob {
 		resp.Body.Close()
-		return nil, err
+		return nil, fmt.Errorf("%w: asked for blob %s, the registry sent %s", ErrDigestMismatch, s.blob, d)
+	}
+	if err := checkRange(resp.Header.Get("Content-Range"), resp.ContentLength, resp.Header.Get("ETag"), off, n, s.size, s.etag, s.sizeFrom); err != nil {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return resp.Body, nil
 }
 
-// check compares a range response with the request and the first
-// response.
-func (s *httpSource) check(resp *http.Response, off, n int64) error {
-	first, last, total, err := contentRange(resp.Header.Get("Content-Range"))
+// checkRange compares a range response (its Content-Range, its
+// Content-Length, -1 for none, and its ETag) with the request, bytes
+// [off, off+n), and with the first response: the object's size and ETag.
+// sizeFrom names where the size came from when no response of this
+// server said it (an OCI manifest): a size that disagrees is then a lie,
+// not a change. HTTP and S3 ranges are checked by this one function.
+func checkRange(cr string, length int64, etag string, off, n, size int64, firstETag, sizeFrom string) error {
+	first, last, total, err := contentRange(cr)
 	if err != nil {
 		return err
 	}
-	if total != s.size {
-		if s.sizeFrom != "" {
-			return fmt.Errorf("%w: %s says %d bytes, the server's object has %d", ErrBadResponse, s.sizeFrom, s.size, total)
+	if total != size {
+		if sizeFrom != "" {
+			return fmt.Errorf("%w: %s says %d bytes, the server's object has %d", ErrBadResponse, sizeFrom, size, total)
 		}
-		return fmt.Errorf("%w: its size was %d bytes, now %d", ErrChanged, s.size, total)
+		return fmt.Errorf("%w: its size was %d bytes, now %d", ErrChanged, size, total)
 	}
-	if e := resp.Header.Get("ETag"); s.etag != "" && e != "" && e != s.etag {
-		return fmt.Errorf("%w: ETag was %s, now %s", ErrChanged, s.etag, e)
+	if firstETag != "" && etag != "" && etag != firstETag {
+		return fmt.Errorf("%w: ETag was %s, now %s", ErrChanged, firstETag, etag)
 	}
 	if first != off || last != off+n-1 {
 		return fmt.Errorf("%w: asked for bytes %d-%d, got %d-%d", ErrBadResponse, off, off+n-1, first, last)
 	}
-	if resp.ContentLength >= 0 && resp.ContentLength != n {
-		return fmt.Errorf("%w: Content-Length %d for %d bytes", ErrBadResponse, resp.ContentLength, n)
+	if length >= 0 && length != n {
+		return fmt.Errorf("%w: Content-Length %d for %d bytes", ErrBadResponse, length, n)
 	}
 	return nil
 }

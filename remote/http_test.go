@@ -430,3 +430,30 @@ func TestLoopbackHTTP(t *testing.T) {
 		t.Fatalf("SHA256 = %s, %v", sum, err)
 	}
 }
+
+// TestCheckRange: the one check of a range response, shared by HTTP, OCI
+// blobs and S3, says which answer is a change and which a bad response.
+func TestCheckRange(t *testing.T) {
+	tests := []struct {
+		cr             string
+		length         int64
+		etag, sizeFrom string
+		want           error
+	}{
+		{"bytes 10-19/100", 10, `"a"`, "", nil},
+		{"bytes 10-19/100", -1, "", "", nil},
+		{"bytes 10-19/101", 10, `"a"`, "", ErrChanged},
+		{"bytes 10-19/101", 10, `"a"`, "the manifest", ErrBadResponse},
+		{"bytes 10-19/100", 10, `"b"`, "", ErrChanged},
+		{"bytes 11-20/100", 10, `"a"`, "", ErrBadResponse},
+		{"bytes 10-19/100", 11, `"a"`, "", ErrBadResponse},
+		{"bytes 10-19", 10, `"a"`, "", ErrBadResponse},
+		{"", 10, `"a"`, "", ErrBadResponse},
+	}
+	for _, tt := range tests {
+		err := checkRange(tt.cr, tt.length, tt.etag, 10, 10, 100, `"a"`, tt.sizeFrom)
+		if (tt.want == nil) != (err == nil) || (tt.want != nil && !errors.Is(err, tt.want)) {
+			t.Errorf("%q, %d bytes, ETag %s: got %v, want %v", tt.cr, tt.length, tt.etag, err, tt.want)
+		}
+	}
+}

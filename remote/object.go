@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 
 	"github.com/cloud-assembly/assemble/digest"
+	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
 // Options tune how locations are read and written. The zero value is
@@ -552,7 +553,7 @@ func (o *Object) get(ctx context.Context, off, n int64, fill func(io.Reader) err
 			return err
 		}
 		defer body.Close()
-		cr := &countReader{r: body, n: &o.received}
+		cr := &limitio.Reader{R: body, Add: func(n int64) { o.received.Add(n) }}
 		if err := fill(cr); err != nil {
 			return err
 		}
@@ -562,17 +563,6 @@ func (o *Object) get(ctx context.Context, off, n int64, fill func(io.Reader) err
 		}
 		return nil
 	})
-}
-
-type countReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
-	return n, err
 }
 
 // A transient error is worth retrying.

@@ -136,7 +136,7 @@ func blobSource(ctx context.Context, loc *Location, d name.Digest, o *Options, o
 		case resp.ContentLength <= 0:
 			return fmt.Errorf("%w: blob %s: no Content-Length", ErrBadResponse, h)
 		}
-		s = &ociSource{httpSource: &httpSource{url: url, client: client, size: resp.ContentLength}, digest: h}
+		s = &ociSource{httpSource: &httpSource{url: url, client: client, size: resp.ContentLength, blob: h.String()}, digest: h}
 		return nil
 	})
 	return s, err
@@ -176,7 +176,7 @@ func manifestSource(ctx context.Context, loc *Location, o *Options, obj *Object)
 		r := ref.Context()
 		blob := fmt.Sprintf("%s://%s/v2/%s/blobs/%s", r.Scheme(), r.RegistryStr(), r.RepositoryStr(), layer.Digest)
 		s = &ociSource{
-			httpSource: &httpSource{url: blob, client: &http.Client{Transport: rt, CheckRedirect: sameScheme}, size: layer.Size, sizeFrom: "the manifest"},
+			httpSource: &httpSource{url: blob, client: &http.Client{Transport: rt, CheckRedirect: sameScheme}, size: layer.Size, sizeFrom: "the manifest", blob: layer.Digest.String()},
 			digest:     layer.Digest,
 			manifest:   *m,
 			raw:        desc.Manifest,
@@ -236,7 +236,7 @@ func anonymousOCISource(ctx context.Context, loc *Location, o *Options) (*ociSou
 	}
 	layer := m.Layers[0]
 	return &ociSource{
-		httpSource: &httpSource{url: base + "blobs/" + layer.Digest.String(), client: client, size: layer.Size, sizeFrom: "the manifest"},
+		httpSource: &httpSource{url: base + "blobs/" + layer.Digest.String(), client: client, size: layer.Size, sizeFrom: "the manifest", blob: layer.Digest.String()},
 		digest:     layer.Digest,
 		manifest:   *m,
 		raw:        raw,
@@ -285,29 +285,6 @@ func (s *ociSource) open(ctx context.Context, n int64) (int64, string, []byte, e
 	}
 	s.sizeFrom = "" // the blob has the manifest's size: from now on, another is a change
 	return s.size, s.digest.String(), tail, nil
-}
-
-func (s *ociSource) get(ctx context.Context, off, n int64) (io.ReadCloser, error) {
-	resp, err := s.request(ctx, fmt.Sprintf("bytes=%d-%d", off, off+n-1))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusPartialContent {
-		if resp.StatusCode == http.StatusOK {
-			resp.Body.Close()
-			return nil, fmt.Errorf("%w: asked for bytes %d-%d of blob %s, got the whole blob", ErrBadResponse, off, off+n-1, s.digest)
-		}
-		return nil, statusError("blob "+s.digest.String(), resp)
-	}
-	if d := resp.Header.Get("Docker-Content-Digest"); d != "" && d != s.digest.String() {
-		resp.Body.Close()
-		return nil, fmt.Errorf("%w: asked for blob %s, the registry sent %s", ErrDigestMismatch, s.digest, d)
-	}
-	if err := s.check(resp, off, n); err != nil {
-		resp.Body.Close()
-		return nil, err
-	}
-	return resp.Body, nil
 }
 
 func asTransportError(err error, te **transport.Error) bool {

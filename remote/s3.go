@@ -156,21 +156,11 @@ func (s *s3Source) get(ctx context.Context, off, n int64) (io.ReadCloser, error)
 		out.Body.Close()
 		return nil, err
 	}
-	first, last, total, err := contentRange(aws.ToString(out.ContentRange))
-	if err != nil {
-		return bad(err)
-	}
-	if total != s.size {
-		return bad(fmt.Errorf("%w: %s: its size was %d bytes, now %d", ErrChanged, what, s.size, total))
-	}
-	if e := aws.ToString(out.ETag); e != "" && e != s.etag {
-		return bad(fmt.Errorf("%w: %s: ETag was %s, now %s", ErrChanged, what, s.etag, e))
-	}
 	if v := aws.ToString(out.VersionId); s.version != "" && v != "" && v != s.version {
 		return bad(fmt.Errorf("%w: %s: version was %s, now %s", ErrChanged, what, s.version, v))
 	}
-	if first != off || last != off+n-1 || aws.ToInt64(out.ContentLength) != n {
-		return bad(fmt.Errorf("%w: %s: got %s (%d bytes)", ErrBadResponse, what, aws.ToString(out.ContentRange), aws.ToInt64(out.ContentLength)))
+	if err := checkRange(aws.ToString(out.ContentRange), aws.ToInt64(out.ContentLength), aws.ToString(out.ETag), off, n, s.size, s.etag, ""); err != nil {
+		return bad(fmt.Errorf("%s: %w", what, err))
 	}
 	return watchBody(ctx, out.Body), nil
 }

@@ -11,7 +11,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -51,12 +50,7 @@ type Item struct {
 
 // Names lists the attested file names, sorted.
 func (a *Attestation) Names() []string {
-	names := make([]string, 0, len(a.Items))
-	for n := range a.Items {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(a.Items))
 }
 
 // AlgorithmName is the attestation's spelling of h: SHA256, SHA384, SHA512.

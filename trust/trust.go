@@ -16,6 +16,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 
 	"github.com/cloud-assembly/assemble/internal/hint"
+	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/internal/projectfs"
 	"github.com/cloud-assembly/assemble/provenance"
@@ -260,18 +261,18 @@ func readKeyFile(name string, inFolder bool, left int64) (openpgp.EntityList, in
 		return nil, 0, err
 	}
 	defer f.Close()
-	cr := &countReader{r: io.LimitReader(f, left+1)}
+	cr := &limitio.Reader{R: io.LimitReader(f, left+1)}
 	br := bufio.NewReader(cr)
 	if head, _ := br.Peek(12); isKeybox(head) {
-		return nil, cr.n, &keyringError{"a GnuPG keybox (pubring.kbx): keyboxes are not read",
+		return nil, cr.N, &keyringError{"a GnuPG keybox (pubring.kbx): keyboxes are not read",
 			"export the trusted keys from it to a keyring: gpg --export --armor KEYID... > keyring.asc, then --keyring keyring.asc"}
 	}
 	keys, err := signing.ReadKeys(br)
-	if cr.n > left {
-		return nil, cr.n, &keyringError{fmt.Sprintf("the keyrings given hold more than %d MiB of keys", maxKeyringsSize>>20),
+	if cr.N > left {
+		return nil, cr.N, &keyringError{fmt.Sprintf("the keyrings given hold more than %d MiB of keys", maxKeyringsSize>>20),
 			"name fewer or smaller key files: export only the keys you trust ('gpg --export --armor KEYID')"}
 	}
-	return keys, cr.n, err
+	return keys, cr.N, err
 }
 
 // isKeybox reports whether a file starts as a GnuPG keybox does (GnuPG
@@ -279,17 +280,6 @@ func readKeyFile(name string, inFolder bool, left int64) (openpgp.EntityList, in
 // header blob, has type 1 at offset 4 and the magic "KBXf" at offset 8.
 func isKeybox(head []byte) bool {
 	return len(head) >= 12 && string(head[8:12]) == "KBXf"
-}
-
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // folderHint is the fix for a keyring folder entry that is not a file.

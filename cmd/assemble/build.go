@@ -1,10 +1,10 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -251,11 +251,7 @@ func diagnosticsJSON(fs []assembly.Finding) []diagnosticJSON {
 	return out
 }
 
+// sortedMissing is never nil: JSON shows no missing parameters as [].
 func sortedMissing(m *assembly.Manifest) []string {
-	keys := []string{}
-	for k := range m.Missing {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return append([]string{}, slices.Sorted(maps.Keys(m.Missing))...)
 }

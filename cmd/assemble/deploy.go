@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -414,20 +415,11 @@ func printDroplets(c *cli.Context, res *deploy.Result, indent string) map[deploy
 			}
 			printf(c, c.App.Writer, "%s%s\n", indent, line)
 		}
-		for _, k := range sortedAttrKeys(d.Attributes) {
+		for _, k := range slices.Sorted(maps.Keys(d.Attributes)) {
 			printf(c, c.App.Writer, "%s   %s = %s\n", indent, k, d.Attributes[k])
 		}
 	}
 	return counts
-}
-
-func sortedAttrKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // targetFlags choose the assembly's target and how its accounts are

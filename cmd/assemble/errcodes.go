@@ -35,7 +35,7 @@ var saysMore = []string{
 	"remote_digest_mismatch", "redirect_refused", "timeout", "not_assembly_artifact", "remote_unsupported",
 	"corrupt", "truncated", "attestation_mismatch", "unknown_critical", "interrupted",
 	// deploy's refusals: another account, or missing values, make the rest moot
-	"wrong_account", "missing_information",
+	"role_wrong_account", "wrong_account", "missing_information",
 }
 
 var generic = map[string]bool{

@@ -10,11 +10,11 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -294,11 +294,7 @@ func TestWriteErrorJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(b.String()), &got); err != nil {
 		t.Fatal(err, b.String())
 	}
-	keys := make([]string, 0, len(got))
-	for k := range got {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(got))
 	if strings.Join(keys, ",") != "authenticated,error,file,signed,valid" {
 		t.Errorf("keys %v\n%s", keys, b.String())
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
+	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager/cdk"
@@ -211,7 +212,7 @@ func extractAll(out *output.Dir, files []extractFile, open func(*assembly.File) 
 			r.Close()
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		n, err := io.Copy(dst, &countingReader{r: r, add: func(n int64) {
+		n, err := io.Copy(dst, &limitio.Reader{R: r, Add: func(n int64) {
 			done += n
 			if progress != nil {
 				progress(done, total)
@@ -229,18 +230,4 @@ func extractAll(out *output.Dir, files []extractFile, open func(*assembly.File) 
 		}
 	}
 	return nil
-}
-
-// countingReader tells add how many bytes each Read returned.
-type countingReader struct {
-	r   io.Reader
-	add func(int64)
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if n > 0 {
-		c.add(int64(n))
-	}
-	return n, err
 }

@@ -83,13 +83,14 @@ func sameFile(a, b string) (bool, error) {
 }
 
 // writeStackOutputs writes --outputs-file: every stack's outputs, by
-// stack name, as `cdk deploy --outputs-file` writes them (2-space JSON).
+// stack name, as `cdk deploy --outputs-file` writes them
+// (deploy.Result.StackOutputsJSON).
 func writeStackOutputs(c *cli.Context, assembly string, res *deploy.Result) error {
 	name := c.String("outputs-file")
 	if name == "" || res == nil {
 		return nil
 	}
-	b, err := json.MarshalIndent(res.StackOutputs(), "", "  ")
+	b, err := res.StackOutputsJSON()
 	if err != nil {
 		return err
 	}

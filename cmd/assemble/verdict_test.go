@@ -12,10 +12,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -421,7 +422,7 @@ func zipFiles(t *testing.T, files map[string]string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for _, name := range sortedNames(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		w, err := zw.Create(name)
 		if err != nil {
 			t.Fatal(err)
@@ -432,15 +433,6 @@ func zipFiles(t *testing.T, files map[string]string) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func sortedNames(m map[string]string) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 func loadSigner(t *testing.T, name string) *openpgp.Entity {

@@ -21,12 +21,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -150,11 +150,7 @@ func runWorkflow(ts *testscript.TestScript, file, projectDir string) error {
 func jobOrder(ts *testscript.TestScript, jobs map[string]*workflowJob) []string {
 	var order []string
 	done := map[string]bool{}
-	names := make([]string, 0, len(jobs))
-	for n := range jobs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(jobs))
 	for len(order) < len(jobs) {
 		progress := false
 		for _, n := range names {

@@ -2,6 +2,8 @@ package review
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -181,7 +183,7 @@ func DiffStrings(prev, next map[string]string) []ValueChange {
 	for k := range next {
 		keys[k] = true
 	}
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		p, pok := prev[k]
 		n, nok := next[k]
 		if pok && nok && p == n {
@@ -317,7 +319,7 @@ func union[V any](a, b map[string]V) []string {
 	for k := range b {
 		keys[k] = true
 	}
-	ks := sortedKeys(keys)
+	ks := slices.Sorted(maps.Keys(keys))
 	sort.Strings(ks)
 	return ks
 }

@@ -3,6 +3,7 @@ package review
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -96,7 +97,7 @@ var identityTypes = map[string]bool{
 func Grants(t Template) ([]*Grant, error) {
 	c := &collector{}
 	res := t.Resources()
-	for _, id := range sortedKeys(res) {
+	for _, id := range slices.Sorted(maps.Keys(res)) {
 		r := mapOf(res[id])
 		typ, _ := r["Type"].(string)
 		props := mapOf(r["Properties"])
@@ -163,7 +164,7 @@ func walkDocs(v any, path string, fn func(path string, doc map[string]any)) {
 			fn(path, v)
 			return
 		}
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			p := k
 			if path != "" {
 				p = path + "." + k
@@ -331,7 +332,7 @@ func principalsOf(v any) []string {
 		return []string{"?" + canon(v)}
 	}
 	var out []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		for _, e := range list(m[k]) {
 			s := canon(e)
 			switch {
@@ -546,13 +547,4 @@ func list(v any) []any {
 		return v
 	}
 	return []any{v}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

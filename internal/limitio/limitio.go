@@ -1,6 +1,8 @@
 // Package limitio reads untrusted input with a size bound: a read never
 // holds more than the limit plus one byte, and input above the limit is an
-// error the caller can recognise and explain in its own terms.
+// error the caller can recognise and explain in its own terms. Reader and
+// Writer count the bytes that pass through them (the one counter every
+// package uses).
 package limitio
 
 import (

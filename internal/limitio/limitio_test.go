@@ -2,11 +2,13 @@ package limitio
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestReadAll(t *testing.T) {
@@ -48,5 +50,24 @@ func TestReadFile(t *testing.T) {
 	}
 	if _, err := ReadFile(filepath.Join(dir, "missing"), 4); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("got %v, want fs.ErrNotExist", err)
+	}
+}
+
+// TestCount: the counters count every byte that passes, whatever the
+// sizes of the reads and writes, and Add is told each read's count.
+func TestCount(t *testing.T) {
+	for _, size := range []int{0, 1, 4095, 4096, 1<<20 + 7} {
+		in := strings.Repeat("y", size)
+		var added int64
+		r := &Reader{R: iotest.OneByteReader(strings.NewReader(in[:size/2])), Add: func(n int64) { added += n }}
+		r2 := io.MultiReader(r, strings.NewReader(in[size/2:]))
+		var sb strings.Builder
+		w := &Writer{W: &sb}
+		if _, err := io.Copy(w, r2); err != nil {
+			t.Fatal(err)
+		}
+		if r.N != int64(size/2) || added != r.N || w.N != int64(size) || sb.String() != in {
+			t.Errorf("%d bytes: read %d (added %d), wrote %d", size, r.N, added, w.N)
+		}
 	}
 }

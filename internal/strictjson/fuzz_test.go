@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -70,11 +71,7 @@ func FuzzDecode(f *testing.F) {
 		if !ok || len(obj) == 0 {
 			return
 		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(obj))
 		kj, _ := json.Marshal(keys[0])
 		trimmed := bytes.TrimLeft(b, " \t\r\n")
 		dup := append(append(append([]byte("{"), kj...), ":0,"...), trimmed[1:]...)
