@@ -234,18 +234,16 @@ func pushS3(ctx context.Context, loc *Location, f File, want digest.Digest, prog
 	// sent checked against its own, so the parts S3 assembles are the
 	// bytes of that one pass.
 	var parts []partSum
-	whole := sha256.New()
+	whole := digest.NewHasher()
 	for off := int64(0); off < f.Size; off += o.PartSize {
 		n := min(o.PartSize, f.Size-off)
-		ph := sha256.New()
+		ph := digest.NewHasher()
 		if _, err := io.Copy(io.MultiWriter(whole, ph), io.NewSectionReader(f.R, off, n)); err != nil {
 			return nil, fmt.Errorf("%s: %w: %w", what, digest.ErrMismatch, err)
 		}
-		p := partSum{off: off, n: n}
-		p.sum, _ = digest.FromSum(ph.Sum(nil))
-		parts = append(parts, p)
+		parts = append(parts, partSum{off: off, n: n, sum: ph.Digest()})
 	}
-	if sum, _ := digest.FromSum(whole.Sum(nil)); sum != want {
+	if sum := whole.Digest(); sum != want {
 		return nil, fmt.Errorf("%w: %s: the file has %s, not the verified %s; nothing was uploaded", digest.ErrMismatch, what, sum, want)
 	}
 	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{

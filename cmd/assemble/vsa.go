@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
 	"errors"
 	"io"
 	"path"
@@ -75,9 +74,9 @@ func hashEntry(f *assembly.File) (digest.Digest, error) {
 		return digest.Digest{}, err
 	}
 	defer rc.Close()
-	h := sha256.New()
+	h := digest.NewHasher()
 	if _, err := io.Copy(h, rc); err != nil {
 		return digest.Digest{}, err
 	}
-	return digest.FromSum(h.Sum(nil))
+	return h.Digest(), nil
 }
