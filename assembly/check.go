@@ -1,6 +1,8 @@
 package assembly
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -58,6 +60,19 @@ func (f Finding) Detail() string {
 		return f.Message
 	}
 	return f.Message + " [" + f.Rule + "]"
+}
+
+// MarshalJSON writes the finding as every command's --json reports one:
+// {"level", "rule", "droplet", "field", "message"} (the last three but
+// message left out when empty).
+func (f Finding) MarshalJSON() ([]byte, error) {
+	return marshalJSON(struct {
+		Level   string `json:"level"`
+		Rule    string `json:"rule,omitempty"`
+		Droplet string `json:"droplet,omitempty"`
+		Field   string `json:"field,omitempty"`
+		Message string `json:"message"`
+	}{f.Severity.String(), f.Rule, f.Droplet, f.Field, f.Message})
 }
 
 // Error makes a finding an error (its text is String).
@@ -304,4 +319,24 @@ func (e *ruleError) Unwrap() []error {
 		errs = append(errs, e.cause)
 	}
 	return errs
+}
+
+// marshalJSON is json.Marshal leaving <, > and & as they are (a user ID's
+// "Name <mail>"), as the encoder that prints --json does.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// A Placement puts a file of an assembly at a path when it is extracted:
+// Name is the file in the archive, Path its slash path below the folder
+// written, Executable whether it is written executable.
+type Placement struct {
+	Name, Path string
+	Executable bool
 }

@@ -76,11 +76,11 @@ func signedSourceWith(b *testing.B, droplets map[string]any, files map[string]st
 		b.Fatal(err)
 	}
 	keys := func(name string) openpgp.EntityList { return readKeys(b, name) }
-	e, err := signing.SelectSigner(keys("ed25519.sec.asc"), nil, time.Now())
+	signers, err := signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join("..", "fixtures", "keys", "ed25519.sec.asc")})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := signing.SealFile(context.Background(), in, out, []signing.Signer{signing.Keys(e)}, nil); err != nil {
+	if _, err := signing.SealFile(context.Background(), in, out, signers, nil); err != nil {
 		b.Fatal(err)
 	}
 	rc, err := assembly.Open(out)
@@ -88,7 +88,7 @@ func signedSourceWith(b *testing.B, droplets map[string]any, files map[string]st
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { rc.Close() })
-	v, err := signing.Verify(&rc.Reader, keys("ed25519.pub.asc"), nil)
+	v, err := signing.Verify(context.Background(), &rc.Reader, keys("ed25519.pub.asc"), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

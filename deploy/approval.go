@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/errcode"
 )
 
@@ -58,10 +57,21 @@ func ParseApproval(s string) (Approval, error) {
 
 // NeedsApproval lists, in words, what in the diff needs approval at level
 // a (nothing at ApproveNever): each droplet that changes (any-change), or
-// each grant a change adds that nothing deployed covers (broadening).
+// each grant a change adds that nothing deployed covers (broadening); at
+// either level, each droplet that could not be compared (it cannot be
+// shown to change nothing, or to grant nothing new). A matrix's pairs
+// (Pairs) are listed after the droplets with an environment of their
+// own, each line starting with its pair's environment.
 func (d *DiffResult) NeedsApproval(a Approval) []string {
+	if a == ApproveNever {
+		return nil
+	}
 	var out []string
 	for _, dd := range d.Droplets {
+		if dd.State == StateFailed && dd.Err != nil {
+			out = append(out, fmt.Sprintf("%s: cannot be reviewed: %v", dd.ID, dd.Err))
+			continue
+		}
 		switch a {
 		case ApproveAnyChange:
 			if dd.State == StateNew || dd.State == StateChanged {
@@ -74,6 +84,11 @@ func (d *DiffResult) NeedsApproval(a Approval) []string {
 			for _, g := range dd.Stack.Security {
 				out = append(out, fmt.Sprintf("%s: %s", dd.ID, g.String()))
 			}
+		}
+	}
+	for _, p := range d.Pairs {
+		for _, r := range p.NeedsApproval(a) {
+			out = append(out, p.Environment+": "+r)
 		}
 	}
 	return out
@@ -93,17 +108,35 @@ func (e *ApprovalError) Error() string {
 
 func (e *ApprovalError) Unwrap() error { return e.Err }
 
-// approve runs the diff the approval is about, asks, and checks that the
-// account did not change meanwhile. The runner's known attributes are
-// left as they were.
-func (r *runner) approve(ctx context.Context, ds []*droplet) (*DiffResult, error) {
-	level := r.opts.RequireApproval
-	if level == "" {
-		level = DefaultApproval
+// approvalLevel is the level the options ask for (DefaultApproval when
+// none).
+func (o Options) approvalLevel() Approval {
+	if o.RequireApproval == "" {
+		return DefaultApproval
 	}
-	if level == ApproveNever {
-		return nil, nil
+	return o.RequireApproval
+}
+
+// reviewed are the droplets the approval's diff compares at level:
+// broadening is a matter of templates, so only the stacks are compared
+// then (no file is hashed, no registry asked).
+func reviewed(level Approval, ds []*droplet) []*droplet {
+	if level != ApproveBroadening {
+		return ds
 	}
+	var stacks []*droplet
+	for _, d := range ds {
+		if _, ok := d.kind.(stackKind); ok {
+			stacks = append(stacks, d)
+		}
+	}
+	return stacks
+}
+
+// reviewing readies the runner for the approval's diff (a plan's change
+// set names) and returns what puts it back as it was for the deploy: its
+// known attributes, Plan, and the outcomes of ds.
+func (r *runner) reviewing(ds []*droplet) (restore func()) {
 	saved := map[string]map[string]string{}
 	r.attrMu.Lock()
 	for k, v := range r.attrs {
@@ -111,59 +144,69 @@ func (r *runner) approve(ctx context.Context, ds []*droplet) (*DiffResult, error
 	}
 	r.attrMu.Unlock()
 	plan := r.opts.Plan
-	r.opts.Plan = true // change set names, as a plan's
-	// Broadening is a matter of templates: only the stacks are compared
-	// (no file is hashed, no registry asked).
-	compared := ds
-	if level == ApproveBroadening {
-		compared = nil
+	r.opts.Plan = true
+	return func() {
+		r.opts.Plan = plan
+		r.attrMu.Lock()
+		r.attrs = saved
+		r.attrMu.Unlock()
 		for _, d := range ds {
-			if _, ok := d.kind.(stackKind); ok {
-				compared = append(compared, d)
-			}
+			d.unknown = nil
+			d.res.Outcome, d.res.Err = "", nil // the deploy's, not the diff's
 		}
 	}
+}
+
+// subResult is a Result holding the droplets ds only (what diff lists).
+func subResult(ds []*droplet) *Result {
 	sub := &Result{Droplets: []*DropletResult{}}
-	for _, d := range compared {
+	for _, d := range ds {
 		sub.Droplets = append(sub.Droplets, d.res)
 	}
-	out := &DiffResult{SHA256: r.src.SHA256, Regions: []string{}, Deployed: []digest.Digest{}, Droplets: []*DropletDiff{}}
-	diff, err := r.diff(ctx, compared, sub, out, false)
-	r.opts.Plan = plan
-	r.attrMu.Lock()
-	r.attrs = saved
-	r.attrMu.Unlock()
-	for _, d := range ds {
-		d.unknown = nil
-		d.res.Outcome, d.res.Err = "", nil // the deploy's, not the diff's
+	return sub
+}
+
+// approve runs the diff the approval is about, asks, and checks that the
+// account did not change meanwhile. The runner's known attributes are
+// left as they were.
+func (r *runner) approve(ctx context.Context, ds []*droplet) (*DiffResult, error) {
+	level := r.opts.approvalLevel()
+	if level == ApproveNever {
+		return nil, nil
 	}
+	compared := reviewed(level, ds)
+	restore := r.reviewing(ds)
+	diff, err := r.diff(ctx, compared, subResult(compared), newDiffResult(r.src), false)
+	restore()
+	return diff, askApproval(ctx, r.opts, r.creds, level, diff, err)
+}
+
+// askApproval is the one decision on a diff at level: nothing needs
+// approval, or Approve approves it (and the credentials still answer for
+// the account diffed), or the deploy stops: ErrApprovalRequired when there
+// is no one to ask, Approve's error, ErrAccountChanged. err is the diff's
+// own error: an interruption stops; a droplet that could not be compared
+// needs approval (NeedsApproval).
+func askApproval(ctx context.Context, o Options, creds *credProvider, level Approval, diff *DiffResult, err error) error {
 	if err != nil && (ctx.Err() != nil || errors.Is(err, ErrInterrupted)) {
-		return diff, err
+		return err
 	}
-	// A droplet that cannot be compared (a template that cannot be read,
-	// a failed read) cannot be shown to grant nothing new: it needs
-	// approval too.
 	reasons := diff.NeedsApproval(level)
-	for _, dd := range diff.Droplets {
-		if dd.State == StateFailed && dd.Err != nil {
-			reasons = append(reasons, fmt.Sprintf("%s: cannot be reviewed: %v", dd.ID, dd.Err))
-		}
-	}
 	if len(reasons) == 0 {
-		return diff, nil
+		return nil
 	}
-	if r.opts.Approve == nil {
-		return diff, &ApprovalError{Level: level, Reasons: reasons, Err: ErrApprovalRequired}
+	if o.Approve == nil {
+		return &ApprovalError{Level: level, Reasons: reasons, Err: ErrApprovalRequired}
 	}
-	if err := r.opts.Approve(ctx, diff, reasons); err != nil {
-		return diff, err
+	if err := o.Approve(ctx, diff, reasons); err != nil {
+		return err
 	}
-	acct, err := r.creds.callerNow(ctx)
+	acct, err := creds.callerNow(ctx)
 	if err != nil {
-		return diff, err
+		return err
 	}
 	if acct != diff.Account {
-		return diff, fmt.Errorf("%w: the diff approved was account %s's, the credentials are now account %s's", ErrAccountChanged, diff.Account, acct)
+		return fmt.Errorf("%w: the diff approved was account %s's, the credentials are now account %s's", ErrAccountChanged, diff.Account, acct)
 	}
-	return diff, nil
+	return nil
 }

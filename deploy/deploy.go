@@ -281,7 +281,8 @@ func (d *droplet) progress(format string, args ...any) {
 func (d *droplet) aws() *clients { return d.cl }
 
 // setProps sets the resolved properties. In an asset's destination (a
-// file's or directory's bucketName, objectKey, keyPrefix) CDK's
+// file's or directory's bucketName, objectKey, keyPrefix; an image's
+// pushTarget and tagName, a build's repositoryName and imageTag) CDK's
 // placeholders ${AWS::AccountId}, ${AWS::Region} and ${AWS::Partition}
 // (written \${...} in the manifest) stand for the droplet's account,
 // region and partition, as cdk-assets reads them.
@@ -304,12 +305,12 @@ func (d *droplet) setProps(props map[string]any) {
 			props["tags"] = merged
 		}
 		return
-	case objectKind, buildKind:
+	case objectKind, buildKind, imageKind:
 	default:
 		return
 	}
 	rep := strings.NewReplacer("${AWS::AccountId}", d.account, "${AWS::Region}", d.region, "${AWS::Partition}", partition(d.region))
-	for _, k := range []string{"bucketName", "objectKey", "keyPrefix", "repositoryName", "imageTag"} {
+	for _, k := range []string{"bucketName", "objectKey", "keyPrefix", "repositoryName", "imageTag", "pushTarget", "tagName"} {
 		if v, ok := props[k].(string); ok {
 			props[k] = rep.Replace(v)
 		}

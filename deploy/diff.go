@@ -56,6 +56,32 @@ type DiffResult struct {
 	Total     int `json:"total"`
 	Changed   int `json:"changed"`
 	Broadened int `json:"broadened"`
+	// Environment is the account/region pair of a target's matrix this
+	// diff is about (in Pairs); Account and Regions are then the pair's.
+	Environment string `json:"environment,omitempty"`
+	// Pairs are the diffs of a target with several account/region pairs,
+	// in the target's order; Droplets above are then those with an
+	// environment of their own, compared once, and the counts above are
+	// the sums over them and every pair.
+	Pairs []*DiffResult `json:"pairs,omitempty"`
+	// Error is why this pair could not be compared (in Pairs).
+	Error string `json:"error,omitempty"`
+}
+
+// jsonList is the set's members, sorted, never nil (JSON [], not null).
+func jsonList(set map[string]bool) []string {
+	return append([]string{}, slices.Sorted(maps.Keys(set))...)
+}
+
+// digestList is the set's digests, sorted, never nil (JSON [], not null).
+func digestList(set map[digest.Digest]bool) []digest.Digest {
+	out := slices.AppendSeq([]digest.Digest{}, maps.Keys(set))
+	slices.SortFunc(out, func(a, b digest.Digest) int { return strings.Compare(a.Hex(), b.Hex()) })
+	return out
+}
+
+func newDiffResult(src *Source) *DiffResult {
+	return &DiffResult{SHA256: src.SHA256, Regions: []string{}, Deployed: []digest.Digest{}, Droplets: []*DropletDiff{}}
 }
 
 // A DropletDiff is what a deploy would change of one droplet.
@@ -108,24 +134,37 @@ type ImageChange struct {
 // that change are Pending. The DiffResult is returned with an error too.
 func Diff(ctx context.Context, src *Source, opts DiffOptions) (*DiffResult, error) {
 	res := &Result{SHA256: src.SHA256, Plan: true, Order: []string{}, Droplets: []*DropletResult{}, Notices: []Notice{}}
-	out := &DiffResult{SHA256: src.SHA256, Regions: []string{}, Deployed: []digest.Digest{}, Droplets: []*DropletDiff{}}
+	out := newDiffResult(src)
 	o := opts.Options
 	o.Plan = true
-	sc, err := singleScope(src, o)
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	name, t, err := chooseTarget(src, o)
 	if err != nil {
 		return out, err
 	}
-	if sc.target != nil {
-		out.Target = o.Target
+	out.Target = name
+	if pairs := targetPairs(src.manifest, t); len(pairs) > 1 {
+		return diffMatrix(ctx, src, o, res, out, t, pairs, opts.ChangeSet)
+	}
+	sc := &scope{target: t}
+	if t != nil && len(t.Environments) > 0 {
+		sc.pair = t.Environments[0]
 	}
 	r, ds, err := prepare(ctx, src, o, res, false, sc)
 	if err != nil {
-		for _, dr := range res.Droplets {
-			out.Droplets = append(out.Droplets, &DropletDiff{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Alias: dr.Alias, Environment: dr.Environment, State: StateFailed, Err: dr.Err})
-		}
+		refusedDiff(out, res)
 		return out, err
 	}
 	return r.diff(ctx, ds, res, out, opts.ChangeSet)
+}
+
+// refusedDiff lists the droplets of a run refused before comparing.
+func refusedDiff(out *DiffResult, res *Result) {
+	for _, dr := range res.Droplets {
+		out.Droplets = append(out.Droplets, &DropletDiff{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Alias: dr.Alias, Environment: dr.Environment, State: StateFailed, Err: dr.Err})
+	}
 }
 
 // diff compares the droplets, each after those it depends on, up to
@@ -176,9 +215,7 @@ func (r *runner) diff(ctx context.Context, ds []*droplet, res *Result, out *Diff
 			out.Broadened++
 		}
 	}
-	out.Regions = slices.Sorted(maps.Keys(regions))
-	out.Deployed = slices.AppendSeq([]digest.Digest{}, maps.Keys(deployed))
-	slices.SortFunc(out.Deployed, func(a, b digest.Digest) int { return strings.Compare(a.Hex(), b.Hex()) })
+	out.Regions, out.Deployed = jsonList(regions), digestList(deployed)
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
 	}

@@ -83,12 +83,12 @@ func readKeys(t testing.TB, name string) openpgp.EntityList {
 // sign signs the assembly at p in place with the fixture key.
 func sign(t testing.TB, p, key string, now time.Time) {
 	t.Helper()
-	e, err := signing.SelectSigner(readKeys(t, key), nil, now)
+	signers, err := signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join(keysDir, key), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := p + ".signed"
-	if _, err := signing.SealFile(context.Background(), p, out, []signing.Signer{signing.Keys(e)}, &signing.SignOptions{Now: func() time.Time { return now }}); err != nil {
+	if _, err := signing.SealFile(context.Background(), p, out, signers, &signing.SignOptions{Now: func() time.Time { return now }}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(out, p); err != nil {
@@ -121,7 +121,7 @@ func open(t testing.TB, p, keyring string) (*Source, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := signing.Verify(&rc.Reader, readKeys(t, keyring), nil)
+	v, err := signing.Verify(context.Background(), &rc.Reader, readKeys(t, keyring), nil)
 	if err != nil {
 		return nil, err
 	}

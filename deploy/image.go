@@ -104,6 +104,15 @@ func (k imageKind) local(d *droplet) (ref name.Tag, img v1.Image, digest v1.Hash
 	return
 }
 
+// imageRef is where an image or build droplet pushes (resolved
+// properties).
+func imageRef(d *droplet) (name.Tag, error) {
+	if b, ok := d.kind.(buildKind); ok {
+		return b.ref(d)
+	}
+	return imageKind{}.ref(d)
+}
+
 // ecrHostRE matches an ECR registry: ACCOUNT.dkr.ecr[-fips].REGION.amazonaws.com[.cn].
 var ecrHostRE = regexp.MustCompile(`^[0-9]{12}\.dkr\.ecr(-fips)?\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$`)
 

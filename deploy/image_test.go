@@ -4,8 +4,11 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ecr"
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/random"
@@ -234,6 +240,15 @@ esac
 		}
 		return resp, err
 	})
+	// The repository is made by cdk bootstrap, never by deploy: without
+	// it, nothing is built or pushed.
+	if _, err := Deploy(context.Background(), src, o); !errors.Is(err, ErrRepository) || !strings.Contains(err.Error(), "cdk-containers-"+motoAccount) {
+		t.Fatalf("no repository: want ErrRepository, got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(bin, "args")); err == nil {
+		t.Fatal("built without a repository to push to")
+	}
+	makeRepository(t, cfg, "cdk-containers-"+motoAccount)
 	res, err := Deploy(context.Background(), src, o)
 	if err != nil {
 		t.Fatal(err)
@@ -319,5 +334,190 @@ func TestTamperedImagePushesNothing(t *testing.T) {
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests to the registry", n)
+	}
+}
+
+// makeRepository creates an ECR repository in cfg's account and region.
+func makeRepository(t testing.TB, cfg aws.Config, name string) {
+	t.Helper()
+	if _, err := ecr.NewFromConfig(cfg).CreateRepository(context.Background(), &ecr.CreateRepositoryInput{RepositoryName: aws.String(name)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ecrRegistry stands in for one account/region's ECR registry: an
+// in-process registry (go-containerregistry's) that answers only the
+// login moto's ecr:GetAuthorizationToken gives that account (moto 5.2.1
+// makes the password ACCOUNT-auth-token, ACCOUNT being the credentials'
+// account: so a push with another account's login is refused, 401), and
+// counts the writes.
+type ecrRegistry struct {
+	host                   string // ACCOUNT.dkr.ecr.REGION.amazonaws.com
+	srv                    *httptest.Server
+	writes, blobs, commits atomic.Int64 // every write; blob uploads finished; manifests put
+	refused                atomic.Int64 // requests without the account's login
+}
+
+func newECRRegistry(t *testing.T, account, region string) *ecrRegistry {
+	e := &ecrRegistry{host: account + ".dkr.ecr." + region + ".amazonaws.com"}
+	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	login := "Basic " + base64.StdEncoding.EncodeToString([]byte("AWS:"+account+"-auth-token"))
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != login {
+			e.refused.Add(1)
+			w.Header().Set("WWW-Authenticate", `Basic realm="`+e.host+`"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			e.writes.Add(1)
+			switch {
+			case r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/blobs/uploads/"):
+				e.blobs.Add(1)
+			case r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/manifests/"):
+				e.commits.Add(1)
+			}
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+// ecrTransport sends each ECR host's traffic to its stand-in, as if ECR
+// answered over TLS; any other host is an error.
+func ecrTransport(regs map[string]*ecrRegistry) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		e := regs[r.URL.Host]
+		if e == nil {
+			return nil, fmt.Errorf("unexpected host %s", r.URL.Host)
+		}
+		local, _ := url.Parse(e.srv.URL)
+		fwd := r.Clone(r.Context())
+		fwd.URL.Scheme, fwd.URL.Host, fwd.Host = "http", local.Host, local.Host
+		resp, err := http.DefaultTransport.RoundTrip(fwd)
+		if resp != nil {
+			resp.Request = r
+		}
+		return resp, err
+	})
+}
+
+// Issue 30, item 3: a target over 2 accounts x 2 regions whose assembly
+// holds a saved image: the image goes to each pair's own ECR registry
+// (pushTarget ${AWS::AccountId}.dkr.ecr.${AWS::Region}.amazonaws.com/...),
+// logged in with that account's ecr:GetAuthorizationToken through the
+// target's deployRole, each blob and the manifest written once per
+// registry; the stack of each pair takes its own registry's
+// exactImageId. A pair whose repository does not exist is refused before
+// anything is pushed anywhere (--max-failures 0). An unchanged re-deploy
+// writes nothing to any registry and makes no changing AWS call; status
+// matches in every pair.
+func TestMatrixImages(t *testing.T) {
+	cfg := awsConfig(t)
+	u := uniq()
+	pairs := []string{
+		"aws://" + devAccount + "/us-east-1",
+		"aws://" + devAccount + "/eu-west-1",
+		"aws://" + prodAccount + "/us-east-1",
+		"aws://" + prodAccount + "/eu-west-1", // its repository is made late
+	}
+	repo := "app-" + u
+	regs := map[string]*ecrRegistry{}
+	byPair := map[string]*ecrRegistry{}
+	for i, p := range pairs {
+		acct, region := p[6:18], p[19:]
+		e := newECRRegistry(t, acct, region)
+		regs[e.host], byPair[p] = e, e
+		if i < 3 {
+			makeRepository(t, inRegion(accountConfig(t, cfg, acct), region), repo)
+		}
+	}
+	tarBytes, digest := savedImage(t)
+	m := manifest(map[string]any{
+		"Image": map[string]any{"type": "npm://@aws-cdk/aws-ecr.DockerImageDroplet", "environment": "aws://unknown-account/unknown-region",
+			"properties": map[string]any{"savedImage": "docker/app.tar", "pushTarget": `\${AWS::AccountId}.dkr.ecr.\${AWS::Region}.amazonaws.com/` + repo, "tagName": "v1"}},
+		"App": stack("App", "aws://unknown-account/unknown-region", "img-"+u, "app.yaml", map[string]string{"Stage": "${target.Stage}", "Target": "${Image.exactImageId}"}),
+	})
+	m["targets"] = map[string]any{"prod": map[string]any{"environments": pairs, "values": map[string]string{"Stage": "prod"}, "deployRole": deployRole}}
+	src := signedSource(t, m, files{"docker/app.tar": string(tarBytes), "app.yaml": stageTemplate})
+
+	c := &Counter{}
+	o := opts(cfg, c)
+	o.Method, o.Target, o.Concurrency, o.MaxFailures = Direct, "prod", 4, 0
+	o.Transport = ecrTransport(regs)
+	res, err := Deploy(context.Background(), src, o)
+	if !errors.Is(err, ErrRepository) || !errors.Is(err, ErrPairNotStarted) || !strings.Contains(err.Error(), pairs[3]) {
+		t.Fatalf("a missing repository: want ErrRepository for %s and the others not started, got %v", pairs[3], err)
+	}
+	if !errors.Is(errorsOf(res.Pairs[3]), ErrRepository) {
+		t.Fatalf("%s: %s", pairs[3], res.Pairs[3].Error)
+	}
+	for _, e := range regs {
+		if n := e.writes.Load(); n != 0 {
+			t.Fatalf("%s: %d writes before the refusal", e.host, n)
+		}
+	}
+	if n := changes(c); n != 0 {
+		t.Fatalf("%d changing calls before the refusal", n)
+	}
+
+	acct, region := pairs[3][6:18], pairs[3][19:]
+	makeRepository(t, inRegion(accountConfig(t, cfg, acct), region), repo)
+	res, err = Deploy(context.Background(), src, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range res.Pairs {
+		e := byPair[pr.Environment]
+		d := pr.Droplet("Image")
+		if want := e.host + "/" + repo + "@" + digest; d.Outcome != Pushed || d.Attributes["exactImageId"] != want {
+			t.Fatalf("%s: %s %v, want %s", pr.Environment, d.Outcome, d.Attributes, want)
+		}
+		if e.blobs.Load() != 3 || e.commits.Load() != 1 {
+			t.Errorf("%s: %d blob uploads and %d manifests, want the config and 2 layers once and the manifest once", e.host, e.blobs.Load(), e.commits.Load())
+		}
+		if e.refused.Load() == 0 {
+			t.Errorf("%s: never asked for its login: the test shows nothing of the account", e.host)
+		}
+		desc, err := remote.Head(mustTag(t, e.host+"/"+repo+":v1"), remote.WithTransport(o.Transport),
+			remote.WithAuth(&authn.Basic{Username: "AWS", Password: pr.Environment[6:18] + "-auth-token"}))
+		if err != nil || desc.Digest.String() != digest {
+			t.Fatalf("%s holds %v (%v), want %s", e.host, desc, err, digest)
+		}
+		ac := inRegion(accountConfig(t, cfg, pr.Environment[6:18]), pr.Environment[19:])
+		if params, _ := stackParams(t, ac, "img-"+u); params["Target"] != e.host+"/"+repo+"@"+digest {
+			t.Errorf("%s: the stack's Target is %q, not its own registry's image", pr.Environment, params["Target"])
+		}
+	}
+
+	// Unchanged: no write to any registry, no changing call.
+	for _, e := range regs {
+		e.writes.Store(0)
+	}
+	c2 := &Counter{}
+	o.APIOptions = []func(*middlewareStack) error{c2.Middleware}
+	res, err = Deploy(context.Background(), src, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range regs {
+		if n := e.writes.Load(); n != 0 {
+			t.Errorf("rerun: %d writes to %s", n, e.host)
+		}
+	}
+	if n := changes(c2); n != 0 {
+		t.Errorf("rerun: %d changing calls (%v)", n, c2.Counts())
+	}
+	for _, pr := range res.Pairs {
+		for _, d := range pr.Droplets {
+			if d.Outcome != Unchanged {
+				t.Errorf("rerun %s: %s %s", pr.Environment, d.ID, d.Outcome)
+			}
+		}
+	}
+	st, err := Status(context.Background(), src, o)
+	if err != nil || len(st.Pairs) != 4 || !st.Match {
+		t.Fatalf("status: %v %+v", err, st)
 	}
 }

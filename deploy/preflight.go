@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+	"github.com/aws/aws-sdk-go-v2/service/ecr"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/sync/errgroup"
 
@@ -24,6 +25,10 @@ var (
 	// made by this droplet (no assemble:droplet tag naming it).
 	ErrForeignStack = errcode.New("foreign_stack", "stack not made by this droplet",
 		"if the stack is meant to be this droplet's from now on, adopt it (deploy --adopt ID); else rename the droplet's stack")
+	// ErrRepository: an ECR repository deploy pushes an image to does not
+	// exist or cannot be read with that account's credentials.
+	ErrRepository = errcode.New("repository_unusable", "image repository missing or unusable",
+		"create the ECR repository in the registry's account and region (cdk bootstrap makes CDK's), or use credentials that may read it")
 	// ErrBucket: a bucket deploy writes to does not exist or cannot be
 	// used with these credentials.
 	ErrBucket = errcode.New("bucket_unusable", "bucket missing or unusable",
@@ -42,7 +47,9 @@ var (
 //     names the droplet;
 //   - the staging bucket exists, in each region where a template needs it;
 //   - every bucket a file or directory droplet names (fixed, not made by a
-//     droplet deployed in this run) exists.
+//     droplet deployed in this run) exists;
+//   - every ECR repository an image or build droplet pushes to exists
+//     (asked with the credentials of the registry's account and region).
 //
 // A deploy (not a plan) then stages the templates that need it, each
 // once: the staging bucket is written before any stack changes, so a
@@ -93,6 +100,7 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 	staging := map[[2]string]*clients{} // account and region that need the staging bucket
 	buckets := map[[3]string][]string{}
 	bucketClients := map[[3]string]*clients{}
+	repos := map[[3]string][]string{} // ECR account, region and repository: the image droplets
 	for _, d := range ds {
 		props, _, err := resolve(d.id, d.spec.Properties, r.lookup)
 		if err != nil {
@@ -127,7 +135,36 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 			k := [3]string{d.account, d.region, b}
 			buckets[k] = append(buckets[k], d.id)
 			bucketClients[k] = d.aws()
+		case imageKind, buildKind:
+			ref, err := imageRef(d)
+			if err != nil {
+				errs = append(errs, &DropletError{Droplet: d.id, Err: err})
+				continue
+			}
+			if m := ecrHostRE.FindStringSubmatch(ref.RegistryStr()); m != nil && !strings.Contains(ref.String(), KnownAfterDeploy) {
+				account, _, _ := strings.Cut(ref.RegistryStr(), ".")
+				k := [3]string{account, m[2], ref.RepositoryStr()}
+				repos[k] = append(repos[k], d.id)
+			}
 		}
+	}
+	for k, ids := range repos {
+		g.Go(func() error {
+			cl, err := r.creds.reach(gctx, k[0], k[1], forImages)
+			if err != nil {
+				for _, id := range ids {
+					fail(&DropletError{Droplet: id, Err: err})
+				}
+				return nil
+			}
+			if why := repositoryProblem(gctx, cl, k[0], k[2]); why != "" {
+				sort.Strings(ids)
+				for _, id := range ids {
+					fail(dropletErr(id, ErrRepository, "ECR repository %s in aws://%s/%s: %s", k[2], k[0], k[1], why))
+				}
+			}
+			return nil
+		})
 	}
 	for k, cl := range staging {
 		g.Go(func() error {
@@ -156,7 +193,9 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 		sort.SliceStable(errs, func(i, j int) bool { return dropletOf(errs[i]) < dropletOf(errs[j]) })
 		return errors.Join(errs...)
 	}
-	if r.opts.Plan {
+	if r.opts.Plan || r.sc.approveOnce {
+		// A matrix's runs are approved together, then staged
+		// (matrix.approve).
 		return nil
 	}
 	// Every check passed: the changes approved (approval.go), before
@@ -164,8 +203,13 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 	if _, err := r.approve(ctx, ds); err != nil {
 		return err
 	}
-	// Stage the large templates, the first writes.
-	g, gctx = errgroup.WithContext(ctx)
+	return r.stageTemplates(ctx, ds)
+}
+
+// stageTemplates stages the large templates: the first writes, once the
+// changes are approved.
+func (r *runner) stageTemplates(ctx context.Context, ds []*droplet) error {
+	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Concurrency)
 	for _, d := range ds {
 		if _, ok := d.kind.(stackKind); !ok || r.src.sizes[str(d.props, "template")] <= MaxTemplateBody {
@@ -247,6 +291,22 @@ func bucketProblem(ctx context.Context, cl *clients, bucket string) string {
 		return "it is in another region"
 	}
 	return "s3:HeadBucket: " + apiMessage(err)
+}
+
+// repositoryProblem says why the ECR repository cannot be pushed to (""
+// when it can): ecr:DescribeRepositories in the registry's region.
+func repositoryProblem(ctx context.Context, cl *clients, account, repo string) string {
+	_, err := cl.ecr.DescribeRepositories(ctx, &ecr.DescribeRepositoriesInput{RegistryId: aws.String(account), RepositoryNames: []string{repo}})
+	if err == nil {
+		return ""
+	}
+	switch apiCode(err) {
+	case "RepositoryNotFoundException":
+		return "it does not exist"
+	case "AccessDeniedException", "403":
+		return "these credentials may not use it (access denied)"
+	}
+	return "ecr:DescribeRepositories: " + apiMessage(err)
 }
 
 func tagValue(tags []cfntypes.Tag, key string) string {

@@ -34,6 +34,9 @@ type scope struct {
 	pair     string               // aws://ACCOUNT/REGION, or "" (the caller's own)
 	include  func(id string) bool // nil: every droplet
 	deferred map[string]bool
+	// approveOnce: the run is one of a matrix's, approved with the others
+	// (matrix.approve), not on its own.
+	approveOnce bool
 }
 
 func (sc *scope) role() string {
@@ -86,25 +89,6 @@ func chooseTarget(src *Source, opts Options) (string, *assembly.Target, error) {
 		return "", nil, err
 	}
 	return opts.Target, t, nil
-}
-
-// singleScope is the scope of a command that runs on one account/region
-// pair (diff): the chosen target's one pair; a target over several is
-// refused, naming them.
-func singleScope(src *Source, opts Options) (*scope, error) {
-	_, t, err := chooseTarget(src, opts)
-	if err != nil {
-		return nil, err
-	}
-	sc := &scope{target: t}
-	switch pairs := targetPairs(src.manifest, t); len(pairs) {
-	case 0:
-	case 1:
-		sc.pair = pairs[0]
-	default:
-		return nil, fmt.Errorf("%w: target %s deploys to %d account/region pairs (%s): this command takes a target of one", ErrTarget, opts.Target, len(pairs), strings.Join(pairs, ", "))
-	}
-	return sc, nil
 }
 
 // TargetPairs are the account/region pairs the named target deploys its
@@ -174,11 +158,11 @@ func newMatrix(ctx context.Context, src *Source, opts Options, t *assembly.Targe
 }
 
 func (mx *matrix) shared() *scope {
-	return &scope{creds: mx.creds, target: mx.target, include: func(id string) bool { return mx.fixed[id] }}
+	return &scope{creds: mx.creds, target: mx.target, include: func(id string) bool { return mx.fixed[id] }, approveOnce: true}
 }
 
 func (mx *matrix) pair(env string, deferred map[string]bool) *scope {
-	return &scope{creds: mx.creds, target: mx.target, pair: env, include: func(id string) bool { return !mx.fixed[id] }, deferred: deferred}
+	return &scope{creds: mx.creds, target: mx.target, pair: env, include: func(id string) bool { return !mx.fixed[id] }, deferred: deferred, approveOnce: true}
 }
 
 // deployMatrix deploys (or plans) a target over several pairs: up to
@@ -190,42 +174,20 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 	if err != nil {
 		return err
 	}
-	// Prepare every run before any change.
-	r0, ds0, err := prepare(ctx, src, opts, res, false, mx.shared())
+	// Prepare every run before any change. A pair refused here (its
+	// account or region does not allow it) counts as a failed pair: with
+	// more than MaxFailures, nothing starts.
+	shared, runs, err := mx.prepare(ctx, res)
 	if err != nil {
-		markRefused(res, err)
 		return err
 	}
-	deferred := map[string]bool{}
-	for _, d := range ds0 {
-		deferred[d.id] = true
-	}
-	type run struct {
-		r   *runner
-		ds  []*droplet
-		res *Result
-	}
-	// A pair refused here (its account or region does not allow it)
-	// counts as a failed pair: with more than MaxFailures, nothing starts.
-	runs := make([]run, len(pairs))
 	perr := make([]error, len(pairs))
 	failed := 0
-	for i, env := range pairs {
-		pr := newResult(src, opts)
-		pr.Target, pr.Environment = res.Target, env
-		res.Pairs = append(res.Pairs, pr)
-		r, ds, err := prepare(ctx, src, opts, pr, false, mx.pair(env, deferred))
-		if err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			markRefused(pr, err)
-			pr.Error = err.Error()
-			perr[i] = err
+	for i, rn := range runs {
+		if rn.err != nil {
+			perr[i] = rn.err
 			failed++
-			continue
 		}
-		runs[i] = run{r, ds, pr}
 	}
 	joined := func() error {
 		var errs []error
@@ -245,8 +207,15 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 		}
 		return joined()
 	}
+	// One approval for the whole matrix, then its first writes.
+	if !opts.Plan {
+		if err := mx.approve(ctx, shared, runs); err != nil {
+			refuseMatrix(shared, runs, err)
+			return err
+		}
+	}
 	// The droplets with their own environment, once.
-	if len(ds0) > 0 {
+	if r0, ds0 := shared.r, shared.ds; len(ds0) > 0 {
 		var err error
 		if opts.Plan {
 			err = r0.plan(ctx, ds0, res)
@@ -262,13 +231,8 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 			return err
 		}
 		for _, rn := range runs {
-			if rn.r == nil {
-				continue
-			}
-			for id := range deferred {
-				if a, ok := r0.attrs[id]; ok {
-					rn.r.setAttrs(id, a)
-				}
+			if rn.r != nil {
+				giveShared(shared, rn.r)
 			}
 		}
 	}
@@ -302,7 +266,7 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 			continue
 		}
 		wg.Add(1)
-		go func(i int, rn run) {
+		go func(i int, rn pairRun) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			var err error

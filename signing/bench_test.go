@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"crypto/sha256"
 	"fmt"
@@ -45,7 +46,7 @@ func BenchmarkVerify(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := Verify(reader(b, data), trusted, nil); err != nil {
+		if _, err := Verify(context.Background(), reader(b, data), trusted, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -57,7 +58,7 @@ func BenchmarkSign(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := Sign(io.Discard, reader(b, data), e, nil); err != nil {
+		if _, err := Seal(context.Background(), io.Discard, reader(b, data), []Signer{Keys(e)}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"errors"
 	"fmt"
@@ -51,7 +52,7 @@ func cosigned(t testing.TB, keys ...string) []byte {
 
 func verifyAt(t testing.TB, b []byte, trusted openpgp.EntityList, now time.Time, pol Policy) (*Verified, error) {
 	t.Helper()
-	return Verify(reader(t, b), trusted, &VerifyOptions{Now: func() time.Time { return now }, Policy: pol})
+	return Verify(context.Background(), reader(t, b), trusted, &VerifyOptions{Now: func() time.Time { return now }, Policy: pol})
 }
 
 func fpr(t testing.TB, file string) string { return fingerprint(readKeys(t, file)[0]) }
@@ -149,7 +150,7 @@ func TestUnknownSignerNamed(t *testing.T) {
 			t.Errorf("%q does not say %q", err, want)
 		}
 	}
-	_, err = Verify(reader(t, b), trusted, &VerifyOptions{Now: func() time.Time { return cosignTime }, Known: readKeys(t, "untrusted.pub.asc")})
+	_, err = Verify(context.Background(), reader(t, b), trusted, &VerifyOptions{Now: func() time.Time { return cosignTime }, Known: readKeys(t, "untrusted.pub.asc")})
 	var se *SignaturesError
 	if !errors.Is(err, ErrUnknownSigner) || !errors.As(err, &se) {
 		t.Fatalf("got %v, want ErrUnknownSigner", err)
@@ -269,7 +270,7 @@ func TestCosignTimes(t *testing.T) {
 	// A bad co-signature by a trusted key fails everything, even with the
 	// threshold met by the others.
 	bad := bytes.Replace(signatureOf(t, cosigned(t, "ed25519.sec.asc", "rsa3072.sec.asc", "subkey.sec.asc")), []byte(`"algorithm": "SHA256"`), []byte(`"algorithm": "SHA512"`), 1)
-	if _, _, _, err := VerifyCleartext(bad, readKeys(t, "trusted.asc"), &VerifyOptions{Now: func() time.Time { return cosignTime.Add(3 * time.Hour) }}); !errors.Is(err, ErrBadSignature) {
+	if _, err := verifyCleartext(bad, readKeys(t, "trusted.asc"), &VerifyOptions{Now: func() time.Time { return cosignTime.Add(3 * time.Hour) }}); !errors.Is(err, ErrBadSignature) {
 		t.Errorf("edited text under three signatures: got %v, want ErrBadSignature", err)
 	}
 }
@@ -587,10 +588,10 @@ func TestAddKeepsEntriesAndSignatures(t *testing.T) {
 func TestSelectSigners(t *testing.T) {
 	keys := readKeyBytes(t, "ed25519.sec.asc", "rsa3072.sec.asc", "subkey.sec.asc", "passphrase.sec.asc")
 	now := cosignTime
-	if _, err := SelectSigners(keys, nil, nil, now); !errors.Is(err, ErrAmbiguousKey) {
+	if _, err := selectSigners(keys, nil, nil, now); !errors.Is(err, ErrAmbiguousKey) {
 		t.Errorf("no choice among four keys: got %v, want ErrAmbiguousKey", err)
 	}
-	if _, err := SelectSigner(keys, nil, now); !errors.Is(err, ErrAmbiguousKey) {
+	if _, err := selectSigner(keys, nil, now); !errors.Is(err, ErrAmbiguousKey) {
 		t.Errorf("SelectSigner among four keys: got %v, want ErrAmbiguousKey", err)
 	}
 	for _, f := range []string{"ed25519", "rsa3072", "subkey", "passphrase"} {
@@ -603,7 +604,7 @@ func TestSelectSigners(t *testing.T) {
 			ids = append(ids, fmt.Sprintf("%X", sk.PublicKey.Fingerprint), fmt.Sprintf("%016X!", sk.PublicKey.KeyId))
 		}
 		for _, id := range ids {
-			got, err := SelectSigners(keys, []string{id}, []byte(testPassphrase), now)
+			got, err := selectSigners(keys, []string{id}, []byte(testPassphrase), now)
 			if err != nil || len(got) != 1 || fingerprint(got[0]) != fingerprint(e) {
 				t.Errorf("--local-user %q: got %v, %v; want %s", id, got, err, fingerprint(e))
 			}
@@ -624,16 +625,16 @@ func TestSelectSigners(t *testing.T) {
 		{[]string{" "}, ErrNoMatchingKey},
 		{[]string{"passphrase@example.test"}, ErrPassphraseNeeded},
 	} {
-		if _, err := SelectSigners(keys, tt.ids, nil, now); !errors.Is(err, tt.want) {
+		if _, err := selectSigners(keys, tt.ids, nil, now); !errors.Is(err, tt.want) {
 			t.Errorf("--local-user %q: got %v, want %v", tt.ids, err, tt.want)
 		}
 	}
-	got, err := SelectSigners(keys, []string{"rsa3072", "ed25519", "RSA"}, nil, now)
+	got, err := selectSigners(keys, []string{"rsa3072", "ed25519", "RSA"}, nil, now)
 	if err != nil || len(got) != 2 || UserID(got[0]) != "Test Signer RSA <rsa3072@example.test>" {
 		t.Errorf("two choices (one repeated): %v, %v", got, err)
 	}
 	// One usable key among unusable ones needs no choice.
-	if e, err := SelectSigner(readKeyBytes(t, "expired.sec.asc", "ed25519.sec.asc", "rsa3072.pub.asc"), nil, time.Now()); err != nil || !strings.Contains(UserID(e), "Ed25519") {
+	if e, err := selectSigner(readKeyBytes(t, "expired.sec.asc", "ed25519.sec.asc", "rsa3072.pub.asc"), nil, time.Now()); err != nil || !strings.Contains(UserID(e), "Ed25519") {
 		t.Errorf("one usable key: %v, %v", e, err)
 	}
 }

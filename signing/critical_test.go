@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -28,11 +29,11 @@ func TestCriticalNotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := agreeRawSign(t, a, e, fingerprint(e), at, 0, "policy@example.org=1")
-	if _, _, _, err := VerifyCleartext(plain, trusted, opts); err != nil {
+	if _, err := verifyCleartext(plain, trusted, opts); err != nil {
 		t.Fatalf("a non-critical notation: %v", err)
 	}
 	critical := agreeRawSign(t, a, e, fingerprint(e), at, 0, "!policy@example.org=1")
-	if _, _, _, err := VerifyCleartext(critical, trusted, opts); !errors.Is(err, ErrUnknownCritical) || !errors.Is(err, ErrBadSignature) || !errors.Is(err, ErrVerification) {
+	if _, err := verifyCleartext(critical, trusted, opts); !errors.Is(err, ErrUnknownCritical) || !errors.Is(err, ErrBadSignature) || !errors.Is(err, ErrVerification) {
 		t.Errorf("a critical notation: got %v, want ErrUnknownCritical and ErrBadSignature", err)
 	}
 	if _, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, b), nil, &SignOptions{Signature: critical, Now: opts.Now}); !errors.Is(err, ErrUnknownCritical) {
@@ -52,10 +53,10 @@ func TestCriticalNotation(t *testing.T) {
 	if err := key.PrimaryKey.VerifyUserIdSignature(id.UserId.Id, key.PrimaryKey, self); err != nil {
 		t.Fatalf("the re-made self-signature: %v", err)
 	}
-	if _, err := Sign(&bytes.Buffer{}, reader(t, b), key, &SignOptions{Now: opts.Now}); !errors.Is(err, ErrNoSigningKey) {
+	if _, err := Seal(context.Background(), &bytes.Buffer{}, reader(t, b), []Signer{Keys(key)}, &SignOptions{Now: opts.Now}); !errors.Is(err, ErrNoSigningKey) {
 		t.Errorf("signing with the key: got %v, want ErrNoSigningKey", err)
 	}
-	_, _, _, err = VerifyCleartext(plain, openpgp.EntityList{key}, opts)
+	_, err = verifyCleartext(plain, openpgp.EntityList{key}, opts)
 	if !errors.Is(err, ErrUnknownCritical) || !errors.Is(err, ErrUnknownSigner) {
 		t.Errorf("verifying with the key: got %v, want ErrUnknownCritical and ErrUnknownSigner", err)
 	}
@@ -73,7 +74,7 @@ func TestSignRefusesToDropSignatures(t *testing.T) {
 	signedByEd := sealed(t, buildZip(t), at(&SignOptions{}), Keys(ed))
 
 	_, err := Seal(t.Context(), &bytes.Buffer{}, reader(t, signedByEd), []Signer{Keys(rsa)}, at(&SignOptions{}))
-	if !errors.Is(err, ErrWouldDropSignatures) || !strings.Contains(err.Error(), fingerprint(ed)) || !strings.Contains(err.Error(), "--add") || !strings.Contains(err.Error(), "--replace") {
+	if !errors.Is(err, ErrWouldDropSignatures) || !strings.Contains(err.Error(), fingerprint(ed)) || !strings.Contains(err.Error(), "SignOptions.Add") || !strings.Contains(err.Error(), "SignOptions.Replace") {
 		t.Fatalf("signing with another key: got %v, want ErrWouldDropSignatures naming %s and both choices", err, fingerprint(ed))
 	}
 	// Named by user ID when a keyring at hand holds the key.
@@ -92,7 +93,7 @@ func TestSignRefusesToDropSignatures(t *testing.T) {
 	}
 	// Replace drops it; the same key re-signs freely.
 	replaced := sealed(t, signedByEd, at(&SignOptions{Replace: true}), Keys(rsa))
-	v, err := Verify(reader(t, replaced), trusted, &VerifyOptions{Now: func() time.Time { return now }})
+	v, err := Verify(context.Background(), reader(t, replaced), trusted, &VerifyOptions{Now: func() time.Time { return now }})
 	if err != nil || len(v.Signatures()) != 1 || v.Fingerprint() != fingerprint(rsa) {
 		t.Fatalf("replaced: %v", err)
 	}

@@ -160,6 +160,10 @@ var (
 	// key file holds several usable secret keys and none was chosen.
 	ErrAmbiguousKey = errcode.New("ambiguous_key", "ambiguous key choice",
 		"choose the key with --local-user FINGERPRINT (repeat it to sign with several)")
+	// ErrSignerOptions: SignerOptions name two ways to sign at once (a
+	// key and gpg), or a passphrase file for gpg.
+	ErrSignerOptions = errcode.New("signer_options", "conflicting ways to sign",
+		"choose one way to sign: a secret key (with its passphrase), or the local gpg")
 	// ErrInputChanged: the assembly being signed was written to or
 	// replaced while it was read, so the signed copy matches neither
 	// version; nothing was written.

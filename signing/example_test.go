@@ -2,11 +2,12 @@ package signing_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/klauspost/compress/zip"
 
 	"github.com/cloud-assembly/assemble/assembly"
@@ -25,15 +26,14 @@ func ExampleVerify() {
 	zw.Close()
 	r, _ := assembly.NewReader(bytes.NewReader(unsigned.Bytes()), int64(unsigned.Len()))
 
-	// Sign it.
-	secret, _ := signing.ReadKeys(bytes.NewReader(read("ed25519.sec.asc")))
-	signer, err := signing.SelectSigner(secret, nil, time.Now())
+	// Seal it with the one secret key of a key file.
+	signers, err := signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join(keys, "ed25519.sec.asc")})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	var signed bytes.Buffer
-	if _, err := signing.Sign(&signed, r, signer, nil); err != nil {
+	if _, err := signing.Seal(context.Background(), &signed, r, signers, nil); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -45,7 +45,7 @@ func ExampleVerify() {
 		fmt.Println(err)
 		return
 	}
-	v, err := signing.Verify(sr, trusted, nil)
+	v, err := signing.Verify(context.Background(), sr, trusted, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -56,4 +56,23 @@ func ExampleVerify() {
 	// Output:
 	// Test Signer Ed25519 <ed25519@example.test>
 	// [manifest.json] 48 bytes
+}
+
+// LoadSigners chooses a key of a key file by its fingerprint and unlocks it
+// with a passphrase from an environment variable, or else from a prompt
+// (a terminal's, in the assemble command).
+func ExampleLoadSigners() {
+	signers, err := signing.LoadSigners(&signing.SignerOptions{
+		KeyFile:       filepath.Join("..", "fixtures", "keys", "passphrase.sec.asc"),
+		LocalUsers:    []string{"passphrase@example.test"},
+		PassphraseEnv: "EXAMPLE_PASSPHRASE", // unset here
+		Prompt: func(key *openpgp.Entity) ([]byte, error) {
+			fmt.Printf("passphrase for %q\n", signing.UserID(key))
+			return []byte("correct horse battery staple"), nil
+		},
+	})
+	fmt.Println(len(signers), err)
+	// Output:
+	// passphrase for "Test Signer Passphrase <passphrase@example.test>"
+	// 1 <nil>
 }

@@ -127,7 +127,7 @@ func FuzzVerifyCleartext(f *testing.F) {
 	sw.Write(body)
 	sw.Close()
 	aw.Close()
-	if _, _, _, err := VerifyCleartext(inline.Bytes(), readKeys(f, "trusted.asc"), &VerifyOptions{Now: func() time.Time { return now }}); err != nil {
+	if _, err := verifyCleartext(inline.Bytes(), readKeys(f, "trusted.asc"), &VerifyOptions{Now: func() time.Time { return now }}); err != nil {
 		f.Fatalf("the inline seed: %v", err)
 	}
 	f.Add(inline.Bytes(), uint8(1))

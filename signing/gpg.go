@@ -133,7 +133,7 @@ func (g *GPG) program() (string, error) {
 	}
 	path, err := exec.LookPath(prog)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v; install GnuPG (apt-get install gnupg) or sign with --key", ErrGPGNotFound, err)
+		return "", fmt.Errorf("%w: %v; install GnuPG (apt-get install gnupg) or sign with a key file", ErrGPGNotFound, err)
 	}
 	return path, nil
 }
@@ -264,7 +264,7 @@ func (g *GPG) failure(st gpgStatus, runErr error) error {
 	}
 	who := "its default key"
 	if len(g.LocalUsers) > 0 {
-		who = fmt.Sprintf("--local-user %s", strings.Join(g.LocalUsers, ", "))
+		who = strings.Join(g.LocalUsers, ", ")
 	}
 	if len(st.invalid) > 0 {
 		var why []string

@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"errors"
 	"os"
@@ -77,7 +78,7 @@ func TestGPGVerifiesOurSignatures(t *testing.T) {
 		for _, h := range []crypto.Hash{crypto.SHA256, crypto.SHA512} {
 			a.Algorithm = h
 			for i := 0; i < runs[key]; i++ {
-				sig, err := ClearSign(a, e, &SignOptions{Algorithm: h})
+				sig, err := clearSign(a, e, &SignOptions{Algorithm: h})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -141,7 +142,7 @@ func TestWeVerifyGPGSignatures(t *testing.T) {
 				if !strings.Contains(string(sig), "Hash: "+h) {
 					t.Fatalf("gpg did not use %s:\n%s", h, sig)
 				}
-				v, err := Verify(reader(t, replaceSignature(t, b, sig)), trusted, nil)
+				v, err := Verify(context.Background(), reader(t, replaceSignature(t, b, sig)), trusted, nil)
 				if err != nil {
 					t.Fatalf("Verify gpg signature: %v\n%s", err, sig)
 				}
@@ -158,7 +159,7 @@ func TestWeVerifyGPGSignatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Verify(reader(t, replaceSignature(t, b, sig)), trusted, nil); !errors.Is(err, ErrWeakSignatureHash) {
+	if _, err := Verify(context.Background(), reader(t, replaceSignature(t, b, sig)), trusted, nil); !errors.Is(err, ErrWeakSignatureHash) {
 		t.Fatalf("SHA-1 signature: got %v, want ErrWeakSignatureHash", err)
 	}
 	// So are MD5 and RIPEMD-160 ones, which go-crypto cannot even parse
@@ -169,7 +170,7 @@ func TestWeVerifyGPGSignatures(t *testing.T) {
 			t.Logf("gpg does not sign with %s here: %v", h, err)
 			continue
 		}
-		_, err = Verify(reader(t, replaceSignature(t, b, sig)), trusted, nil)
+		_, err = Verify(context.Background(), reader(t, replaceSignature(t, b, sig)), trusted, nil)
 		if !errors.Is(err, ErrWeakSignatureHash) || !strings.Contains(err.Error(), "weak hash, rejected") {
 			t.Errorf("%s signature: got %v, want ErrWeakSignatureHash saying \"weak hash, rejected\"", h, err)
 		}
@@ -206,7 +207,7 @@ func TestGPGAgentSigner(t *testing.T) {
 	if got := s.New(); len(got) != 1 || got[0].UserID != "Test Signer Passphrase <passphrase@example.test>" || !got[0].Trusted {
 		t.Errorf("new signatures %+v", got)
 	}
-	if v, err := Verify(reader(t, one), trusted, nil); err != nil || !strings.Contains(v.UserID(), "passphrase@") {
+	if v, err := Verify(context.Background(), reader(t, one), trusted, nil); err != nil || !strings.Contains(v.UserID(), "passphrase@") {
 		t.Fatalf("Verify: %v", err)
 	}
 
@@ -219,7 +220,7 @@ func TestGPGAgentSigner(t *testing.T) {
 	if s.Added != 2 || len(s.Signatures) != 3 {
 		t.Errorf("added %d, %d signatures", s.Added, len(s.Signatures))
 	}
-	v, err := Verify(reader(t, three), trusted, &VerifyOptions{Policy: Policy{MinSigners: 3}})
+	v, err := Verify(context.Background(), reader(t, three), trusted, &VerifyOptions{Policy: Policy{MinSigners: 3}})
 	if err != nil || len(v.Policy().Signers) != 3 {
 		t.Fatalf("three co-signers: %v", err)
 	}
@@ -271,7 +272,7 @@ func TestWeVerifyGPGMultiSignatures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := Verify(reader(t, replaceSignature(t, b, sig)), trusted, &VerifyOptions{Policy: Policy{MinSigners: 3}})
+		v, err := Verify(context.Background(), reader(t, replaceSignature(t, b, sig)), trusted, &VerifyOptions{Policy: Policy{MinSigners: 3}})
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", h, err, sig)
 		}
@@ -283,7 +284,7 @@ func TestWeVerifyGPGMultiSignatures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err = Verify(reader(t, replaceSignature(t, b, sig)), trusted, nil)
+		v, err = Verify(context.Background(), reader(t, replaceSignature(t, b, sig)), trusted, nil)
 		if err != nil || len(v.Signatures()) != 2 || len(v.Policy().Signers) != 1 || !strings.Contains(v.UserID(), "rsa3072@") {
 			t.Fatalf("%s with an untrusted co-signer: %v", h, err)
 		}

@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"errors"
 	"fmt"
@@ -468,7 +469,7 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 	// (1) We sign (our signer makes no expiring signatures: go-crypto
 	// makes that one).
 	var ours bytes.Buffer
-	_, err = Sign(&ours, reader(t, b), secret[0], &SignOptions{Now: now})
+	_, err = Seal(context.Background(), &ours, reader(t, b), []Signer{Keys(secret[0])}, &SignOptions{Now: now})
 	switch {
 	case c.sigLife != 0 || c.notation != "":
 		signed["go-crypto"] = agreeRawSign(t, a, secret[0], c.signer, c.at, c.sigLife, "!"+c.notation)
@@ -543,7 +544,7 @@ func (k *agreeKit) check(t *testing.T, b []byte, c agreeCase) {
 		}
 		err := keyringErr
 		if err == nil {
-			_, err = Verify(reader(t, sealed.Bytes()), trusted, nil)
+			_, err = Verify(context.Background(), reader(t, sealed.Bytes()), trusted, nil)
 		}
 		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
 			t.Errorf("%s signature: Verify: got %v, want %v (gpg: %s)", who, err, c.want, status)
@@ -657,14 +658,14 @@ func TestSignatureExpiry(t *testing.T) {
 		{at.Add(agreeDay + time.Second), ErrSignatureExpired},
 		{time.Now(), ErrSignatureExpired},
 	} {
-		_, err := Verify(reader(t, sealed.Bytes()), trusted, &VerifyOptions{Now: func() time.Time { return tt.now }})
+		_, err := Verify(context.Background(), reader(t, sealed.Bytes()), trusted, &VerifyOptions{Now: func() time.Time { return tt.now }})
 		if tt.want == nil && err != nil || !errors.Is(err, tt.want) || tt.want != nil && !errors.Is(err, ErrVerification) {
 			t.Errorf("at %s: got %v, want %v", day(tt.now), err, tt.want)
 		}
 	}
 	// It is one signature's verdict: that signature is not trusted.
 	var serr *SignaturesError
-	if _, err := Verify(reader(t, sealed.Bytes()), trusted, nil); !errors.As(err, &serr) || serr.Signatures[0].Trusted || !errors.Is(serr.Signatures[0].Err, ErrSignatureExpired) {
+	if _, err := Verify(context.Background(), reader(t, sealed.Bytes()), trusted, nil); !errors.As(err, &serr) || serr.Signatures[0].Trusted || !errors.Is(serr.Signatures[0].Err, ErrSignatureExpired) {
 		t.Errorf("the expired signature's own verdict: %v", err)
 	}
 	// Attaching it once expired, under a keyring, is refused too (without

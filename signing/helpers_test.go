@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"math/rand"
 	"os"
@@ -40,7 +41,7 @@ func readKeys(t testing.TB, name string) openpgp.EntityList {
 // signer loads and decrypts a secret key from fixtures/keys.
 func signer(t testing.TB, name string) *openpgp.Entity {
 	t.Helper()
-	e, err := SelectSigner(readKeys(t, name), []byte(testPassphrase), time.Now())
+	e, err := selectSigner(readKeys(t, name), []byte(testPassphrase), time.Now())
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -90,7 +91,7 @@ func signZip(t testing.TB, b []byte, e *openpgp.Entity, now time.Time, alg crypt
 	t.Helper()
 	var out bytes.Buffer
 	opts := &SignOptions{Algorithm: alg, Now: func() time.Time { return now }, Rand: rand.New(rand.NewSource(now.Unix())), Replace: true}
-	if _, err := Sign(&out, reader(t, b), e, opts); err != nil {
+	if _, err := Seal(context.Background(), &out, reader(t, b), []Signer{Keys(e)}, opts); err != nil {
 		t.Fatalf("Sign: %v", err)
 	}
 	return out.Bytes()
@@ -130,4 +131,32 @@ func replaceSignature(t testing.TB, b, sig []byte) []byte {
 	w.Write(sig)
 	zw.Close()
 	return out.Bytes()
+}
+
+// selectSigner picks and decrypts the one usable signing key of keys, as
+// LoadSigners does without LocalUsers.
+func selectSigner(keys openpgp.EntityList, passphrase []byte, now time.Time) (*openpgp.Entity, error) {
+	es, err := selectSigners(keys, nil, passphrase, now)
+	if err != nil {
+		return nil, err
+	}
+	return es[0], nil
+}
+
+// clearSign signs the attestation with signer (already decrypted) as the
+// cleartext message Seal writes.
+func clearSign(a *Attestation, signer *openpgp.Entity, opts *SignOptions) ([]byte, error) {
+	body, err := a.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	msg, _, err := Keys(signer).ClearSign(context.Background(), bytes.TrimSuffix(body, []byte("\n")), opts.with(a.Algorithm))
+	if err != nil {
+		return nil, err
+	}
+	m, err := parseMessage(msg)
+	if err != nil {
+		return nil, err
+	}
+	return writeMessage(m.plaintext, m.hashList(), m.raw)
 }

@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"path/filepath"
@@ -53,11 +54,11 @@ func TestOtherToolsSignatures(t *testing.T) {
 			if !bytes.Contains(sig, []byte("-----BEGIN PGP MESSAGE-----")) {
 				t.Fatalf("gpg wrote %s", sig)
 			}
-			att, _, _, err := VerifyCleartext(sig, trusted, opts)
-			if err != nil || !bytes.Equal(att.Nonce, a.Nonce) {
-				t.Fatalf("VerifyCleartext: %v", err)
+			vc, err := verifyCleartext(sig, trusted, opts)
+			if err != nil || !bytes.Equal(vc.att.Nonce, a.Nonce) {
+				t.Fatalf("verifyCleartext: %v", err)
 			}
-			v, err := Verify(reader(t, replaceSignature(t, b, sig)), trusted, opts)
+			v, err := Verify(context.Background(), reader(t, replaceSignature(t, b, sig)), trusted, opts)
 			if err != nil || len(v.Signatures()) != tt.signers {
 				t.Fatalf("Verify: %v", err)
 			}
@@ -90,7 +91,7 @@ func TestOtherToolsSignatures(t *testing.T) {
 	w, _ := armor.Encode(&changed, "PGP MESSAGE", nil)
 	w.Write(raw)
 	w.Close()
-	if _, _, _, err := VerifyCleartext(changed.Bytes(), trusted, opts); !errors.Is(err, ErrBadSignature) {
+	if _, err := verifyCleartext(changed.Bytes(), trusted, opts); !errors.Is(err, ErrBadSignature) {
 		t.Errorf("changed literal data: got %v, want ErrBadSignature", err)
 	}
 	// A detached signature, text around the message, a damaged block.
@@ -104,7 +105,7 @@ func TestOtherToolsSignatures(t *testing.T) {
 		{"text after", append(append([]byte{}, good...), "hello\n"...), ErrUnsignedContent},
 		{"damaged", bytes.Replace(good, []byte("\n"), []byte("\nA"), 3), ErrMalformedSignature},
 	} {
-		if _, _, _, err := VerifyCleartext(tt.sig, trusted, opts); !errors.Is(err, tt.want) {
+		if _, err := verifyCleartext(tt.sig, trusted, opts); !errors.Is(err, tt.want) {
 			t.Errorf("%s: got %v, want %v", tt.name, err, tt.want)
 		}
 	}
@@ -115,13 +116,17 @@ func TestOtherToolsSignatures(t *testing.T) {
 	if bytes.Equal(zoneless, body) {
 		t.Fatal("no timestamp replaced")
 	}
-	att, _, _, err := VerifyCleartext(gpg(zoneless, append([]string{"--clearsign"}, ed...)...), trusted, opts)
+	v, err := verifyCleartext(gpg(zoneless, append([]string{"--clearsign"}, ed...)...), trusted, opts)
+	var att *Attestation
+	if v != nil {
+		att = v.att
+	}
 	if err != nil || !att.Zoneless || !att.Timestamp.Equal(now) {
 		t.Fatalf("zoneless timestamp: %v (zoneless %v)", err, att != nil && att.Zoneless)
 	}
 	for _, bad := range []string{now.Format("2006-01-02 15:04:05"), now.Format("20060102T150405"), now.Format("2006-01-02"), now.Format("2006-01-02T15:04"), now.Format("2006-01-02T3:04:05"), stamp + "+0100"} {
 		text := bytes.Replace(body, []byte(now.Format(time.RFC3339)), []byte(bad), 1)
-		if _, _, _, err := VerifyCleartext(gpg(text, append([]string{"--clearsign"}, ed...)...), trusted, opts); !errors.Is(err, ErrAttestation) {
+		if _, err := verifyCleartext(gpg(text, append([]string{"--clearsign"}, ed...)...), trusted, opts); !errors.Is(err, ErrAttestation) {
 			t.Errorf("timestamp %q: got %v, want ErrAttestation", bad, err)
 		}
 	}

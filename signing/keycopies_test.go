@@ -61,10 +61,10 @@ func TestKeyCopies(t *testing.T) {
 		if k.Len() != 1 || len(k.Entities()[0].Revocations) == 0 {
 			t.Fatalf("merged: %d keys, revocations %d", k.Len(), len(k.Entities()[0].Revocations))
 		}
-		if _, err := SelectSigner(readKeys(t, "revoked-old.sec.asc"), nil, created); err != nil {
+		if _, err := selectSigner(readKeys(t, "revoked-old.sec.asc"), nil, created); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := SelectSigner(append(readKeys(t, "revoked-old.sec.asc"), el...), nil, created); !errors.Is(err, ErrSignerRevoked) {
+		if _, err := selectSigner(append(readKeys(t, "revoked-old.sec.asc"), el...), nil, created); !errors.Is(err, ErrSignerRevoked) {
 			t.Errorf("signing with the revoked key: got %v, want ErrSignerRevoked", err)
 		}
 	}

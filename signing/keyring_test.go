@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"errors"
 	"fmt"
@@ -109,11 +110,11 @@ func TestKeyringMergesCopies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			signed := signedAt(t, tt.signer, at)
-			if _, err := Verify(reader(t, signed), readKeys(t, tt.alone), opts); err != nil {
+			if _, err := Verify(context.Background(), reader(t, signed), readKeys(t, tt.alone), opts); err != nil {
 				t.Fatalf("the old copy alone: %v", err)
 			}
 			for how, trusted := range orderings(t, tt.copies...) {
-				_, err := Verify(reader(t, signed), trusted, opts)
+				_, err := Verify(context.Background(), reader(t, signed), trusted, opts)
 				if tt.want == nil && err != nil || !errors.Is(err, tt.want) {
 					t.Errorf("%s: got %v, want %v", how, err, tt.want)
 				}
@@ -121,13 +122,13 @@ func TestKeyringMergesCopies(t *testing.T) {
 		})
 	}
 	// Without the extension the expired key's signature of 2026-06-01 fails.
-	if _, err := Verify(reader(t, signedAt(t, "expired.sec.asc", at)), readKeys(t, "expired.pub.asc"), opts); !errors.Is(err, ErrKeyExpired) {
+	if _, err := Verify(context.Background(), reader(t, signedAt(t, "expired.sec.asc", at)), readKeys(t, "expired.pub.asc"), opts); !errors.Is(err, ErrKeyExpired) {
 		t.Errorf("expired key without its extension: got %v, want ErrKeyExpired", err)
 	}
 	// After the extended expiry, every order fails.
 	late := at.AddDate(1, 0, 0)
 	for how, trusted := range orderings(t, "expired.pub.asc", "expired-extended.pub.asc") {
-		_, err := Verify(reader(t, signedAt(t, "expired.sec.asc", late)), trusted, &VerifyOptions{Now: func() time.Time { return late }})
+		_, err := Verify(context.Background(), reader(t, signedAt(t, "expired.sec.asc", late)), trusted, &VerifyOptions{Now: func() time.Time { return late }})
 		if !errors.Is(err, ErrKeyExpired) {
 			t.Errorf("%s, signed after the extended expiry: got %v, want ErrKeyExpired", how, err)
 		}
@@ -153,7 +154,7 @@ func TestSelectSignerMergesCopies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for how, keys := range orderings(t, tt.copies...) {
-				e, err := SelectSigner(keys, nil, at)
+				e, err := selectSigner(keys, nil, at)
 				if tt.want == nil && err != nil || !errors.Is(err, tt.want) {
 					t.Fatalf("%s: got %v, want %v", how, err, tt.want)
 				}
@@ -162,7 +163,7 @@ func TestSelectSignerMergesCopies(t *testing.T) {
 				}
 				// What it picked signs, and the merged copies verify it.
 				signed := signZip(t, buildZip(t), e, at, crypto.SHA256)
-				if _, err := Verify(reader(t, signed), keys, &VerifyOptions{Now: func() time.Time { return at }}); err != nil {
+				if _, err := Verify(context.Background(), reader(t, signed), keys, &VerifyOptions{Now: func() time.Time { return at }}); err != nil {
 					t.Errorf("%s: Verify: %v", how, err)
 				}
 			}
@@ -197,7 +198,7 @@ func TestNewKeyringMerge(t *testing.T) {
 func TestSignatureBeforeKeyCreated(t *testing.T) {
 	before := created.Add(-24 * time.Hour)
 	signed := signedAt(t, "ed25519.sec.asc", before)
-	_, err := Verify(reader(t, signed), readKeys(t, "trusted.asc"), nil)
+	_, err := Verify(context.Background(), reader(t, signed), readKeys(t, "trusted.asc"), nil)
 	if !errors.Is(err, ErrKeyNotYetValid) || errors.Is(err, ErrKeyExpired) || strings.Contains(err.Error(), "expired") {
 		t.Fatalf("got %v, want ErrKeyNotYetValid and no mention of expiry", err)
 	}
@@ -214,7 +215,7 @@ func TestWeakSignatureHashNamed(t *testing.T) {
 	for id, name := range map[byte]string{1: "MD5", 2: "SHA-1", 3: "RIPEMD-160"} {
 		t.Run(name, func(t *testing.T) {
 			weak := setSignatureHash(t, sig, id)
-			_, err := Verify(reader(t, replaceSignature(t, buildZip(t), weak)), readKeys(t, "trusted.asc"), nil)
+			_, err := Verify(context.Background(), reader(t, replaceSignature(t, buildZip(t), weak)), readKeys(t, "trusted.asc"), nil)
 			if !errors.Is(err, ErrWeakSignatureHash) {
 				t.Fatalf("got %v, want ErrWeakSignatureHash", err)
 			}
@@ -299,7 +300,7 @@ func FuzzKeyringOrder(f *testing.F) {
 		signed = append(signed, signatureOf(f, signedAt(f, s, at)))
 	}
 	verdict := func(sig []byte, trusted openpgp.EntityList) string {
-		_, _, _, err := VerifyCleartext(sig, trusted, opts)
+		_, err := verifyCleartext(sig, trusted, opts)
 		for _, s := range []error{ErrKeyRevoked, ErrKeyExpired, ErrKeyNotYetValid, ErrUnknownSigner, ErrBadSignature} {
 			if errors.Is(err, s) {
 				return s.Error()
@@ -409,7 +410,7 @@ func TestKeyringUnreadableCopyRefused(t *testing.T) {
 		for how, ring := range map[string][]byte{"old first": append(append([]byte{}, old...), bad...), "poisoned first": append(append([]byte{}, bad...), old...)} {
 			el, err := ReadKeys(bytes.NewReader(ring))
 			if err == nil {
-				_, err = Verify(reader(t, signed), el, opts)
+				_, err = Verify(context.Background(), reader(t, signed), el, opts)
 				t.Errorf("armored %v, %s: the keyring was read and Verify says %v; want ErrKeyFormat", armored, how, err)
 				continue
 			}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
@@ -186,22 +185,6 @@ func readEntityPackets(r io.Reader) (openpgp.EntityList, error) {
 		}
 		el = append(el, e)
 	}
-}
-
-// SelectSigner merges the copies of each key in keys (see Keyring), then
-// picks the key that has a secret signing key (primary or subkey) the trust
-// rule allows at now, and decrypts it with passphrase if it is protected.
-// It refuses revoked and expired keys (ErrSignerRevoked, ErrSignerExpired)
-// as Verify would, says ErrPassphraseNeeded when a protected key gets no
-// passphrase and ErrWrongPassphrase when the passphrase is wrong, and
-// ErrAmbiguousKey when keys hold several usable signing keys (choose one
-// with SelectSigners).
-func SelectSigner(keys openpgp.EntityList, passphrase []byte, now time.Time) (*openpgp.Entity, error) {
-	es, err := SelectSigners(keys, nil, passphrase, now)
-	if err != nil {
-		return nil, err
-	}
-	return es[0], nil
 }
 
 // fingerprint is e's primary key fingerprint in upper-case hex.

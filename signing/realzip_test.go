@@ -204,14 +204,14 @@ func TestRealZipWriters(t *testing.T) {
 			rc.Close()
 
 			now := time.Now().UTC().Truncate(time.Second)
-			if _, err := SignFile(context.Background(), out, out, e, &SignOptions{Now: func() time.Time { return now }}); err != nil {
+			if _, err := SealFile(context.Background(), out, out, []Signer{Keys(e)}, &SignOptions{Now: func() time.Time { return now }}); err != nil {
 				t.Fatalf("sign: %v", err)
 			}
 			signed, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := Verify(reader(t, signed), trusted, nil)
+			v, err := Verify(context.Background(), reader(t, signed), trusted, nil)
 			if err != nil {
 				t.Fatalf("verify: %v", err)
 			}

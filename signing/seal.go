@@ -35,7 +35,7 @@ type Signer interface {
 }
 
 // Keys returns a Signer that signs with each of the entities, already
-// decrypted (see SelectSigner and SelectSigners), in one message.
+// decrypted (LoadSigners does that), in one message.
 func Keys(signers ...*openpgp.Entity) Signer { return keySigner(signers) }
 
 type keySigner []*openpgp.Entity
@@ -139,7 +139,16 @@ func Seal(ctx context.Context, dst io.Writer, r *assembly.Reader, signers []Sign
 }
 
 // SealFile is Seal of the assembly file in, written to out (which may be
-// in) through the one output writer, as SignFile does.
+// in) through the project's one output writer (see internal/output): a
+// temporary file beside out renamed into place, so a failed seal leaves
+// out untouched and out is never seen half-written; a symbolic link is
+// followed and kept (its target is signed); "-" is standard output. The
+// lock on out is taken before in is opened, so a second writer of the
+// same file (another sign, a build) waits, and signs or replaces what the
+// first one wrote, never what it replaced. Like the project's other
+// writers it does not fsync: the rename is atomic, durability across a
+// power loss is the file system's (fsync made signing a 750 MiB assembly
+// about 1.5 times slower).
 func SealFile(ctx context.Context, in, out string, signers []Signer, opts *SignOptions) (*Sealed, error) {
 	dst, err := output.Create(ctx, out, output.Options{})
 	if err != nil {
@@ -156,8 +165,11 @@ func SealFile(ctx context.Context, in, out string, signers []Signer, opts *SignO
 	return s, nil
 }
 
-// SealFileTo is Seal of the assembly file in, written to dst, as
-// SignFileTo does (ErrInputChanged when in changed meanwhile).
+// SealFileTo is Seal of the assembly file in, written to dst. It fails
+// with ErrInputChanged when in changed while it was read (another program
+// wrote it, or renamed another file over it): what it wrote would then be
+// a copy of neither version. Callers that write in itself take the
+// output's lock before calling it, as SealFile does.
 func SealFileTo(ctx context.Context, in string, dst io.Writer, signers []Signer, opts *SignOptions) (*Sealed, error) {
 	// One descriptor serves the checks, the hashing and the prefix copy,
 	// so all of them see the same file.
@@ -230,7 +242,7 @@ func planSeal(r *assembly.Reader, signers []Signer, opts *SignOptions) (*sealPla
 			return nil, fmt.Errorf("the assembly's %s: %w", assembly.SignatureName, err)
 		}
 		if base.inline {
-			return nil, fmt.Errorf("%w: the assembly's %s is an inline signed message (gpg --sign), which verifies but cannot be co-signed: signatures are added to a cleartext-signed one (gpg --clearsign); re-sign it (--replace), then co-sign", ErrMalformedSignature, assembly.SignatureName)
+			return nil, fmt.Errorf("%w: the assembly's %s is an inline signed message (gpg --sign), which verifies but cannot be co-signed: signatures are added to a cleartext-signed one (gpg --clearsign); re-sign it, dropping its signatures (SignOptions.Replace), then co-sign", ErrMalformedSignature, assembly.SignatureName)
 		}
 		p.kept = base.raw
 	} else if data, err := readSignature(r); err != nil {
@@ -310,7 +322,7 @@ func seal(ctx context.Context, dst io.Writer, r *assembly.Reader, signers []Sign
 	// the entries are copied.
 	hash := func(ctx context.Context) error {
 		if p.fresh {
-			a, err := Attest(ctx, r, opts)
+			a, err := attest(ctx, r, opts)
 			if err != nil {
 				return err
 			}
@@ -426,7 +438,7 @@ func (p *sealPlan) sign(ctx context.Context, signers []Signer, opts *SignOptions
 // that replaces one holding signatures by keys that do not sign again,
 // naming them (through ring when it holds their keys).
 func (p *sealPlan) checkDropped(sigs []Signature, ring *Keyring, now time.Time) error {
-	const fix = "co-sign with --add (SignOptions.Add) to keep them, or re-sign with --replace (SignOptions.Replace) to drop them"
+	const fix = "co-sign to keep them (SignOptions.Add), or re-sign dropping them (SignOptions.Replace)"
 	if p.oldErr != nil {
 		return fmt.Errorf("%w: the assembly's %s cannot be read (%v); %s", ErrWouldDropSignatures, assembly.SignatureName, p.oldErr, fix)
 	}

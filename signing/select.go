@@ -9,7 +9,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 )
 
-// MatchKeys returns the keys (copies merged, see Keyring) that id names,
+// matchKeys returns the keys (copies merged, see Keyring) that id names,
 // as gpg --local-user matches a user ID:
 //
 //   - 8 or 16 hex digits (optionally 0x-prefixed): a short or long key ID
@@ -21,7 +21,7 @@ import (
 //   - anything else: a user ID containing id, ignoring case.
 //
 // An empty (or blank) id names no key.
-func MatchKeys(keys openpgp.EntityList, id string) openpgp.EntityList {
+func matchKeys(keys openpgp.EntityList, id string) openpgp.EntityList {
 	var out openpgp.EntityList
 	for _, e := range NewKeyring(keys).Entities() {
 		if matchKey(e, id) {
@@ -81,14 +81,14 @@ func isHex(s string) bool {
 	return s != "" && strings.Trim(strings.ToUpper(s), "0123456789ABCDEF") == ""
 }
 
-// SelectSigners picks the keys to sign with from keys (copies merged): for
-// each of ids the one key it names (see MatchKeys; ErrNoMatchingKey when
+// selectSigners picks the keys to sign with from keys (copies merged): for
+// each of ids the one key it names (see matchKeys; ErrNoMatchingKey when
 // none does, ErrAmbiguousKey when several do); with no ids, the one key
 // that holds a usable secret signing key (ErrAmbiguousKey when there are
 // several: a key file holding several keys needs an id). Each key is
-// judged by the trust rule at now, as SelectSigner does, and decrypted
+// judged by the trust rule at now, as Seal does, and decrypted
 // with passphrase when it is protected.
-func SelectSigners(keys openpgp.EntityList, ids []string, passphrase []byte, now time.Time) ([]*openpgp.Entity, error) {
+func selectSigners(keys openpgp.EntityList, ids []string, passphrase []byte, now time.Time) ([]*openpgp.Entity, error) {
 	if len(keys) == 0 {
 		return nil, ErrNoKey
 	}
@@ -109,7 +109,7 @@ func SelectSigners(keys openpgp.EntityList, ids []string, passphrase []byte, now
 		case len(chosen) == 0:
 			return nil, firstErr
 		case len(chosen) > 1:
-			return nil, fmt.Errorf("%w: the key file holds %d secret signing keys (%s); choose one with --local-user", ErrAmbiguousKey, len(chosen), describe(chosen))
+			return nil, fmt.Errorf("%w: the key file holds %d secret signing keys (%s); choose one by its fingerprint", ErrAmbiguousKey, len(chosen), describe(chosen))
 		}
 	}
 	for _, id := range ids {

@@ -125,9 +125,21 @@ func (o *SignOptions) algorithm() (crypto.Hash, error) {
 	return 0, fmt.Errorf("algorithm %v not allowed (want SHA256, SHA384 or SHA512)", o.Algorithm)
 }
 
-// Attest hashes every file of r but signature.asc, in parallel, each read
-// once, and returns the attestation with a fresh nonce.
+// Attest makes the attestation that Seal would sign for r (fresh nonce,
+// timestamp opts.Now), for signing elsewhere: gpg --clearsign, a
+// smartcard, then Seal with SignOptions.Signature. It refuses, as Seal
+// does, an assembly that assembly.Check finds invalid (opts.Warn gets the
+// check's warnings), then hashes every file but signature.asc, in
+// parallel, each read once.
 func Attest(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attestation, error) {
+	if err := opts.check(r); err != nil {
+		return nil, err
+	}
+	return attest(ctx, r, opts)
+}
+
+// attest is Attest without the check (Seal has made it).
+func attest(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attestation, error) {
 	alg, nonce, err := newNonce(opts)
 	if err != nil {
 		return nil, err
@@ -177,29 +189,6 @@ func contentFiles(r *assembly.Reader) []*assembly.File {
 	return files
 }
 
-// ClearSign signs the attestation with signer's signing key as a cleartext
-// message (RFC 4880 §7), armored with a CRC-24 checksum line so that GnuPG
-// 2.2 accepts it. signer must already be decrypted (see SelectSigner).
-func ClearSign(a *Attestation, signer *openpgp.Entity, opts *SignOptions) ([]byte, error) {
-	if signer == nil {
-		return nil, ErrNoKey
-	}
-	body, err := a.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	text := bytes.TrimSuffix(body, []byte("\n"))
-	msg, _, err := Keys(signer).ClearSign(context.Background(), text, opts.with(a.Algorithm))
-	if err != nil {
-		return nil, err
-	}
-	m, err := parseMessage(msg)
-	if err != nil {
-		return nil, err
-	}
-	return writeMessage(m.plaintext, m.hashList(), m.raw)
-}
-
 // addArmorChecksum re-armors the signature block of a cleartext message
 // with the CRC-24 checksum line that go-crypto leaves out (RFC 4880 §6.2);
 // GnuPG 2.2 misreads some armor without it. The packets are unchanged.
@@ -229,38 +218,6 @@ func addArmorChecksum(msg []byte) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
-}
-
-// Sign writes to dst a copy of the assembly r sealed by signer: every entry
-// but signature.asc is copied with its exact stored bytes, then a new
-// signature.asc holding the clear-signed attestation is appended. It refuses
-// an expired or revoked key and a key without secret signing material, and
-// an assembly that assembly.Check finds invalid (an *assembly.CheckError,
-// before anything is written): what it signs, Verify accepts. On error dst
-// may hold an incomplete archive: SignFile discards it. It is Seal with
-// Keys(signer).
-func Sign(dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
-	return SignContext(context.Background(), dst, r, signer, opts)
-}
-
-// SignContext is Sign with a context that can stop the hashing.
-func SignContext(ctx context.Context, dst io.Writer, r *assembly.Reader, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
-	return attestationOf(seal(ctx, dst, r, entitySigners(signer), opts, nil))
-}
-
-// entitySigners is the signers of one entity (none when it is nil).
-func entitySigners(e *openpgp.Entity) []Signer {
-	if e == nil {
-		return []Signer{Keys()}
-	}
-	return []Signer{Keys(e)}
-}
-
-func attestationOf(s *Sealed, err error) (*Attestation, error) {
-	if err != nil {
-		return nil, err
-	}
-	return s.Attestation, nil
 }
 
 // centralRecords lists the central directory records of r's entries but
@@ -311,30 +268,6 @@ func stripZip64(extra []byte) []byte {
 	return out
 }
 
-// SignFile signs the assembly file in and writes the result to out (which
-// may be in) through the project's one output writer (see
-// internal/output): a temporary file beside out renamed into place, so a
-// failed sign leaves out untouched and out is never seen half-written; a
-// symbolic link is followed and kept (its target is signed); "-" is
-// standard output. The lock on out is taken before in is opened, so a
-// second writer of the same file (another sign, a build) waits, and signs
-// or replaces what the first one wrote, never what it replaced. Like the
-// project's other writers it does not fsync: the rename is atomic,
-// durability across a power loss is the file system's (fsync made signing
-// a 750 MiB assembly about 1.5 times slower).
-func SignFile(ctx context.Context, in, out string, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
-	return attestationOf(SealFile(ctx, in, out, entitySigners(signer), opts))
-}
-
-// SignFileTo signs the assembly file in and writes the signed copy to dst.
-// It fails with ErrInputChanged when in changed while it was read (another
-// program wrote it, or renamed another file over it): what it wrote would
-// then be a copy of neither version. Callers that write in itself take
-// the output's lock before calling it, as SignFile does.
-func SignFileTo(ctx context.Context, in string, dst io.Writer, signer *openpgp.Entity, opts *SignOptions) (*Attestation, error) {
-	return attestationOf(SealFileTo(ctx, in, dst, entitySigners(signer), opts))
-}
-
 // unchanged checks that the open file f (stat st when it was opened) was
 // not written meanwhile, and that name still names it.
 func unchanged(f *os.File, st os.FileInfo, name string) error {
@@ -349,27 +282,4 @@ func unchanged(f *os.File, st os.FileInfo, name string) error {
 		return fmt.Errorf("%w: %s was replaced while it was signed: sign it again", ErrInputChanged, name)
 	}
 	return nil
-}
-
-// AttestFile makes the attestation that SignFile would sign for the
-// assembly file in (fresh nonce, timestamp now), for signing elsewhere:
-// gpg --clearsign, a smartcard, then Seal with SignOptions.Signature. It
-// refuses, as signing does, an assembly that assembly.Check finds invalid.
-func AttestFile(ctx context.Context, in string, opts *SignOptions) (*Attestation, error) {
-	rc, err := assembly.Open(in)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return AttestReader(ctx, &rc.Reader, opts)
-}
-
-// AttestReader is AttestFile of an assembly already open (a remote one,
-// read through remote.Object): it refuses, as signing does, an assembly
-// that assembly.Check finds invalid.
-func AttestReader(ctx context.Context, r *assembly.Reader, opts *SignOptions) (*Attestation, error) {
-	if err := opts.check(r); err != nil {
-		return nil, err
-	}
-	return Attest(ctx, r, opts)
 }

@@ -25,7 +25,7 @@ func TestSignVerifyRoundTrip(t *testing.T) {
 			t.Run(key+"/"+AlgorithmName(alg), func(t *testing.T) {
 				now := time.Now().UTC().Truncate(time.Second)
 				signed := signZip(t, buildZip(t), signer(t, key), now, alg)
-				v, err := Verify(reader(t, signed), trusted, nil)
+				v, err := Verify(context.Background(), reader(t, signed), trusted, nil)
 				if err != nil {
 					t.Fatalf("Verify: %v", err)
 				}
@@ -68,7 +68,7 @@ func TestResignKeepsEntries(t *testing.T) {
 			t.Errorf("entry %q changed", f.Name())
 		}
 	}
-	v, err := Verify(r2, readKeys(t, "trusted.asc"), nil)
+	v, err := Verify(context.Background(), r2, readKeys(t, "trusted.asc"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,10 +113,11 @@ func TestNonceFresh(t *testing.T) {
 	var nonces [][]byte
 	for i := 0; i < 2; i++ {
 		var out bytes.Buffer
-		a, err := Sign(&out, reader(t, b), e, &SignOptions{Algorithm: crypto.SHA512})
+		s, err := Seal(context.Background(), &out, reader(t, b), []Signer{Keys(e)}, &SignOptions{Algorithm: crypto.SHA512})
 		if err != nil {
 			t.Fatal(err)
 		}
+		a := s.Attestation
 		if len(a.Nonce) != 64 {
 			t.Errorf("SHA512 nonce of %d bytes, want 64", len(a.Nonce))
 		}
@@ -145,7 +146,7 @@ func TestSignRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := SelectSigner(readKeys(t, tt.key), []byte(tt.pass), tt.now)
+			_, err := selectSigner(readKeys(t, tt.key), []byte(tt.pass), tt.now)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("got %v, want %v", err, tt.want)
 			}
@@ -157,10 +158,10 @@ func TestSignRefuses(t *testing.T) {
 	// Sign itself checks the key too (clearsign.Encode would not).
 	e := readKeys(t, "expired.sec.asc")[0]
 	var out bytes.Buffer
-	if _, err := Sign(&out, reader(t, b), e, nil); !errors.Is(err, ErrSignerExpired) {
+	if _, err := Seal(context.Background(), &out, reader(t, b), []Signer{Keys(e)}, nil); !errors.Is(err, ErrSignerExpired) {
 		t.Fatalf("Sign with expired key: %v", err)
 	}
-	if _, err := Sign(&out, reader(t, b), nil, nil); !errors.Is(err, ErrNoKey) {
+	if _, err := Seal(context.Background(), &out, reader(t, b), nil, nil); !errors.Is(err, ErrNoKey) {
 		t.Fatalf("Sign with no key: %v", err)
 	}
 	if out.Len() != 0 {
@@ -173,12 +174,12 @@ func TestSignRefuses(t *testing.T) {
 func TestExpiredKey(t *testing.T) {
 	trusted := readKeys(t, "trusted.asc")
 	before := created.Add(180 * 24 * time.Hour)
-	e, err := SelectSigner(readKeys(t, "expired.sec.asc"), nil, before)
+	e, err := selectSigner(readKeys(t, "expired.sec.asc"), nil, before)
 	if err != nil {
 		t.Fatal(err)
 	}
 	signed := signZip(t, buildZip(t), e, before, crypto.SHA256)
-	if _, err := Verify(reader(t, signed), trusted, nil); err != nil {
+	if _, err := Verify(context.Background(), reader(t, signed), trusted, nil); err != nil {
 		t.Fatalf("signature made before expiry: %v", err)
 	}
 	// After expiry: sign with go-crypto directly, as a hostile signer could.
@@ -189,7 +190,7 @@ func TestExpiredKey(t *testing.T) {
 	}
 	sig := rawClearSign(t, a, e.PrivateKey, after, crypto.SHA256)
 	late := replaceSignature(t, buildZip(t), sig)
-	if _, err := Verify(reader(t, late), trusted, nil); !errors.Is(err, ErrKeyExpired) {
+	if _, err := Verify(context.Background(), reader(t, late), trusted, nil); !errors.Is(err, ErrKeyExpired) {
 		t.Fatalf("signature made after expiry: got %v, want ErrKeyExpired", err)
 	}
 }
@@ -203,7 +204,7 @@ func TestRevokedKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	signed := replaceSignature(t, buildZip(t), rawClearSign(t, a, e.PrivateKey, now, crypto.SHA256))
-	_, err = Verify(reader(t, signed), readKeys(t, "trusted.asc"), nil)
+	_, err = Verify(context.Background(), reader(t, signed), readKeys(t, "trusted.asc"), nil)
 	if !errors.Is(err, ErrKeyRevoked) || !errors.Is(err, ErrVerification) {
 		t.Fatalf("got %v, want ErrKeyRevoked", err)
 	}
@@ -212,7 +213,7 @@ func TestRevokedKey(t *testing.T) {
 func TestUntrustedAndKeyrings(t *testing.T) {
 	signed := signZip(t, buildZip(t), signer(t, "rsa3072.sec.asc"), time.Now(), crypto.SHA256)
 	for _, ring := range []string{"trusted.asc", "trusted.gpg", "rsa3072.pub.asc"} {
-		if _, err := Verify(reader(t, signed), readKeys(t, ring), nil); err != nil {
+		if _, err := Verify(context.Background(), reader(t, signed), readKeys(t, ring), nil); err != nil {
 			t.Errorf("%s: %v", ring, err)
 		}
 	}
@@ -220,13 +221,13 @@ func TestUntrustedAndKeyrings(t *testing.T) {
 		t.Errorf("trusted.asc holds %d keys, want 6", n)
 	}
 	untrusted := signZip(t, buildZip(t), signer(t, "untrusted.sec.asc"), time.Now(), crypto.SHA256)
-	if _, err := Verify(reader(t, untrusted), readKeys(t, "trusted.asc"), nil); !errors.Is(err, ErrUnknownSigner) {
+	if _, err := Verify(context.Background(), reader(t, untrusted), readKeys(t, "trusted.asc"), nil); !errors.Is(err, ErrUnknownSigner) {
 		t.Fatalf("untrusted signer: got %v, want ErrUnknownSigner", err)
 	}
-	if _, err := Verify(reader(t, untrusted), nil, nil); !errors.Is(err, ErrUnknownSigner) {
+	if _, err := Verify(context.Background(), reader(t, untrusted), nil, nil); !errors.Is(err, ErrUnknownSigner) {
 		t.Fatalf("no trusted keys: got %v, want ErrUnknownSigner", err)
 	}
-	if _, err := Verify(reader(t, buildZip(t)), readKeys(t, "trusted.asc"), nil); !errors.Is(err, ErrUnsigned) {
+	if _, err := Verify(context.Background(), reader(t, buildZip(t)), readKeys(t, "trusted.asc"), nil); !errors.Is(err, ErrUnsigned) {
 		t.Fatalf("unsigned: got %v, want ErrUnsigned", err)
 	}
 }
@@ -282,14 +283,14 @@ func TestVerifyAndSignShareTheCheck(t *testing.T) {
 			if !errors.Is(want, tt.want) {
 				t.Fatalf("Check: got %v, want %v", want, tt.want)
 			}
-			_, err := Sign(io.Discard, reader(t, buf.Bytes()), e, nil)
+			_, err := Seal(context.Background(), io.Discard, reader(t, buf.Bytes()), []Signer{Keys(e)}, nil)
 			if !errors.Is(err, tt.want) || err.Error() != want.Error() {
 				t.Errorf("Sign: got %v, want %v", err, want)
 			}
 			dir := t.TempDir()
 			in := filepath.Join(dir, "app.cloud")
 			os.WriteFile(in, buf.Bytes(), 0o644)
-			if _, err := SignFile(context.Background(), in, in, e, nil); !errors.Is(err, tt.want) || err.Error() != want.Error() {
+			if _, err := SealFile(context.Background(), in, in, []Signer{Keys(e)}, nil); !errors.Is(err, tt.want) || err.Error() != want.Error() {
 				t.Errorf("SignFile: got %v, want %v", err, want)
 			}
 			if b, _ := os.ReadFile(in); !bytes.Equal(b, buf.Bytes()) {
@@ -298,24 +299,28 @@ func TestVerifyAndSignShareTheCheck(t *testing.T) {
 			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 				t.Errorf("SignFile left %d files behind", len(ents)-1)
 			}
+			// Attest, for signing elsewhere, refuses it the same way.
+			if _, err := Attest(t.Context(), reader(t, buf.Bytes()), nil); !errors.Is(err, tt.want) || err.Error() != want.Error() {
+				t.Errorf("Attest: got %v, want %v", err, want)
+			}
 			// Signed anyway (by a signer that skips the check), verify gives the
 			// same verdict, word for word.
-			a, err := Attest(t.Context(), reader(t, buf.Bytes()), nil)
+			a, err := attest(t.Context(), reader(t, buf.Bytes()), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sig, err := ClearSign(a, e, nil)
+			sig, err := clearSign(a, e, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Verify(reader(t, replaceSignature(t, buf.Bytes(), sig)), trusted, nil)
+			_, err = Verify(context.Background(), reader(t, replaceSignature(t, buf.Bytes(), sig)), trusted, nil)
 			if !errors.Is(err, tt.want) || !errors.Is(err, assembly.ErrManifest) || err.Error() != want.Error() {
 				t.Fatalf("Verify: got %v, want %v", err, want)
 			}
 		})
 	}
 	signed := signZip(t, buildZip(t), e, time.Now(), crypto.SHA256)
-	v, err := Verify(reader(t, signed), trusted, nil)
+	v, err := Verify(context.Background(), reader(t, signed), trusted, nil)
 	if err != nil || v.Manifest() == nil || v.Manifest().Schema != "cloud-assembly/1.0" {
 		t.Fatalf("Manifest() after Verify: %v", err)
 	}
@@ -332,7 +337,7 @@ func TestSignWarnsVerifyStrict(t *testing.T) {
 	var warned []string
 	var out bytes.Buffer
 	opts := &SignOptions{Warn: func(f assembly.Finding) { warned = append(warned, f.String()) }}
-	if _, err := Sign(&out, reader(t, buf.Bytes()), signer(t, "ed25519.sec.asc"), opts); err != nil {
+	if _, err := Seal(context.Background(), &out, reader(t, buf.Bytes()), []Signer{Keys(signer(t, "ed25519.sec.asc"))}, opts); err != nil {
 		t.Fatal(err)
 	}
 	const want = "x-vendor: unknown key: the spec defines no such field [unknown-key]"
@@ -340,11 +345,11 @@ func TestSignWarnsVerifyStrict(t *testing.T) {
 		t.Errorf("warned %q", warned)
 	}
 	trusted := readKeys(t, "trusted.asc")
-	v, err := Verify(reader(t, out.Bytes()), trusted, nil)
+	v, err := Verify(context.Background(), reader(t, out.Bytes()), trusted, nil)
 	if err != nil || len(v.Report().Warnings()) != 1 || v.Report().Warnings()[0].String() != want {
 		t.Fatalf("Verify: %v", err)
 	}
-	_, err = Verify(reader(t, out.Bytes()), trusted, &VerifyOptions{Check: assembly.CheckOptions{Strict: true}})
+	_, err = Verify(context.Background(), reader(t, out.Bytes()), trusted, &VerifyOptions{Check: assembly.CheckOptions{Strict: true}})
 	if !errors.Is(err, assembly.ErrUnknownKey) || err.Error() != want {
 		t.Fatalf("Verify strict: %v", err)
 	}
@@ -367,7 +372,7 @@ func TestSignRewritesWhenSignatureNotLast(t *testing.T) {
 	if last := r.Files()[len(r.Files())-1]; last.Name() != assembly.SignatureName {
 		t.Errorf("last entry %q", last.Name())
 	}
-	if _, err := Verify(r, readKeys(t, "trusted.asc"), nil); err != nil {
+	if _, err := Verify(context.Background(), r, readKeys(t, "trusted.asc"), nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -25,7 +25,7 @@ func verifyFile(t *testing.T, name string, trusted openpgp.EntityList) *Verified
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Verify(reader(t, b), trusted, nil)
+	v, err := Verify(context.Background(), reader(t, b), trusted, nil)
 	if err != nil {
 		t.Fatalf("verify %s: %v", name, err)
 	}
@@ -55,12 +55,12 @@ func TestProgress(t *testing.T) {
 	var total int64
 	rec := func(done, tot int64) { calls = append(calls, done); total = tot }
 	var out bytes.Buffer
-	if _, err := Sign(&out, reader(t, b), signer(t, "ed25519.sec.asc"), &SignOptions{Progress: rec}); err != nil {
+	if _, err := Seal(context.Background(), &out, reader(t, b), []Signer{Keys(signer(t, "ed25519.sec.asc"))}, &SignOptions{Progress: rec}); err != nil {
 		t.Fatal(err)
 	}
 	check("sign", calls, total)
 	calls = nil
-	if _, err := Verify(reader(t, out.Bytes()), readKeys(t, "trusted.asc"), &VerifyOptions{Progress: rec}); err != nil {
+	if _, err := Verify(context.Background(), reader(t, out.Bytes()), readKeys(t, "trusted.asc"), &VerifyOptions{Progress: rec}); err != nil {
 		t.Fatal(err)
 	}
 	check("verify", calls, total)
@@ -73,7 +73,7 @@ func TestSignFileSymlink(t *testing.T) {
 	os.WriteFile(target, buildZip(t), 0o640)
 	link := filepath.Join(dir, "current.cloud")
 	os.Symlink("app.cloud", link)
-	if _, err := SignFile(context.Background(), link, link, signer(t, "ed25519.sec.asc"), nil); err != nil {
+	if _, err := SealFile(context.Background(), link, link, []Signer{Keys(signer(t, "ed25519.sec.asc"))}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := os.Readlink(link); err != nil || got != "app.cloud" {
@@ -91,7 +91,7 @@ func TestSignFileToFolder(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "app.cloud")
 	os.WriteFile(in, buildZip(t), 0o644)
-	_, err := SignFile(context.Background(), in, dir, signer(t, "ed25519.sec.asc"), nil)
+	_, err := SealFile(context.Background(), in, dir, []Signer{Keys(signer(t, "ed25519.sec.asc"))}, nil)
 	if !errors.Is(err, output.ErrFolder) {
 		t.Fatalf("got %v, want output.ErrFolder", err)
 	}
@@ -126,7 +126,7 @@ func TestSignFileInputChanged(t *testing.T) {
 					}
 				})
 			}}
-			_, err := SignFile(context.Background(), in, in, signer(t, "ed25519.sec.asc"), opts)
+			_, err := SealFile(context.Background(), in, in, []Signer{Keys(signer(t, "ed25519.sec.asc"))}, opts)
 			if !errors.Is(err, ErrInputChanged) {
 				t.Fatalf("got %v, want ErrInputChanged", err)
 			}
@@ -169,7 +169,7 @@ func TestSignFileConcurrent(t *testing.T) {
 	}}
 	errs := make(chan error, 2)
 	go func() {
-		_, err := SignFile(context.Background(), in, in, signer(t, "ed25519.sec.asc"), optsA)
+		_, err := SealFile(context.Background(), in, in, []Signer{Keys(signer(t, "ed25519.sec.asc"))}, optsA)
 		mu.Lock()
 		aDone = time.Now()
 		mu.Unlock()
@@ -177,7 +177,7 @@ func TestSignFileConcurrent(t *testing.T) {
 	}()
 	<-aStarted
 	go func() {
-		_, err := SignFile(context.Background(), in, in, signer(t, "rsa3072.sec.asc"), optsB)
+		_, err := SealFile(context.Background(), in, in, []Signer{Keys(signer(t, "rsa3072.sec.asc"))}, optsB)
 		errs <- err
 	}()
 	select {
@@ -231,7 +231,7 @@ func TestSignRacingBuild(t *testing.T) {
 		var once sync.Once
 		signed := make(chan error)
 		go func() {
-			_, err := SignFile(ctx, out, out, signer(t, "ed25519.sec.asc"), &SignOptions{Progress: func(int64, int64) {
+			_, err := SealFile(ctx, out, out, []Signer{Keys(signer(t, "ed25519.sec.asc"))}, &SignOptions{Progress: func(int64, int64) {
 				once.Do(func() { close(started); <-release })
 			}})
 			signed <- err
@@ -273,7 +273,7 @@ func TestSignRacingBuild(t *testing.T) {
 		<-opened
 		signed := make(chan error)
 		go func() {
-			_, err := SignFile(ctx, out, out, signer(t, "ed25519.sec.asc"), nil)
+			_, err := SealFile(ctx, out, out, []Signer{Keys(signer(t, "ed25519.sec.asc"))}, nil)
 			signed <- err
 		}()
 		select {

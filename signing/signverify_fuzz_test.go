@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"strings"
 	"testing"
@@ -78,7 +79,7 @@ func FuzzSignVerify(f *testing.F) {
 			return
 		}
 		var out bytes.Buffer
-		if _, err := Sign(&out, r, e, &SignOptions{Now: func() time.Time { return now }}); err != nil {
+		if _, err := Seal(context.Background(), &out, r, []Signer{Keys(e)}, &SignOptions{Now: func() time.Time { return now }}); err != nil {
 			t.Fatalf("Sign refused what the reader and the check accept: %v", err)
 		}
 		signed := out.Bytes()
@@ -86,7 +87,7 @@ func FuzzSignVerify(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the reader refuses what Sign wrote: %v", err)
 		}
-		v, err := Verify(sr, trusted, &VerifyOptions{Now: func() time.Time { return now }})
+		v, err := Verify(context.Background(), sr, trusted, &VerifyOptions{Now: func() time.Time { return now }})
 		if err != nil {
 			t.Fatalf("Verify refuses what Sign wrote: %v", err)
 		}

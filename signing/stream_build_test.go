@@ -38,21 +38,11 @@ func TestBuildSignedInOnePassMatchesBuildThenSign(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f, err := os.Open(filepath.Join("..", "fixtures", "keys", "rsa3072.sec.asc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := signing.ReadKeys(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	key, err := signing.SelectSigner(keys, nil, now)
+	signers, err := signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join("..", "fixtures", "keys", "rsa3072.sec.asc"), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	signers := []signing.Signer{signing.Keys(key)}
 	opts := func() *signing.SignOptions {
 		return &signing.SignOptions{Now: func() time.Time { return now }, Rand: rand.New(rand.NewSource(9))}
 	}

@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"encoding/binary"
 	"errors"
@@ -27,7 +28,7 @@ func openAndVerify(t *testing.T, b []byte, trusted openpgp.EntityList) error {
 	if err != nil {
 		return err
 	}
-	_, err = Verify(r, trusted, nil)
+	_, err = Verify(context.Background(), r, trusted, nil)
 	return err
 }
 

@@ -228,12 +228,9 @@ func (c *checkedReader) Close() error { return c.rc.Close() }
 // sentinel (a failure of steps 2 and 3 is a *SignaturesError reporting
 // every signature); step 5 fails with an *assembly.CheckError (its
 // findings match assembly.ErrManifest and their rules' sentinels).
-func Verify(r *assembly.Reader, trusted openpgp.EntityList, opts *VerifyOptions) (*Verified, error) {
-	return VerifyContext(context.Background(), r, trusted, opts)
-}
-
-// VerifyContext is Verify with a context that can stop the hashing.
-func VerifyContext(ctx context.Context, r *assembly.Reader, trusted openpgp.EntityList, opts *VerifyOptions) (*Verified, error) {
+//
+// ctx stops the hashing of step 4.
+func Verify(ctx context.Context, r *assembly.Reader, trusted openpgp.EntityList, opts *VerifyOptions) (*Verified, error) {
 	if len(trusted) == 0 {
 		return nil, fmt.Errorf("%w: no trusted keys given", ErrUnknownSigner)
 	}
@@ -285,18 +282,6 @@ func (v *Verified) Manifest() *assembly.Manifest { return v.report.Manifest }
 
 // Report is the check's report: warnings and notes, graph, deploy order.
 func (v *Verified) Report() *assembly.Report { return v.report }
-
-// VerifyCleartext checks a signature.asc on its own (steps 1 to 3 of Verify
-// but the file list) and returns the signed attestation, its first trusted
-// signer and that signature's time. It is what Verify uses; it gives out no
-// file content.
-func VerifyCleartext(signed []byte, trusted openpgp.EntityList, opts *VerifyOptions) (*Attestation, *openpgp.Entity, time.Time, error) {
-	v, err := verifyCleartext(signed, trusted, opts)
-	if err != nil {
-		return nil, nil, time.Time{}, err
-	}
-	return v.att, v.signer, v.sigTime, nil
-}
 
 func verifyCleartext(data []byte, trusted openpgp.EntityList, opts *VerifyOptions) (*Verified, error) {
 	if len(trusted) == 0 {

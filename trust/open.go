@@ -48,15 +48,20 @@ type OpenOptions struct {
 type Assembly struct {
 	res    *Result
 	trust  *Trust
+	source io.ReaderAt
 	closer io.Closer
 	names  []string
 	sizes  map[string]int64
 }
 
-// A VerifyError is Open's failure: Err says why; Result says as much as
-// was learnt before (whether it is signed, its signatures and how they
-// met the policy, the check's report), or is nil when nothing was read.
+// A VerifyError is Open's failure: Err says why; Name is the assembly as
+// Open names it (a location redacted); Result says as much as was learnt
+// before (whether it is signed, its signatures and how they met the
+// policy, the check's report), or is nil when the file or location could
+// not be opened (Result.Reader is nil when it is not a readable ZIP).
+// Verdict, and the JSON it marshals to, report it as verify does.
 type VerifyError struct {
+	Name   string
 	Result *Result
 	Err    error
 }
@@ -99,22 +104,67 @@ func Open(ctx context.Context, nameOrLocation string, t *Trust, opts *OpenOption
 	if opts == nil {
 		opts = &OpenOptions{}
 	}
-	ro := remote.Options{}
-	if opts.Remote != nil {
-		ro = *opts.Remote
-	}
-	ro.Digest = opts.Digest
-	r, size, cl, err := OpenSource(ctx, nameOrLocation, &ro)
+	name, r, size, cl, err := openNamed(ctx, nameOrLocation, opts)
 	if err != nil {
-		return nil, &VerifyError{Err: err}
+		return nil, err
 	}
-	a, err := NewAssembly(ctx, nameOrLocation, r, size, t, opts)
+	a, err := NewAssembly(ctx, name, r, size, t, opts)
 	if err != nil {
 		cl.Close()
 		return nil, err
 	}
 	a.closer = cl
 	return a, nil
+}
+
+// openNamed opens nameOrLocation (OpenSource, with opts.Remote and
+// opts.Digest) and says how messages name it: a location with its
+// secrets redacted.
+func openNamed(ctx context.Context, nameOrLocation string, opts *OpenOptions) (string, io.ReaderAt, int64, io.Closer, error) {
+	ro := remote.Options{}
+	if opts.Remote != nil {
+		ro = *opts.Remote
+	}
+	ro.Digest = opts.Digest
+	name := nameOrLocation
+	if remote.IsLocation(name) {
+		name = remote.Redact(name)
+	}
+	r, size, cl, err := OpenSource(ctx, nameOrLocation, &ro)
+	if err != nil {
+		return name, nil, 0, nil, &VerifyError{Name: name, Err: err}
+	}
+	return name, r, size, cl, nil
+}
+
+// OpenUnverified opens what nameOrLocation names as Open does (a file or
+// a location) and reads its ZIP structure, verifying nothing: for
+// reading what an assembly says about itself before anyone trusts it
+// (inspect, graph, attest). Only opts.Digest and opts.Remote apply: with
+// a Digest, another file fails with ErrWrongDigest (the whole file is
+// read for it). Errors are *VerifyError as Open's: Result nil when
+// nothing could be opened, Result.Reader nil when it is not a readable
+// ZIP. The caller closes the io.Closer, which the Reader reads through.
+func OpenUnverified(ctx context.Context, nameOrLocation string, opts *OpenOptions) (*assembly.Reader, io.Closer, error) {
+	if opts == nil {
+		opts = &OpenOptions{}
+	}
+	name, r, size, cl, err := openNamed(ctx, nameOrLocation, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{Name: name, Size: size}
+	rd, err := assembly.NewReader(r, size)
+	if err != nil {
+		cl.Close()
+		return nil, nil, &VerifyError{Name: name, Result: res, Err: err}
+	}
+	res.Reader, res.Signed = rd, rd.Signed()
+	if err := checkDigest(ctx, name, r, size, opts.Digest); err != nil {
+		cl.Close()
+		return nil, nil, &VerifyError{Name: name, Result: res, Err: err}
+	}
+	return rd, cl, nil
 }
 
 // NewAssembly verifies the assembly read from r (size bytes) as Open
@@ -127,12 +177,9 @@ func NewAssembly(ctx context.Context, name string, r io.ReaderAt, size int64, t 
 	res, err := Verify(ctx, name, r, size, t, VerifyOptions{AllowUnsigned: opts.InsecureAllowUnsigned, Check: opts.Check, Progress: opts.Progress, Digest: opts.Digest,
 		Provenance: opts.Provenance, Bundles: opts.Bundles})
 	if err != nil {
-		if res.Reader == nil {
-			res = nil
-		}
-		return nil, &VerifyError{Result: res, Err: err}
+		return nil, &VerifyError{Name: name, Result: res, Err: err}
 	}
-	a := &Assembly{res: res, trust: t, sizes: map[string]int64{}}
+	a := &Assembly{res: res, trust: t, source: r, sizes: map[string]int64{}}
 	if res.Verified != nil {
 		for name, it := range res.Verified.Attestation().Items {
 			a.names = append(a.names, name)
@@ -166,7 +213,14 @@ func (a *Assembly) Result() *Result { return a.res }
 // accepted without one): its policy file's deploy section is deploy's.
 func (a *Assembly) Trust() *Trust { return a.trust }
 
-// Name is the file or location as the caller named it.
+// Source is what the assembly was read from (a *remote.Object for a
+// location): for a caller that copies the file as it is, such as a push
+// that keeps a registry's manifest. Its bytes are not checked as they are
+// read again; WriteTo's are.
+func (a *Assembly) Source() io.ReaderAt { return a.source }
+
+// Name is the file or location as the caller named it (a location with
+// its secrets redacted, when Open opened it).
 func (a *Assembly) Name() string { return a.res.Name }
 
 // Digest is the SHA-256 of the whole .cloud file.

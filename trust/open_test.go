@@ -17,6 +17,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
+	"github.com/cloud-assembly/assemble/remote"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -117,8 +118,9 @@ func TestOpenRefuses(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &ve) || ve.Result != nil {
 		t.Errorf("no file: %v", err)
 	}
-	_, err = Open(context.Background(), writeFile(t, []byte("not a zip")), tr, nil)
-	if !errors.As(err, &ve) || ve.Result != nil {
+	notZip := writeFile(t, []byte("not a zip"))
+	_, err = Open(context.Background(), notZip, tr, nil)
+	if !errors.As(err, &ve) || ve.Result == nil || ve.Result.Reader != nil || ve.Name != notZip {
 		t.Errorf("not an assembly: %v", err)
 	}
 }
@@ -151,5 +153,41 @@ func TestOpenChangedAfterVerification(t *testing.T) {
 	}
 	if _, err := a.ReadFile("site/index.html"); !errors.Is(err, signing.ErrVerification) && !errors.Is(err, assembly.ErrCorrupt) {
 		t.Errorf("ReadFile after a change: %v", err)
+	}
+}
+
+// OpenUnverified reads the structure of a file or a location and checks
+// nothing but the digest asked for; its refusals are Open's.
+func TestOpenUnverified(t *testing.T) {
+	b := signedAssembly(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "app.cloud", time.Time{}, bytes.NewReader(b))
+	}))
+	defer srv.Close()
+	for _, name := range []string{writeFile(t, b), srv.URL + "/app.cloud"} {
+		r, cl, err := OpenUnverified(context.Background(), name, &OpenOptions{Digest: digest.Of(b)})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !r.Signed() || len(r.Files()) != 3 {
+			t.Errorf("%s: signed %v, %d files", name, r.Signed(), len(r.Files()))
+		}
+		cl.Close()
+		_, _, err = OpenUnverified(context.Background(), name, &OpenOptions{Digest: digest.Of([]byte("another"))})
+		var ve *VerifyError
+		// A location is asked for those bytes (remote.Options.Digest), and
+		// says its own mismatch.
+		if !(errors.Is(err, ErrWrongDigest) || errors.Is(err, remote.ErrDigestMismatch)) || !errors.As(err, &ve) || ve.Result == nil {
+			t.Errorf("%s: another digest: %v", name, err)
+		}
+	}
+	var ve *VerifyError
+	_, _, err := OpenUnverified(context.Background(), filepath.Join(t.TempDir(), "nosuch.cloud"), nil)
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &ve) || ve.Result != nil {
+		t.Errorf("no file: %v", err)
+	}
+	_, _, err = OpenUnverified(context.Background(), writeFile(t, []byte("not a zip")), nil)
+	if !errors.Is(err, assembly.ErrFormat) || !errors.As(err, &ve) || ve.Result == nil || ve.Result.Reader != nil {
+		t.Errorf("not an assembly: %v", err)
 	}
 }

@@ -43,21 +43,12 @@ func provenanceAssembly(t *testing.T, opts provenance.Options) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(keysDir, "ed25519.sec.asc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	keys, err := signing.ReadKeys(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := signing.SelectSigner(keys, nil, time.Now())
+	signers, err := signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join(keysDir, "ed25519.sec.asc")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if _, err := signing.Seal(context.Background(), &out, r, []signing.Signer{signing.Keys(e)}, nil); err != nil {
+	if _, err := signing.Seal(context.Background(), &out, r, signers, nil); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()

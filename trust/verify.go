@@ -174,7 +174,7 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 		return res, &OptionError{Msg: "needs at least one --keyring FILE of trusted public keys (or a --policy FILE naming keyrings)", Err: ErrNoKeyring}
 	}
 	judge := t.Provenance != nil || opts.Provenance
-	v, err := signing.VerifyContext(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known, ContentSums: judge})
+	v, err := signing.Verify(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known, ContentSums: judge})
 	if err != nil {
 		var se *signing.SignaturesError
 		if errors.As(err, &se) {
@@ -270,11 +270,11 @@ func judgeProvenance(res *Result, pol *provenance.Policy, opts VerifyOptions) er
 	return err
 }
 
-// CheckDigest fails with ErrWrongDigest unless the SHA-256 of the first
+// checkDigest fails with ErrWrongDigest unless the SHA-256 of the first
 // size bytes of r is want (the zero Digest: anything): the check of an
 // assembly's name for a command that does not verify it (inspect). A
 // Digester gives its own hash; any other reader is read whole.
-func CheckDigest(ctx context.Context, name string, r io.ReaderAt, size int64, want digest.Digest) error {
+func checkDigest(ctx context.Context, name string, r io.ReaderAt, size int64, want digest.Digest) error {
 	if want.IsZero() {
 		return nil
 	}
@@ -315,30 +315,6 @@ func (r *Result) Content() (*digest.Reader, error) {
 	}
 	raw, _ := r.Reader.Raw()
 	return digest.NewReader(raw, 0, r.Size, d), nil
-}
-
-// VerifyTo verifies the assembly read from r as Verify does and then, only
-// if it passed, writes it to w: read again from r, checked against the
-// whole file's SHA-256 as the bytes pass, the last of them withheld unless
-// the whole matches (Result.Content). w gets the verified file, or with an
-// error less than all of it: a writer that commits only when VerifyTo
-// returns nil (a file renamed into place, an upload of a known length)
-// commits the verified bytes or nothing. r should read each byte once
-// from where it comes (remote.Object spools what it fetched), so that the
-// second reading costs no second transfer.
-func VerifyTo(ctx context.Context, name string, r io.ReaderAt, size int64, w io.Writer, t *Trust, opts VerifyOptions) (*Result, error) {
-	res, err := Verify(ctx, name, r, size, t, opts)
-	if err != nil || w == nil {
-		return res, err
-	}
-	c, err := res.Content()
-	if err != nil {
-		return res, err
-	}
-	if _, err := io.Copy(w, &ctxReader{ctx, c}); err != nil {
-		return res, fmt.Errorf("writing %s: %w", name, err)
-	}
-	return res, nil
 }
 
 // A Digester is a reader that takes the SHA-256 of everything read

@@ -51,7 +51,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/cloud-assembly/assemble/assembly"
@@ -455,16 +454,7 @@ func keyCopies(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "keycopies.gpg"), bytes.Repeat(key, bound/len(key)), 0o644); err != nil {
 		return err
 	}
-	sec, err := os.Open(filepath.Join("fixtures", "keys", "ed25519.sec.asc"))
-	if err != nil {
-		return err
-	}
-	defer sec.Close()
-	keys, err := signing.ReadKeys(sec)
-	if err != nil {
-		return err
-	}
-	e, err := signing.SelectSigner(keys, nil, time.Now())
+	signers, err := signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join("fixtures", "keys", "ed25519.sec.asc")})
 	if err != nil {
 		return err
 	}
@@ -476,6 +466,6 @@ func keyCopies(dir string) error {
 	if err := w.WriteFile(context.Background(), out); err != nil {
 		return err
 	}
-	_, err = signing.SignFile(context.Background(), out, out, e, &signing.SignOptions{Replace: true})
+	_, err = signing.SealFile(context.Background(), out, out, signers, &signing.SignOptions{Replace: true})
 	return err
 }

@@ -126,3 +126,62 @@ func TestDeployApprovalOnPTY(t *testing.T) {
 		t.Fatal("answered y, yet the template was not deployed")
 	}
 }
+
+// matrixRoleCloud writes a signed assembly whose target prod deploys a
+// role trusting anyone to two regions of account 111111111111 (through
+// the target's deployRole: moto's AssumeRole).
+func matrixRoleCloud(t *testing.T, dir, name string) string {
+	t.Helper()
+	tpl := "Resources:\n  R:\n    Type: AWS::IAM::Role\n    Properties:\n      AssumeRolePolicyDocument:\n        Statement:\n          - {Effect: Allow, Principal: {AWS: '*'}, Action: sts:AssumeRole}\n"
+	m, _ := json.Marshal(map[string]any{"schema": "cloud-assembly/1.0",
+		"droplets": map[string]any{"Role": map[string]any{"type": "npm://@aws-cdk/aws-cloudformation.StackDroplet", "environment": "aws://unknown-account/unknown-region",
+			"properties": map[string]any{"stackName": name, "template": "r.yaml"}}},
+		"targets": map[string]any{"prod": map[string]any{"environments": []string{"aws://111111111111/us-east-1", "aws://111111111111/eu-west-1"},
+			"deployRole": "arn:aws:iam::${AWS::AccountId}:role/release-deployer"}}})
+	unsigned := filepath.Join(dir, "u.cloud")
+	writeCloud(t, unsigned, map[string]string{"manifest.json": string(m), "r.yaml": tpl})
+	return sign(t, dir, unsigned)
+}
+
+// A target over two account/region pairs is approved once: at a terminal
+// the diff of both pairs is shown and deploy asks one question; without a
+// terminal it refuses, naming what needs approval in each pair, and
+// changes nothing.
+func TestMatrixApprovalOnPTY(t *testing.T) {
+	moto.Env(t)
+	bin, err := exec.LookPath("assemble") // testscript.Main puts the test binary on PATH
+	if err != nil {
+		t.Skip("assemble is not on PATH:", err)
+	}
+	dir := t.TempDir()
+	name := "ptymx-" + strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "-")
+	keyring, _ := filepath.Abs(filepath.Join("..", "..", "fixtures", "keys", "ed25519.pub.asc"))
+	cloud := matrixRoleCloud(t, dir, name)
+	args := []string{"deploy", "--keyring", keyring, "--capabilities", "IAM", "--target", "prod", "--method", "direct", cloud}
+
+	// No terminal: a session of its own, without a controlling terminal.
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("no terminal: %v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"changes need approval", "aws://111111111111/us-east-1: Role: R (AWS::IAM::Role) AssumeRolePolicyDocument.Statement[0]: * may sts:AssumeRole",
+		"aws://111111111111/eu-west-1: Role: R (AWS::IAM::Role) AssumeRolePolicyDocument.Statement[0]: * may sts:AssumeRole"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("no terminal: stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+
+	code, seen := runOnPTY(t, bin, args, "deploy them (y/n)? ", "y")
+	if code != 0 || strings.Count(seen, "deploy them (y/n)? ") != 1 {
+		t.Fatalf("answered y: exit %d, asked %d times\n%s", code, strings.Count(seen, "deploy them (y/n)? "), seen)
+	}
+	for _, want := range []string{"aws://111111111111/us-east-1 (account 111111111111, region us-east-1):", "aws://111111111111/eu-west-1 (account 111111111111, region eu-west-1):",
+		"these changes need approval:", "deployed target prod from " + cloud + " to 2 account/region pairs: 2 deployed"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("the terminal did not show %q:\n%s", want, seen)
+		}
+	}
+}

@@ -89,7 +89,7 @@ Example:
 				return err
 			}
 			defer cl.Close()
-			a, err := signing.AttestReader(c.Context, rc, opts)
+			a, err := signing.Attest(c.Context, rc, opts)
 			if err != nil {
 				return sealError("attest", in, err)
 			}

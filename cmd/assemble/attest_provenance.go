@@ -49,7 +49,7 @@ func runAttestProvenance(c *cli.Context, in string) error {
 	if err != nil {
 		return err
 	}
-	bundle, err := provenance.AttestBundle(path.Base(in), res.SHA256, res.trusted.Provenance, key)
+	bundle, err := provenance.AttestBundle(path.Base(in), res.SHA256, res.checked.Provenance, key)
 	if err != nil {
 		return onFile("attest", in, err)
 	}

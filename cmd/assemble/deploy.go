@@ -135,10 +135,10 @@ Examples:
 			a := vres.assembly
 			// The droplets' warning and error metadata were shown by the
 			// check, before anything deploys (the [metadata] findings).
-			if c.Bool("plan") && len(deploy.TargetPairs(src, opts.Target)) <= 1 {
+			if c.Bool("plan") {
 				// The plan is the diff (diff.go), under the policy file's
 				// deploy section as the deploy is; a target over several
-				// account/region pairs is planned pair by pair below.
+				// account/region pairs has a section per pair.
 				planOpts, err := opts.WithPolicy(a.Trust())
 				if err != nil {
 					return err
@@ -496,9 +496,9 @@ Examples:
 			}
 			so := deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
 				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")}
-			if p := vres.trust; p != nil && p.PolicyFile != nil {
+			if p := vres.policyFile(); p != nil {
 				// parameters the policy lets deployers set are not compared
-				so.Settable = p.PolicyFile.DeployerParameters
+				so.Settable = p.DeployerParameters
 			}
 			st, err := deploy.Status(c.Context, src, so)
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}

@@ -78,7 +78,12 @@ func expiredSign(t *testing.T, in, out string) {
 		t.Fatal(err)
 	}
 	after := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	a, err := signing.AttestFile(context.Background(), in, &signing.SignOptions{Now: func() time.Time { return after }})
+	rc, err := assembly.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	a, err := signing.Attest(context.Background(), &rc.Reader, &signing.SignOptions{Now: func() time.Time { return after }})
 	if err != nil {
 		t.Fatal(err)
 	}

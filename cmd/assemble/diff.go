@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -48,6 +49,10 @@ A stack whose parameter is another droplet's output that changes shows the
 value as (known after deploy). The header names the account, the regions,
 the assembly deployed now and the one under review; the last line counts
 the droplets that change. 'assemble deploy --plan' prints the same.
+
+A --target over several account/region pairs compares the droplets with an
+environment of their own once, then each pair in its own account and
+region: a section per pair, with its count, then the count over all.
 
 --change-set asks CloudFormation which resources it would replace: it makes
 a change set per changed stack and deletes it after, by its ID (with the
@@ -154,6 +159,7 @@ type diffJSON struct {
 	Plan          bool          `json:"plan,omitempty"`
 	*deploy.DiffResult
 	Droplets []dropletDiffJSON `json:"droplets"`
+	Pairs    []pairDiffJSON    `json:"pairs,omitempty"`
 }
 
 type dropletDiffJSON struct {
@@ -161,17 +167,48 @@ type dropletDiffJSON struct {
 	Error *errorJSON `json:"error,omitempty"`
 }
 
+// pairDiffJSON is one account/region pair of a target's matrix.
+type pairDiffJSON struct {
+	*deploy.DiffResult
+	Droplets []dropletDiffJSON `json:"droplets"`
+	Error    *errorJSON        `json:"error,omitempty"`
+}
+
 func newDiffJSON(name string, vres *verifyResult, res *deploy.DiffResult) diffJSON {
-	out := diffJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, DiffResult: res, Droplets: []dropletDiffJSON{}}
-	for _, d := range res.Droplets {
+	out := diffJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, DiffResult: res, Droplets: dropletDiffsJSON(res.Droplets)}
+	for _, p := range res.Pairs {
+		pj := pairDiffJSON{DiffResult: p, Droplets: dropletDiffsJSON(p.Droplets)}
+		if p.Error != "" {
+			e := errorJSON{Code: codeOf(pairDiffErr(p)), Message: p.Error}
+			pj.Error = &e
+		}
+		out.Pairs = append(out.Pairs, pj)
+	}
+	return out
+}
+
+func dropletDiffsJSON(ds []*deploy.DropletDiff) []dropletDiffJSON {
+	out := []dropletDiffJSON{}
+	for _, d := range ds {
 		j := dropletDiffJSON{DropletDiff: d}
 		if d.Err != nil {
 			e := newErrorJSON(d.Err, "")
 			j.Error = &e
 		}
-		out.Droplets = append(out.Droplets, j)
+		out = append(out, j)
 	}
 	return out
+}
+
+// pairDiffErr is the error of a pair's diff: its first droplet's that
+// has one.
+func pairDiffErr(p *deploy.DiffResult) error {
+	for _, d := range p.Droplets {
+		if d.Err != nil {
+			return d.Err
+		}
+	}
+	return errors.New(p.Error)
 }
 
 // runDiff runs the diff and prints it (diff, deploy --plan).
@@ -196,7 +233,10 @@ func runDiff(c *cli.Context, name string, src *deploy.Source, vres *verifyResult
 }
 
 // printDiff prints a diff for a person: the header, each droplet that
-// changes with what changes, the security changes, the count.
+// changes with what changes, the security changes, the count; a target
+// over several account/region pairs has a section per pair (its droplets
+// indented, its own count) after the droplets with an environment of
+// their own, and the count over all.
 func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 	if quiet {
 		return
@@ -213,8 +253,46 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 	if res.Target != "" {
 		target = "target " + res.Target + ", "
 	}
-	fmt.Fprintf(w, "%saccount %s, region %s; reviewing %s, %s\n", target, res.Account, strings.Join(res.Regions, ", "), res.SHA256, deployed)
-	for _, d := range res.Droplets {
+	where := fmt.Sprintf("account %s, region %s", res.Account, strings.Join(res.Regions, ", "))
+	if len(res.Pairs) > 0 {
+		where = fmt.Sprintf("%s (regions %s) as account %s", plural.Count(len(res.Pairs), "account/region pair"), strings.Join(res.Regions, ", "), res.Account)
+	}
+	fmt.Fprintf(w, "%s%s; reviewing %s, %s\n", target, where, res.SHA256, deployed)
+	printDropletDiffs(w, res.Droplets)
+	for _, p := range res.Pairs {
+		fmt.Fprintf(w, "%s (account %s, region %s):\n", p.Environment, p.Account, strings.Join(p.Regions, ", "))
+		var b strings.Builder
+		printDropletDiffs(&b, p.Droplets)
+		if p.Error != "" && len(p.Droplets) == 0 {
+			fmt.Fprintf(&b, "not compared: %s\n", p.Error)
+		}
+		b.WriteString(diffSummary(p) + "\n")
+		for _, line := range strings.SplitAfter(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			fmt.Fprint(w, "   "+line)
+		}
+		fmt.Fprintln(w)
+	}
+	line := diffSummary(res)
+	if res.Broadened > 0 {
+		line += fmt.Sprintf("; %s widen%s what is allowed (security changes above)", plural.Count(res.Broadened, "stack"), map[bool]string{true: "s", false: ""}[res.Broadened == 1])
+	}
+	fmt.Fprintln(w, line)
+}
+
+// diffSummary counts the droplets that change: "2 of 4 droplets change".
+func diffSummary(res *deploy.DiffResult) string {
+	switch {
+	case res.Total == 1:
+		return fmt.Sprintf("%d of 1 droplet changes", res.Changed)
+	case res.Changed == 1:
+		return fmt.Sprintf("1 of %d droplets changes", res.Total)
+	}
+	return fmt.Sprintf("%d of %s change", res.Changed, plural.Count(res.Total, "droplet"))
+}
+
+// printDropletDiffs prints each compared droplet's state and what changes.
+func printDropletDiffs(w io.Writer, droplets []*deploy.DropletDiff) {
+	for _, d := range droplets {
 		if d.State == deploy.StateExcluded {
 			continue
 		}
@@ -256,16 +334,6 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 			fmt.Fprintln(w, line)
 		}
 	}
-	line := fmt.Sprintf("%d of %s change", res.Changed, plural.Count(res.Total, "droplet"))
-	if res.Changed == 1 && res.Total == 1 {
-		line = "1 of 1 droplet changes"
-	} else if res.Changed == 1 {
-		line = fmt.Sprintf("1 of %d droplets changes", res.Total)
-	}
-	if res.Broadened > 0 {
-		line += fmt.Sprintf("; %s widen%s what is allowed (security changes above)", plural.Count(res.Broadened, "stack"), map[bool]string{true: "s", false: ""}[res.Broadened == 1])
-	}
-	fmt.Fprintln(w, line)
 }
 
 func mark(action string) string {
@@ -376,8 +444,8 @@ func terminalApprover(c *cli.Context) func(context.Context, *deploy.DiffResult, 
 // require-approval, else the default.
 func approvalLevel(c *cli.Context, vres *verifyResult) (deploy.Approval, error) {
 	v := c.String("require-approval")
-	if v == "" && vres != nil && vres.trust != nil && vres.trust.PolicyFile != nil {
-		v = vres.trust.PolicyFile.RequireApproval
+	if p := vres.policyFile(); v == "" && p != nil {
+		v = p.RequireApproval
 		a, err := deploy.ParseApproval(v)
 		if err != nil {
 			return "", fmt.Errorf("--policy %s: require-approval: %w", c.String("policy"), err)

@@ -25,6 +25,7 @@ import (
 	"github.com/cloud-assembly/assemble/packager/blueprint"
 	"github.com/cloud-assembly/assemble/packager/cfn"
 	"github.com/cloud-assembly/assemble/signing"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 // Every exported Err* variable of the libraries (every package of the
@@ -286,7 +287,7 @@ func TestWantsJSON(t *testing.T) {
 // the error; a plain failure only the error.
 func TestWriteErrorJSON(t *testing.T) {
 	var b strings.Builder
-	err := withResult(withHint(onFile("verify", "a.cloud", signing.ErrUnknownSigner), "trust it"), verifyFailure{File: "a.cloud", Signed: true})
+	err := withResult(withHint(onFile("verify", "a.cloud", signing.ErrUnknownSigner), "trust it"), &trust.VerifyError{Name: "a.cloud", Result: &trust.Result{Name: "a.cloud", Signed: true}})
 	if werr := writeErrorJSON(&b, err, "trust it"); werr != nil {
 		t.Fatal(werr)
 	}
@@ -311,7 +312,7 @@ func TestWriteErrorJSON(t *testing.T) {
 // (a user ID "Name <mail>" read \u003cmail\u003e).
 func TestWriteErrorJSONNoHTMLEscape(t *testing.T) {
 	var b strings.Builder
-	err := withResult(errors.New(`signed by "A & B <ab@example.test>"`), verifyFailure{File: "<a>.cloud"})
+	err := withResult(errors.New(`signed by "A & B <ab@example.test>"`), &trust.VerifyError{Name: "<a>.cloud"})
 	if werr := writeErrorJSON(&b, err, "a <hint>"); werr != nil {
 		t.Fatal(werr)
 	}

@@ -2,21 +2,13 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/cloud-assembly/assemble/assembly"
-	"github.com/cloud-assembly/assemble/digest"
-	"github.com/cloud-assembly/assemble/internal/limitio"
-	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager/cdk"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 func extractCmd() *cli.Command {
@@ -72,162 +64,52 @@ Example:
 				return usagef("extract needs at least one --keyring FILE of trusted public keys")
 			}
 			// Refuse a full folder before verifying anything.
-			out, err := output.CreateDir(dir)
-			if errors.Is(err, fs.ErrNotExist) {
-				return withHint(err, "create the folder it goes in first, or extract elsewhere")
-			} else if err != nil {
-				return withHint(err, "extract into a new or empty folder")
+			if err := trust.CheckExtractDir(dir); err != nil {
+				return extractDirError(err)
 			}
-			defer out.Close()
 			res, err := verifyAssembly(c, c.Args().First(), c.Bool("allow-unsigned"))
-			name := res.File // as messages show it: a location redacted
 			defer res.close()
 			if err != nil {
 				return err
 			}
-			rc := res.reader
-			open := func(f *assembly.File) (io.ReadCloser, error) {
-				if res.verified == nil || f.Name() == assembly.SignatureName {
-					// Unsigned (--allow-unsigned), or the signature that
-					// verify just checked.
-					return f.Open()
-				}
-				// Each byte checked again against its signed hash.
-				return res.verified.Open(f.Name())
-			}
-			files := make([]extractFile, len(rc.Files()))
-			for i, f := range rc.Files() {
-				files[i] = extractFile{File: f, path: f.Name()}
-			}
-			what, written := plural.Count(res.Files, "file"), res.Files
+			opts := &trust.ExtractOptions{}
 			if cdkOut != "" {
-				if files, err = cdkOutFiles(c, res, rc); err != nil {
-					return withHint(onFile("extract", name, err), "extract --cdk-out gives back the cdk.out of an assembly built with 'assemble build CDK_OUT'; use -d DIR for the files of any assembly")
-				}
-				var size int64
-				for _, f := range files {
-					size += f.Size()
-				}
-				what, written = fmt.Sprintf("the cdk.out: %s", plural.Count(len(files), "file")), len(files)
-				res.Bytes = size
+				opts.Layout = cdk.OutFiles
 			}
-			prog := newProgress(c, "extracting "+name)
-			err = extractAll(out, files, open, prog.Func())
+			prog := newProgress(c, "extracting "+res.File)
+			opts.Progress = prog.Func()
+			x, err := res.assembly.Extract(c.Context, dir, opts)
 			prog.Done()
-			if err == nil {
-				err = out.Commit()
-			}
-			if err != nil {
-				return onFile("extract", name, err)
+			var le *trust.LayoutError
+			switch {
+			case errors.As(err, &le):
+				return withHint(onFile("extract", res.File, err), "extract --cdk-out gives back the cdk.out of an assembly built with 'assemble build CDK_OUT'; use -d DIR for the files of any assembly")
+			case err != nil:
+				return onFile("extract", res.File, err)
 			}
 			if c.Bool("json") {
-				return printJSON(c, extractResult{File: name, Dir: dir, CDKOut: cdkOut != "", SHA256: res.SHA256, Files: written, Bytes: res.Bytes,
-					Authenticated: res.Authenticated, Signer: res.Signer})
+				return printJSON(c, x)
 			}
-			if res.Signer == nil {
+			what := plural.Count(x.Files, "file")
+			if x.CDKOut {
+				what = "the cdk.out: " + what
+			}
+			if x.Signer == nil {
 				printf(c, c.App.Writer, "extracted %s (%s) from %s to %s: UNSIGNED, not authenticated\n",
-					what, plural.Count(int(res.Bytes), "byte"), name, dir)
+					what, plural.Count(int(x.Bytes), "byte"), x.File, dir)
 				return nil
 			}
 			printf(c, c.App.Writer, "extracted %s (%s) from %s to %s, signed by %q (%s)\n",
-				what, plural.Count(int(res.Bytes), "byte"), name, dir, res.Signer.UserID, res.Signer.Fingerprint)
+				what, plural.Count(int(x.Bytes), "byte"), x.File, dir, x.Signer.UserID, x.Signer.Fingerprint)
 			return nil
 		},
 	}
 }
 
-// extractResult is what extract reports as JSON (docs/json/extract.json).
-type extractResult struct {
-	File          string        `json:"file"`
-	Dir           string        `json:"dir"`
-	CDKOut        bool          `json:"cdkOut,omitempty"`
-	SHA256        digest.Digest `json:"sha256"`
-	Files         int           `json:"files"`
-	Bytes         int64         `json:"bytes"`
-	Authenticated bool          `json:"authenticated"`
-	Signer        *signerResult `json:"signer,omitempty"`
-}
-
-// An extractFile is an entry of the assembly and where extract writes it:
-// its slash path below the folder, and whether it is executable.
-type extractFile struct {
-	*assembly.File
-	path string
-	exec bool
-}
-
-// cdkOutFiles lists the files of the cdk.out an assembly was built from,
-// at their places in it (package cdk decides), from the verified manifest
-// (or, with --allow-unsigned, the checked one).
-func cdkOutFiles(c *cli.Context, res *verifyResult, rc *assembly.Reader) ([]extractFile, error) {
-	var m *assembly.Manifest
-	if res.verified != nil {
-		m = res.verified.Manifest()
-	} else {
-		rep, err := rc.Check(checkOptions(c))
-		if err != nil {
-			return nil, err
-		}
-		m = rep.Manifest
+// extractDirError is a refusal of extract's folder, with what to do.
+func extractDirError(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return withHint(err, "create the folder it goes in first, or extract elsewhere")
 	}
-	names := make([]string, 0, len(rc.Files()))
-	for _, f := range rc.Files() {
-		names = append(names, f.Name())
-	}
-	outs, err := cdk.OutFiles(m, names)
-	if err != nil {
-		return nil, err
-	}
-	files := make([]extractFile, len(outs))
-	for i, o := range outs {
-		files[i] = extractFile{File: rc.File(o.Name), path: o.Path, exec: o.Executable}
-	}
-	return files, nil
-}
-
-// extractAll writes files into the output folder through its os.Root (no
-// escape by symlink or ".."), telling progress the bytes written.
-func extractAll(out *output.Dir, files []extractFile, open func(*assembly.File) (io.ReadCloser, error), progress func(done, total int64)) error {
-	var total, done int64
-	for _, f := range files {
-		total += f.Size()
-	}
-	for _, f := range files {
-		name := f.path
-		if d := path.Dir(name); d != "." {
-			if err := out.MkdirAll(d); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-		}
-		r, err := open(f.File)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		mode := os.FileMode(0o644)
-		if f.exec {
-			mode = 0o755
-		}
-		dst, err := out.Root().OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-		if err != nil {
-			r.Close()
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		n, err := io.Copy(dst, &limitio.Reader{R: r, Add: func(n int64) {
-			done += n
-			if progress != nil {
-				progress(done, total)
-			}
-		}})
-		r.Close()
-		if cerr := dst.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil && n != f.Size() {
-			err = fmt.Errorf("%w: %d bytes, the header says %d", assembly.ErrFormat, n, f.Size())
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	return nil
+	return withHint(err, "extract into a new or empty folder")
 }

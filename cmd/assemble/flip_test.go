@@ -41,14 +41,13 @@ func TestByteFlipsFailOrChangeNothing(t *testing.T) {
 	if err := w.WriteFile(context.Background(), good); err != nil {
 		t.Fatal(err)
 	}
-	keys := readFixtureKeys(t, "ed25519.sec.asc")
 	now := time.Now().UTC().Truncate(time.Second)
-	e, err := signing.SelectSigner(keys, nil, now)
+	signers, err := signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join("..", "..", "fixtures", "keys", "ed25519.sec.asc"), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts := &signing.SignOptions{Now: func() time.Time { return now }, Rand: rand.New(rand.NewSource(1))}
-	if _, err := signing.SignFile(context.Background(), good, good, e, opts); err != nil {
+	if _, err := signing.SealFile(context.Background(), good, good, signers, opts); err != nil {
 		t.Fatal(err)
 	}
 	trusted := readFixtureKeys(t, "trusted.asc")
@@ -96,7 +95,7 @@ func TestByteFlipsFailOrChangeNothing(t *testing.T) {
 		if err != nil {
 			return
 		}
-		if _, err := signing.Verify(r, trusted, nil); err != nil {
+		if _, err := signing.Verify(context.Background(), r, trusted, nil); err != nil {
 			return
 		}
 		accepted++

@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -29,8 +31,11 @@ func TestInterruptCancelledContext(t *testing.T) {
 }
 
 // A real SIGINT to a command blocked where it cannot watch its context
-// (opening a FIFO nobody writes, as `--key /dev/stdin` on a terminal would
-// wait): the process still exits 130 within interruptGrace.
+// (reading a FIFO nobody writes, as `--key /dev/stdin` on a terminal would
+// wait): the process still exits 130, its own timer (interruptGrace)
+// ending a command that does not stop by itself. The test sends the
+// signal once the command has opened the FIFO (a writer's non-blocking
+// open succeeds only when a reader has it open), not after a sleep.
 func TestInterruptSignal(t *testing.T) {
 	bin, err := exec.LookPath("assemble") // testscript.Main puts the test binary on PATH as assemble
 	if err != nil {
@@ -52,13 +57,28 @@ func TestInterruptSignal(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
-	start := time.Now()
-	cmd.Process.Signal(syscall.SIGINT)
-	cmd.Wait()
-	if took := time.Since(start); took > interruptGrace+3*time.Second {
-		t.Errorf("took %v to stop", took)
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	// Ready: the command has the FIFO open for reading. The writer is
+	// kept open, writing nothing, so the command waits in its read.
+	var w *os.File
+	for w == nil {
+		f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		switch {
+		case err == nil:
+			w = f
+		case !errors.Is(err, syscall.ENXIO):
+			t.Fatal(err)
+		}
+		select {
+		case <-exited:
+			t.Fatalf("the command exited before reading the key: %s%s", stdout.String(), stderr.String())
+		case <-time.After(10 * time.Millisecond): // poll again
+		}
 	}
+	defer w.Close()
+	cmd.Process.Signal(syscall.SIGINT)
+	<-exited
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || stderr.String() != "assemble: error: interrupted\n" || !strings.Contains(stdout.String(), `"code": "interrupted"`) {
 		t.Errorf("exit %d, stderr %q, stdout %s; want 130, interrupted", code, stderr.String(), stdout.String())
 	}

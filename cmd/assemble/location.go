@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -14,8 +15,8 @@ import (
 )
 
 // Every command that reads an assembly takes a file or a remote location
-// (oci://, s3://, https://) for it, and opens it here: openSource is the
-// one place that tells them apart.
+// (oci://, s3://, https://) for it; trust.Open (verifying) and
+// trust.OpenUnverified (inspect, graph, attest) tell them apart.
 
 // digestFlag names the assembly by its .cloud file's SHA-256 (one
 // identity everywhere): every command that reads an assembly takes it,
@@ -72,23 +73,6 @@ func shown(name string) string {
 	return name
 }
 
-// openSource opens what an ASSEMBLY argument names (trust.OpenSource: a
-// remote location, ranged reads, each byte fetched once into a spool, or
-// a file). --digest, when given, pins the bytes that must arrive.
-func openSource(c *cli.Context, name string) (io.ReaderAt, int64, io.Closer, error) {
-	want, err := digestOption(c)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	ctx, cancel := remoteContext(c)
-	r, size, cl, err := trust.OpenSource(ctx, name, &remote.Options{Digest: want})
-	if err != nil {
-		cancel()
-		return nil, 0, nil, err
-	}
-	return r, size, closers{cl, cancel}, nil
-}
-
 // closers closes the file or object, then ends its context.
 type closers struct {
 	o      io.Closer
@@ -102,20 +86,35 @@ func (c closers) Close() error {
 }
 
 // openReader opens an assembly file or location and reads its structure,
-// as assembly.Open does. Errors name it as given, after verb when it is
-// not empty ("attest app.cloud: ...").
+// verifying nothing (trust.OpenUnverified); --digest, when the command
+// has it, pins the file's SHA-256. Errors name it as given, after verb
+// when it is not empty ("attest app.cloud: ...").
 func openReader(c *cli.Context, verb, name string) (*assembly.Reader, io.Closer, error) {
-	ra, size, cl, err := openSource(c, name)
+	want, err := digestOption(c)
 	if err != nil {
-		if verb != "" {
-			err = onFile(verb, name, err)
-		}
 		return nil, nil, err
 	}
-	r, err := assembly.NewReader(ra, size)
+	ctx, cancel := remoteContext(c)
+	r, cl, err := trust.OpenUnverified(ctx, name, &trust.OpenOptions{Digest: want})
 	if err != nil {
-		cl.Close()
-		return nil, nil, onFile(verb, name, err)
+		cancel()
+		return nil, nil, openError(verb, err)
 	}
-	return r, cl, nil
+	return r, closers{cl, cancel}, nil
+}
+
+// openError says the failure of trust.Open or OpenUnverified to open an
+// assembly as the commands say it: the error as it is when nothing could
+// be opened (it names the file) or, with no verb, when the file opened
+// (a wrong digest); else about the file, after verb.
+func openError(verb string, err error) error {
+	var ve *trust.VerifyError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	switch {
+	case ve.Result == nil && verb == "", ve.Result != nil && ve.Result.Reader != nil && verb == "":
+		return ve.Err
+	}
+	return onFile(verb, ve.Name, ve.Err)
 }

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"io"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/remote"
+	"github.com/cloud-assembly/assemble/trust"
 )
 
 func pullCmd() *cli.Command {
@@ -44,7 +43,7 @@ Examples:
 // pullResult is what pull reports (docs/json/pull.json): verify's result
 // and the file written.
 type pullResult struct {
-	*verifyResult
+	*trust.Verdict
 	Output string `json:"output"`
 }
 
@@ -77,25 +76,26 @@ func runPull(c *cli.Context) error {
 		return outputError(err)
 	}
 	defer f.Close()
-	open := func() (io.ReaderAt, int64, io.Closer, error) { return openSource(c, loc) }
 	// The location is read once (remote.Object spools each byte as it
-	// arrives); trust.VerifyTo writes f from that spool only once the
-	// assembly verified, checking the bytes against its SHA-256 again as
-	// they pass, and f is committed only then.
-	name := shown(loc)
-	res, err := verifySource(c, name, c.Bool("allow-unsigned"), open, f)
+	// arrives); WriteTo writes f from that spool only once the assembly
+	// verified, checking the bytes against its SHA-256 again as they pass,
+	// and f is committed only then.
+	res, err := verifyAssembly(c, loc, c.Bool("allow-unsigned"))
 	defer res.close()
 	if err != nil {
 		return withResult(err, res.failure())
+	}
+	if _, err := res.assembly.WriteTo(f); err != nil {
+		return withResult(err, &trust.VerifyError{Name: res.File, Result: res.checked, Err: err})
 	}
 	if err := f.Commit(); err != nil {
 		return outputError(err)
 	}
 	if c.Bool("json") {
-		return printJSON(c, pullResult{res, out})
+		return printJSON(c, pullResult{res.Verdict, out})
 	}
 	if out != "-" {
-		printVerified(c, name, res)
+		printVerified(c, res.File, res.Verdict)
 		printf(c, c.App.Writer, "wrote %s\n", out)
 	}
 	return nil

@@ -88,14 +88,14 @@ func runPush(c *cli.Context) error {
 	if !res.Signed {
 		warnf(c, "pushing %s UNSIGNED (--allow-unsigned): whoever pulls it must pass --allow-unsigned too", res.File)
 	}
-	raw, _ := res.reader.Raw()
+	raw, _ := res.checked.Reader.Raw()
 	f := remote.File{R: raw, Size: res.Size, SHA256: res.SHA256, Title: filepath.Base(name)}
 	if remote.IsLocation(name) {
 		// Promotion: the file is named after the source's last segment,
 		// and from a registry its manifest is copied as it is.
 		src, _ := remote.Parse(name)
 		f.Title = src.Base()
-		if o, ok := res.source.(*remote.Object); ok {
+		if o, ok := res.assembly.Source().(*remote.Object); ok {
 			f.Manifest = o.Manifest()
 		}
 	}

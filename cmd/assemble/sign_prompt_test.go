@@ -28,11 +28,20 @@ func readFixtureKeys(t *testing.T, name string) openpgp.EntityList {
 	return keys
 }
 
+// promptedKey is the key signing.LoadSigners asks the prompt for, when
+// the key file is the fixture name (nil when it asks nothing).
+func promptedKey(t *testing.T, name string) *openpgp.Entity {
+	t.Helper()
+	var asked *openpgp.Entity
+	signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join("..", "..", "fixtures", "keys", name), Now: time.Now(),
+		Prompt: func(e *openpgp.Entity) ([]byte, error) { asked = e; return nil, nil }})
+	return asked
+}
+
 func TestPassphrasePrompt(t *testing.T) {
-	keys := readFixtureKeys(t, "passphrase.sec.asc")
-	e := needsPassphrase(keys, nil, time.Now())
+	e := promptedKey(t, "passphrase.sec.asc")
 	if e == nil {
-		t.Fatal("needsPassphrase found no protected key in passphrase.sec.asc")
+		t.Fatal("LoadSigners asked for no passphrase of passphrase.sec.asc")
 	}
 	got := passphrasePrompt(e)
 	want := `passphrase for "` + signing.UserID(e) + `" (` + strings.ToUpper(hexFP(e)) + `): `
@@ -46,8 +55,8 @@ func TestPassphrasePrompt(t *testing.T) {
 		t.Errorf("prompt(nil) = %q", got)
 	}
 	// An unprotected key needs no passphrase.
-	if e := needsPassphrase(readFixtureKeys(t, "ed25519.sec.asc"), nil, time.Now()); e != nil {
-		t.Errorf("needsPassphrase(unprotected) = %s, want nil", signing.UserID(e))
+	if e := promptedKey(t, "ed25519.sec.asc"); e != nil {
+		t.Errorf("prompted for an unprotected key: %s", signing.UserID(e))
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/cloud-assembly/assemble/signing"
 )
 
 // openPTY opens a pseudo-terminal pair with /dev/ptmx, or skips.
@@ -44,9 +42,7 @@ func openPTY(t *testing.T) (ptm, pts *os.File) {
 // typed passphrase is not echoed, and it decrypts the fixture key.
 func TestReadPassphraseOnPTY(t *testing.T) {
 	ptm, pts := openPTY(t)
-	keys := readFixtureKeys(t, "passphrase.sec.asc")
-	now := time.Now()
-	e := needsPassphrase(keys, nil, now)
+	e := promptedKey(t, "passphrase.sec.asc")
 	pass, err := os.ReadFile("../../fixtures/keys/passphrase.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -91,8 +87,8 @@ func TestReadPassphraseOnPTY(t *testing.T) {
 	if !bytes.Equal(got, pass) {
 		t.Errorf("read %q, want %q", got, pass)
 	}
-	if _, err := signing.SelectSigner(keys, got, now); err != nil {
-		t.Errorf("SelectSigner with the prompted passphrase: %v", err)
+	if err := e.DecryptPrivateKeys(got); err != nil {
+		t.Errorf("the prompted passphrase does not decrypt the key: %v", err)
 	}
 	pts.Close()
 	ptm.SetReadDeadline(time.Now().Add(2 * time.Second))

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -53,113 +52,66 @@ func (n signerFlagNames) given(c *cli.Context) bool {
 	return c.String(n.key) != "" || c.Bool(n.gpg) || os.Getenv(envSigningKey) != ""
 }
 
-// signers reads the signing flags: the local gpg with the --local-user
-// keys, or the key file's keys (one per --local-user, or its one secret
-// key), decrypted with the passphrase from --passphrase-file,
-// $ASSEMBLE_PASSPHRASE or, at a terminal only, a prompt. It returns the
-// files it read, which no output may overwrite.
+// signers translates the signing flags into signing.LoadSigners: the
+// local gpg with the --local-user keys, or the key file's keys (one per
+// --local-user, or its one secret key), decrypted with the passphrase from
+// --passphrase-file, $ASSEMBLE_PASSPHRASE or, at a terminal only, a
+// prompt. It returns the files it read, which no output may overwrite.
 func (n signerFlagNames) signers(c *cli.Context, now time.Time) ([]signing.Signer, []string, error) {
-	ids := c.StringSlice("local-user")
+	key, passFile := c.String(n.key), c.String("passphrase-file")
 	if c.Bool(n.gpg) {
-		if c.String(n.key) != "" {
+		switch {
+		case key != "":
 			return nil, nil, usagef("--%s and --%s are two ways to sign: choose one", n.key, n.gpg)
-		}
-		if c.String("passphrase-file") != "" {
+		case passFile != "":
 			return nil, nil, usagef("--passphrase-file is for key files: with --%s, gpg-agent asks for the passphrase (or has it cached)", n.gpg)
 		}
-		return []signing.Signer{&signing.GPG{Program: os.Getenv(envGPG), LocalUsers: ids}}, nil, nil
 	}
-	keys, keyName, err := n.loadKeys(c)
-	if err != nil {
+	if err := checkSecretFlag("--"+n.key, key); err != nil {
 		return nil, nil, err
 	}
-	inputs := []string{c.String(n.key), c.String("passphrase-file")}
-	pass, err := loadPassphrase(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	chosen, err := signing.SelectSigners(keys, ids, pass, now)
-	if errors.Is(err, signing.ErrPassphraseNeeded) && len(pass) == 0 && c.String("passphrase-file") == "" {
-		// Neither --passphrase-file nor the environment gave one: ask at a
-		// terminal, and only there; retry once.
-		if tty, terr := openTerminal(); terr == nil {
-			p, perr := readPassphrase(tty, int(tty.Fd()), needsPassphrase(keys, ids, now))
-			tty.Close()
-			if perr != nil {
-				return nil, nil, fmt.Errorf("%s: reading the passphrase from the terminal: %w", keyName, perr)
-			}
-			chosen, err = signing.SelectSigners(keys, ids, p, now)
+	if passFile != "" {
+		if err := checkSecretFlag("--passphrase-file", passFile); err != nil {
+			return nil, nil, err
 		}
 	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", keyName, err)
+	opts := &signing.SignerOptions{
+		GPG: c.Bool(n.gpg), GPGProgram: os.Getenv(envGPG),
+		KeyFile: key, KeyEnv: envSigningKey,
+		LocalUsers:     c.StringSlice("local-user"),
+		PassphraseFile: passFile, PassphraseEnv: envPassphrase,
+		Prompt: promptPassphrase, Now: now,
 	}
-	return []signing.Signer{signing.Keys(chosen...)}, inputs, nil
-}
-
-// loadKeys reads the secret keys from --key FILE, --key - (standard input)
-// or $ASSEMBLE_SIGNING_KEY. It returns them and a name for messages.
-func (n signerFlagNames) loadKeys(c *cli.Context) (openpgp.EntityList, string, error) {
-	var r io.Reader
-	name := c.String(n.key)
-	if err := checkSecretFlag("--"+n.key, name); err != nil {
-		return nil, "", err
+	if key == "-" {
+		opts.KeyFile, opts.Key, opts.KeyName = "", c.App.Reader, "standard input"
 	}
+	signers, err := signing.LoadSigners(opts)
+	var fe *signing.FileError
 	switch {
-	case name == "-":
-		r, name = c.App.Reader, "standard input"
-	case name != "":
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, "", flagFileError("--"+n.key, err)
-		}
-		defer f.Close()
-		r = f
-	case os.Getenv(envSigningKey) != "":
-		r, name = strings.NewReader(os.Getenv(envSigningKey)), "$"+envSigningKey
+	case err == nil:
+	case errors.As(err, &fe):
+		flag := map[string]string{"KeyFile": "--" + n.key, "PassphraseFile": "--passphrase-file"}[fe.Field]
+		return nil, nil, flagFileError(flag, &fs.PathError{Op: "open", Path: fe.Path, Err: fe.Err})
+	case errors.Is(err, signing.ErrNoKey) && !n.given(c):
+		return nil, nil, withHint(signing.ErrNoKey, fmt.Sprintf("pass a secret key with --%s FILE (or --%s - for standard input) or $%s, or sign through gpg with --%s", n.key, n.key, envSigningKey, n.gpg))
 	default:
-		return nil, "", withHint(signing.ErrNoKey, fmt.Sprintf("pass a secret key with --%s FILE (or --%s - for standard input) or $%s, or sign through gpg with --%s", n.key, n.key, envSigningKey, n.gpg))
+		return nil, nil, err
 	}
-	keys, err := signing.ReadKeys(r)
+	if opts.GPG {
+		return signers, nil, nil
+	}
+	return signers, []string{key, passFile}, nil
+}
+
+// promptPassphrase asks for key's passphrase on the terminal, and only
+// there: with no terminal it asks nothing (nil, nil).
+func promptPassphrase(key *openpgp.Entity) ([]byte, error) {
+	tty, err := openTerminal()
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", name, err)
+		return nil, nil
 	}
-	return keys, name, nil
-}
-
-// loadPassphrase reads --passphrase-file (its first line) or $ASSEMBLE_PASSPHRASE.
-func loadPassphrase(c *cli.Context) ([]byte, error) {
-	if p := c.String("passphrase-file"); p != "" {
-		if err := checkSecretFlag("--passphrase-file", p); err != nil {
-			return nil, err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, flagFileError("--passphrase-file", err)
-		}
-		line, _, _ := bytes.Cut(b, []byte("\n"))
-		return bytes.TrimSuffix(line, []byte("\r")), nil
-	}
-	return []byte(os.Getenv(envPassphrase)), nil
-}
-
-// needsPassphrase returns the key SelectSigners would use with ids that
-// needs a passphrase, or nil.
-func needsPassphrase(keys openpgp.EntityList, ids []string, now time.Time) *openpgp.Entity {
-	candidates := keys
-	if len(ids) > 0 {
-		candidates = nil
-		for _, id := range ids {
-			candidates = append(candidates, signing.MatchKeys(keys, id)...)
-		}
-	}
-	for _, e := range candidates {
-		_, err := signing.SelectSigner(openpgp.EntityList{e}, nil, now)
-		if errors.Is(err, signing.ErrPassphraseNeeded) {
-			return e
-		}
-	}
-	return nil
+	defer tty.Close()
+	return readPassphrase(tty, int(tty.Fd()), key)
 }
 
 // describeSignature names a signature's key for messages: `"User ID"

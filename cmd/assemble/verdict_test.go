@@ -7,6 +7,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +23,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/klauspost/compress/zip"
 
 	"github.com/cloud-assembly/assemble/assembly"
@@ -435,37 +436,60 @@ func zipFiles(t *testing.T, files map[string]string) []byte {
 	return buf.Bytes()
 }
 
-func loadSigner(t *testing.T, name string) *openpgp.Entity {
+func loadSigner(t *testing.T, name string) signing.Signer {
 	t.Helper()
-	e, err := signing.SelectSigner(readFixtureKeys(t, name), nil, time.Now())
+	signers, err := signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join("..", "..", "fixtures", "keys", name)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e
+	return signers[0]
 }
 
 // signUnchecked seals the archive as a careless signer would, without the
-// check sign runs: the attestation and signature from the library's parts
-// (Attest, ClearSign), then signature.asc appended to raw copies.
-func signUnchecked(t *testing.T, file string, signer *openpgp.Entity) []byte {
+// check sign runs: the attestation made by hand (every file's
+// SHA-256(content || nonce)), clear-signed by the signer, then
+// signature.asc appended to raw copies of the entries.
+func signUnchecked(t *testing.T, file string, signer signing.Signer) []byte {
 	t.Helper()
-	rc, err := assembly.Open(file)
+	zr, err := zip.OpenReader(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rc.Close()
-	a, err := signing.Attest(context.Background(), &rc.Reader, nil)
+	defer zr.Close()
+	a := &signing.Attestation{Timestamp: time.Now().UTC().Truncate(time.Second), Algorithm: crypto.SHA256,
+		Nonce: bytes.Repeat([]byte{7}, signing.MinNonceSize), Items: map[string]signing.Item{}}
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.New()
+		n, err := io.Copy(h, rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Write(a.Nonce)
+		a.Items[f.Name] = signing.Item{Size: n, Hash: h.Sum(nil)}
+	}
+	body, err := a.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig, err := signing.ClearSign(a, signer, nil)
+	sig, _, err := signer.ClearSign(context.Background(), bytes.TrimSuffix(body, []byte("\n")), &signing.SignOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for _, f := range rc.Files() {
-		h := f.Header()
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		h := f.FileHeader
 		raw, err := f.OpenRaw()
 		if err != nil {
 			t.Fatal(err)

@@ -1,20 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
-	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/plural"
-	"github.com/cloud-assembly/assemble/provenance"
+	"github.com/cloud-assembly/assemble/remote"
 	"github.com/cloud-assembly/assemble/signing"
 	"github.com/cloud-assembly/assemble/trust"
 )
@@ -113,162 +111,49 @@ Examples:
 				return withResult(err, res.failure())
 			}
 			if c.Bool("json") {
-				return printJSON(c, res)
+				return printJSON(c, res.Verdict)
 			}
-			printVerified(c, res.File, res)
+			printVerified(c, res.File, res.Verdict)
 			return nil
 		},
 	}
 }
 
-// verifyResult is what verify reports, in text or as JSON
-// (docs/json/verify.json). Signer is the trusted key that made the
-// signature; Authenticated is true only when one did (an unsigned
-// assembly passed with --allow-unsigned is valid, not authenticated).
+// verifyResult is an assembly verifyAssembly verified, or failed to: the
+// verdict (trust.Verdict, verify's --json), the verified handle, and what
+// the verification learnt, also when it failed.
 type verifyResult struct {
-	File          string           `json:"file"`
-	SHA256        digest.Digest    `json:"sha256"`
-	Size          int64            `json:"size"`
-	Valid         bool             `json:"valid"`
-	Authenticated bool             `json:"authenticated"`
-	Signed        bool             `json:"signed"`
-	Signer        *signerResult    `json:"signer,omitempty"`
-	Timestamp     string           `json:"timestamp,omitempty"`
-	Algorithm     string           `json:"algorithm,omitempty"`
-	Files         int              `json:"files"`
-	Bytes         int64            `json:"bytes"`
-	Droplets      int              `json:"droplets"`
-	Warnings      []diagnosticJSON `json:"warnings"`
-	// Signatures reports every signature of signature.asc (Signer is the
-	// first trusted one), Policy how they met the policy.
-	Signatures []signatureResult `json:"signatures,omitempty"`
-	Policy     *policyResult     `json:"policy,omitempty"`
-	// Provenance is how the provenance met the policy's provenance
-	// section, when it has one.
-	Provenance *provenanceResult `json:"provenance,omitempty"`
+	*trust.Verdict
 
-	reader   *assembly.Reader  // the assembly, open until close
-	verified *signing.Verified // reads through reader; nil when unsigned
-	trusted  *trust.Result     // what trust.Verify gave, when it succeeded
-	checked  *trust.Result     // what it gave, also when a rule refused
-	assembly *trust.Assembly   // the verified handle, when it succeeded
-	trust    *trust.Trust      // the keys and policy it verified with (nil: none given)
-	source   io.ReaderAt       // what it was read from (a *remote.Object for a location)
-	close    func()            // stops the digest and closes the file
+	assembly *trust.Assembly    // the verified handle, when it verified
+	checked  *trust.Result      // what the verification learnt, also when a rule refused (--vsa)
+	fail     *trust.VerifyError // the failure, as --json reports it beside the error
+	close    func()             // closes the handle and ends its context
 }
 
-// verifyFailure is what a failed verify reports beside its error: with
-// the signatures, when it got as far as reading them.
-type verifyFailure struct {
-	File          string            `json:"file"`
-	Valid         bool              `json:"valid"`
-	Authenticated bool              `json:"authenticated"`
-	Signed        bool              `json:"signed"`
-	Signatures    []signatureResult `json:"signatures,omitempty"`
-	Policy        *policyResult     `json:"policy,omitempty"`
-	Provenance    *provenanceResult `json:"provenance,omitempty"`
-}
+// failure is what a failed verify reports beside its error
+// (verify.json#/$defs/failure).
+func (r *verifyResult) failure() *trust.VerifyError { return r.fail }
 
-func (r *verifyResult) failure() verifyFailure {
-	return verifyFailure{File: r.File, Signed: r.Signed, Signatures: r.Signatures, Policy: r.Policy, Provenance: r.Provenance}
-}
-
-// provenanceResult is the provenance verdict (provenance.Verdict): every
-// rule checked, in order, and the one that failed ("" when none did).
-type provenanceResult struct {
-	Rule    string             `json:"rule,omitempty"`
-	Met     bool               `json:"met"`
-	Builder string             `json:"builder,omitempty"`
-	Checks  []provenance.Check `json:"checks"`
-}
-
-func newProvenanceResult(v *provenance.Verdict) *provenanceResult {
-	if v == nil {
+// policyFile is the policy file the assembly was verified with (nil when
+// none): its deploy section.
+func (r *verifyResult) policyFile() *trust.PolicyFile {
+	if r == nil || r.assembly == nil || r.assembly.Trust() == nil {
 		return nil
 	}
-	r := &provenanceResult{Met: v.Failed == nil, Checks: v.Checks}
-	if v.Failed != nil {
-		r.Rule = v.Failed.Rule
-	}
-	if v.Statement != nil {
-		r.Builder = v.Statement.Predicate.RunDetails.Builder.ID
-	}
-	return r
+	return r.assembly.Trust().PolicyFile
 }
 
-// A signerResult names a signing key: the primary key's fingerprint, the
-// fingerprint of the key (or subkey) that made the signature, and the
-// primary user ID.
-type signerResult struct {
-	Fingerprint string `json:"fingerprint"`
-	SigningKey  string `json:"signingKey"`
-	UserID      string `json:"userID"`
-	// KeyID is set only for a signature attached by sign --signature
-	// whose key is unknown and names no fingerprint.
-	KeyID string `json:"keyID,omitempty"`
-}
+// signerResult names a signing key, as every command reports one.
+type signerResult = trust.Signer
 
-// signatureResult is one signature, as verify reports it.
-type signatureResult struct {
-	KeyID             string `json:"keyID"`
-	IssuerFingerprint string `json:"issuerFingerprint,omitempty"`
-	Fingerprint       string `json:"fingerprint,omitempty"`
-	SigningKey        string `json:"signingKey,omitempty"`
-	UserID            string `json:"userID,omitempty"`
-	Time              string `json:"time"`
-	Hash              string `json:"hash"`
-	Valid             bool   `json:"valid"`
-	Trusted           bool   `json:"trusted"`
-	Known             bool   `json:"known,omitempty"`
-	Error             string `json:"error,omitempty"`
-	// Code is Error's code, as the top-level error's (errcodes.go).
-	Code string `json:"code,omitempty"`
-}
-
-// policyResult is how the signatures met the policy.
-type policyResult struct {
-	MinSigners int      `json:"minSigners"`
-	Signers    []string `json:"signers"`
-	Required   []string `json:"required"`
-	Missing    []string `json:"missing"`
-	Algorithms []string `json:"algorithms"`
-	Met        bool     `json:"met"`
-}
-
-// setSignatures fills res with the signatures and the policy's result.
-func (res *verifyResult) setSignatures(sigs []signing.Signature, pr signing.PolicyResult, pol signing.Policy) {
-	res.Signatures = []signatureResult{}
-	for _, s := range sigs {
-		r := signatureResult{KeyID: s.KeyID, IssuerFingerprint: s.IssuerFingerprint, Fingerprint: s.Fingerprint, SigningKey: s.SigningKey,
-			UserID: s.UserID, Time: s.Time.UTC().Format(time.RFC3339), Hash: signing.AlgorithmName(s.Hash), Valid: s.Valid, Trusted: s.Trusted, Known: s.Known}
-		if s.Err != nil {
-			r.Error, r.Code = s.Err.Error(), codeOf(s.Err)
-		}
-		res.Signatures = append(res.Signatures, r)
-	}
-	nonNil := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
-	}
-	res.Policy = &policyResult{MinSigners: pr.MinSigners, Signers: nonNil(pr.Signers), Required: nonNil(pr.Required), Missing: nonNil(pr.Missing),
-		Algorithms: trust.AlgorithmNames(pol.Algorithms), Met: pr.Met}
-}
-
-// verifyAssembly opens the assembly and verifies it (trust.Verify, the
-// one verify-and-open function), reporting what it found. The caller
-// calls res.close when done with res.reader and res.verified.
+// verifyAssembly opens the assembly (a file or a location) and verifies
+// it: trust.Open, with the options the flags give. It prints the check's
+// findings and the warnings of an assembly that is not authenticated.
+// The caller calls res.close, after an error too.
 func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verifyResult, err error) {
-	return verifySource(c, shown(name), allowUnsigned, func() (io.ReaderAt, int64, io.Closer, error) { return openSource(c, name) }, nil)
-}
-
-// verifySource is verifyAssembly of what open opens, name being how
-// messages call it (pull opens the location its own way). With w, the
-// assembly is written to w once verified (trust.VerifyTo: the verified
-// bytes, checked again as they pass).
-func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (io.ReaderAt, int64, io.Closer, error), w io.Writer) (res *verifyResult, err error) {
-	res = &verifyResult{File: name, Warnings: []diagnosticJSON{}, close: func() {}}
+	shownName := shown(name)
+	res = &verifyResult{Verdict: &trust.Verdict{File: shownName}, fail: &trust.VerifyError{Name: shownName}, close: func() {}}
 	want, err := digestOption(c)
 	if err != nil {
 		return res, err
@@ -282,14 +167,6 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 			return res, err
 		}
 	}
-	f, size, cl, err := open()
-	if err != nil {
-		return res, err
-	}
-	res.close = func() { cl.Close() }
-	res.Size = size
-	res.trust = tr
-	res.source = f
 	var bundles []trust.NamedBundle
 	for _, b := range c.StringSlice("bundle") {
 		data, err := limitio.ReadFile(b, 8<<20)
@@ -298,110 +175,62 @@ func verifySource(c *cli.Context, name string, allowUnsigned bool, open func() (
 		}
 		bundles = append(bundles, trust.NamedBundle{Name: b, Data: data})
 	}
-	prog := newProgress(c, "verifying "+name)
-	a, err := trust.NewAssembly(c.Context, name, f, size, tr, &trust.OpenOptions{InsecureAllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want,
+	ctx, cancel := c.Context, context.CancelFunc(func() {})
+	if remote.IsLocation(name) {
+		ctx, cancel = remoteContext(c)
+	}
+	prog := newProgress(c, "verifying "+shownName)
+	a, err := trust.Open(ctx, name, tr, &trust.OpenOptions{InsecureAllowUnsigned: allowUnsigned, Check: checkOptions(c), Progress: prog.Func(), Digest: want,
 		Provenance: wantsProvenance(c), Bundles: bundles})
 	prog.Done()
-	v := &trust.Result{}
-	var ve *trust.VerifyError
-	switch {
-	case err == nil:
-		v = a.Result()
-		if w != nil {
-			// The verified bytes, checked again as they pass.
-			if _, err := a.WriteTo(w); err != nil {
-				return res, err
-			}
-		}
-	case errors.As(err, &ve) && ve.Result != nil:
-		v, err = ve.Result, ve.Err
-	case errors.As(err, &ve):
-		err = ve.Err
-	}
-	res.assembly = a
-	res.reader, res.verified, res.Signed = v.Reader, v.Verified, v.Signed
-	res.Provenance = newProvenanceResult(v.Provenance)
-	if v.Report != nil {
-		showFindings(c, name, v.Report)
-	}
 	if err != nil {
-		switch {
-		case v.Reader == nil:
-			return res, onFile("", name, err)
-		case !v.Signed && errors.Is(err, signing.ErrUnsigned):
-			return res, onFile("verify", name, err)
-		case !v.Signed:
-			return res, onFile("verify", name, err)
-		case errors.Is(err, trust.ErrNoKeyring):
-			return res, trustError(c, err)
+		cancel()
+		var ve *trust.VerifyError
+		if !errors.As(err, &ve) {
+			return res, err
 		}
-		if len(v.Signatures) > 0 {
-			res.setSignatures(v.Signatures, v.PolicyResult, v.Policy)
-			if !c.Bool("json") && (len(v.Signatures) > 1 || len(v.Policy.Signers) > 0 || v.Policy.MinSigners > 1) {
-				for _, l := range signatureLines(res) {
-					fmt.Fprintf(c.App.ErrWriter, "assemble: %s\n", l)
-				}
-			}
-		}
-		res.SHA256 = v.SHA256 // known when a provenance rule refused
-		res.checked = v
-		return res, onFile("verify", name, err)
+		res.fail, res.Verdict, res.checked = ve, ve.Verdict(), ve.Result
+		return res, verifyError(c, ve)
 	}
-	res.SHA256 = v.SHA256
-	res.Valid = true
-	res.trusted, res.checked = v, v
-	res.Droplets = len(v.Manifest.Droplets)
-	res.Warnings = diagnosticsJSON(v.Report.Warnings())
-	res.Files = v.Files()
-	res.Bytes = v.Bytes()
-	if !v.Signed {
-		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", name)
+	res.close = func() {
+		a.Close()
+		cancel()
+	}
+	res.assembly, res.checked, res.Verdict = a, a.Result(), a.Verdict()
+	showFindings(c, shownName, a.Report())
+	if !res.Authenticated {
+		warnf(c, "%s is unsigned: its structure and manifest are valid, but nothing was authenticated", shownName)
 		return res, nil
 	}
-	res.setSignatures(v.Signatures, v.PolicyResult, v.Policy)
-	res.Authenticated = true
-	vf := v.Verified
-	res.Signer = &signerResult{Fingerprint: vf.Fingerprint(), SigningKey: vf.SigningKeyFingerprint(), UserID: vf.UserID()}
-	res.Timestamp = vf.Time().UTC().Format(time.RFC3339)
-	if a := vf.Attestation(); a.Zoneless {
-		msg := signing.ZonelessWarning(a)
-		warnf(c, "%s: %s", name, msg)
-		res.Warnings = append(res.Warnings, diagnosticJSON{Level: "warning", Rule: "timestamp-without-zone", Message: msg})
+	for _, w := range res.Warnings {
+		if w.Rule == trust.RuleZoneless {
+			warnf(c, "%s: %s", shownName, w.Message)
+		}
 	}
-	res.Algorithm = signing.AlgorithmName(vf.Attestation().Algorithm)
 	return res, nil
 }
 
-// openAssemblyFile opens an assembly file for reading and says its size.
-func openAssemblyFile(name string) (*os.File, int64, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, 0, err
+// verifyError is the failure of trust.Open as the commands say it: about
+// the file it names, after the check's findings and, on a terminal, each
+// signature and the policy when there is more than one to tell apart.
+func verifyError(c *cli.Context, ve *trust.VerifyError) error {
+	r, v := ve.Result, ve.Verdict()
+	if r == nil || r.Reader == nil {
+		return openError("", ve)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, err
+	showFindings(c, ve.Name, r.Report)
+	if errors.Is(ve.Err, trust.ErrNoKeyring) {
+		return trustError(c, ve.Err)
 	}
-	return f, st.Size(), nil
+	if p := v.Policy; p != nil && !c.Bool("json") && (len(v.Signatures) > 1 || len(p.Required) > 0 || p.MinSigners > 1) {
+		for _, l := range signatureLines(v) {
+			fmt.Fprintf(c.App.ErrWriter, "assemble: %s\n", l)
+		}
+	}
+	return onFile("verify", ve.Name, ve.Err)
 }
 
-// openAssembly opens the assembly file and reads its structure, as
-// assembly.Open does, keeping the file.
-func openAssembly(name string) (*os.File, *assembly.Reader, int64, error) {
-	f, size, err := openAssemblyFile(name)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	r, err := assembly.NewReader(f, size)
-	if err != nil {
-		f.Close()
-		return nil, nil, 0, onFile("", name, err)
-	}
-	return f, r, size, nil
-}
-
-func printVerified(c *cli.Context, name string, res *verifyResult) {
+func printVerified(c *cli.Context, name string, res *trust.Verdict) {
 	what := fmt.Sprintf("%s (%s, %s)", plural.Count(res.Files, "file"), plural.Count(int(res.Bytes), "byte"), plural.Count(res.Droplets, "droplet"))
 	if !res.Signed {
 		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\n%s\n", what, name, res.SHA256)
@@ -424,7 +253,7 @@ func printVerified(c *cli.Context, name string, res *verifyResult) {
 //	signature 1 of 2: good, trusted: "A <a@example.com>" (FPR) at T
 //	signature 2 of 2: not counted: key ID X (fingerprint Y) at T: not a trusted key
 //	policy: 1 trusted signer of at least 2 needed: not met
-func signatureLines(res *verifyResult) []string {
+func signatureLines(res *trust.Verdict) []string {
 	var out []string
 	for i, s := range res.Signatures {
 		who := describeSignature(signing.Signature{KeyID: s.KeyID, IssuerFingerprint: s.IssuerFingerprint, Fingerprint: s.Fingerprint, UserID: s.UserID})

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/testenv/scaling"
 )
 
 // hostileCDKOut writes a cdk.out of one asset manifest (S.assets.json,
@@ -117,29 +117,12 @@ func TestMapManifestBound(t *testing.T) {
 // TestMapLinear: mapping takes time in proportion to the cdk.out, where
 // artifact IDs that clean up to one logical ID, or many asset manifests
 // each with its stack, took time in the square of their number (30 s for
-// 40000 such IDs, 21 s for 20000 asset manifests). The test compares the
-// time of n and 4n items, each the fastest of three runs, so that a loaded
-// machine slows both alike: linear work takes about 4 times as long,
-// quadratic work 16 times; more than 9 fails.
+// 40000 such IDs, 21 s for 20000 asset manifests). scaling.Linear compares
+// n and 4n items (the fastest of interleaved runs, measured again before
+// it fails, so that a loaded machine does not fail it): linear work takes
+// about 4 times as long, quadratic work 16 times; more than 9 fails.
 func TestMapLinear(t *testing.T) {
-	fastest := func(run func()) time.Duration {
-		best := time.Duration(1<<63 - 1)
-		for i := 0; i < 3; i++ {
-			start := time.Now()
-			run()
-			best = min(best, time.Since(start))
-		}
-		return best
-	}
-	scales := func(t *testing.T, what string, n int, run func(n int)) {
-		small := fastest(func() { run(n) })
-		large := fastest(func() { run(4 * n) })
-		ratio := float64(large) / float64(small)
-		t.Logf("%d %s: %v; %d: %v (%.1fx)", n, what, small, 4*n, large, ratio)
-		if ratio > 9 {
-			t.Fatalf("%d %s took %v, %d took %v: %.1f times as long for 4 times as many (linear: about 4)", n, what, small, 4*n, large, ratio)
-		}
-	}
+	scales := scaling.Linear
 	t.Run("colliding IDs", func(t *testing.T) {
 		scales(t, "colliding IDs", 40000, func(n int) {
 			s := newIDSet()

@@ -10,16 +10,12 @@ import (
 	"github.com/cloud-assembly/assemble/droplets"
 )
 
-// An OutFile is one file `assemble extract --cdk-out` writes.
-type OutFile struct {
-	// Name is the file's name in the archive, below ArchiveDir.
-	Name string
-	// Path is its slash path below the cdk.out folder written.
-	Path string
-	// Executable is set for the files the manifest records as executable
-	// (the "executables" of a droplet whose folder lies in the cdk.out).
-	Executable bool
-}
+// An OutFile is one file `assemble extract --cdk-out` writes: Name is the
+// file's name in the archive, below ArchiveDir; Path its slash path below
+// the cdk.out folder written; Executable is set for the files the manifest
+// records as executable (the "executables" of a droplet whose folder lies
+// in the cdk.out). OutFiles is a trust.ExtractOptions Layout.
+type OutFile = assembly.Placement
 
 // OutFiles lists what makes the cdk.out of an assembly built from one:
 // every file below ArchiveDir, in archive order, with the executable bits

@@ -8,7 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/cloud-assembly/assemble/internal/testenv/scaling"
 )
 
 func loadTestCatalog(t *testing.T) *Catalog {
@@ -120,19 +121,20 @@ func TestCheckTemplateAliasBomb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := "x0: &a0 {Children: []}\n"
-	for i := 1; i <= 7; i++ {
-		src += fmt.Sprintf("x%d: &a%d {Children: [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]}\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	bomb := func(depth int) {
+		src := "x0: &a0 {Children: []}\n"
+		for i := 1; i <= depth; i++ {
+			src += fmt.Sprintf("x%d: &a%d {Children: [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]}\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+		}
+		src += fmt.Sprintf("Resources:\n  T:\n    Type: Demo::Tree::Node\n    Properties:\n      Root: *a%d\n", depth)
+		got, err := c.CheckTemplate("bomb.yaml", []byte(src))
+		if err != nil || len(got) != 1 || !strings.Contains(got[0].Message, "expand beyond 1000000 nodes") {
+			t.Fatalf("depth %d: findings %v", depth, got)
+		}
 	}
-	src += "Resources:\n  T:\n    Type: Demo::Tree::Node\n    Properties:\n      Root: *a7\n"
-	start := time.Now()
-	got, err := c.CheckTemplate("bomb.yaml", []byte(src))
-	if err != nil || len(got) != 1 || !strings.Contains(got[0].Message, "expand beyond 1000000 nodes") {
-		t.Fatalf("findings %v", got)
-	}
-	if d := time.Since(start); d > 20*time.Second {
-		t.Fatalf("took %v", d)
-	}
+	// Depth 8 would expand to ten times the nodes of depth 7: bounded,
+	// it takes no longer.
+	scaling.AtMost(t, "an alias bomb of depth 7, then 8", 2, func() { bomb(7) }, func() { bomb(8) })
 }
 
 // TestCheckPackaged: findings are placed in the sources.
