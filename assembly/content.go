@@ -24,8 +24,8 @@ func (f *File) Open() (io.ReadCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %q: %v", ErrFormat, f.Name(), err)
 	}
-	c := &contentReader{name: f.Name(), size: f.Size(), csize: f.CompressedSize(), crc: f.CRC32()}
-	switch f.Method() {
+	c := &contentReader{name: f.Name(), size: f.Size(), csize: f.CompressedSize(), crc: f.zf.CRC32}
+	switch f.zf.Method {
 	case methodStore:
 		c.r = raw
 	case methodDeflate:
@@ -37,13 +37,10 @@ func (f *File) Open() (io.ReadCloser, error) {
 		c.inflate = flate.NewReader(c.buf)
 		c.r = c.inflate
 	default:
-		return nil, fmt.Errorf("%w: %q uses compression method %d", ErrFormat, f.Name(), f.Method())
+		return nil, fmt.Errorf("%w: %q uses compression method %d", ErrFormat, f.Name(), f.zf.Method)
 	}
 	return c, nil
 }
-
-// OpenRaw returns the entry's stored (possibly compressed) bytes.
-func (f *File) OpenRaw() (io.Reader, error) { return f.zf.OpenRaw() }
 
 // checkEmpty reads a directory entry's data, which must be nothing.
 func (f *File) checkEmpty() error {

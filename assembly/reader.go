@@ -34,16 +34,9 @@ type File struct {
 	ra  io.ReaderAt
 }
 
-// HeaderOffset is where the entry's local header starts in the archive.
-func (f *File) HeaderOffset() int64 { return int64(f.ent.offset) }
-
-// EndOffset is just past the entry's data (and data descriptor): the entry
-// occupies [HeaderOffset, EndOffset) of the archive.
-func (f *File) EndOffset() int64 { return int64(f.ent.end) }
-
-// CentralRecord reads the entry's raw central directory record, for writing
-// an archive that keeps the entry byte for byte.
-func (f *File) CentralRecord() ([]byte, error) {
+// centralRecord reads the entry's raw central directory record, for writing
+// an archive that keeps the entry byte for byte (AppendSignature).
+func (f *File) centralRecord() ([]byte, error) {
 	b := make([]byte, f.ent.centralSize)
 	if _, err := f.ra.ReadAt(b, int64(f.ent.centralAt)); err != nil {
 		return nil, fmt.Errorf("%w: %q: reading its central directory record: %v", ErrFormat, f.Name(), err)
@@ -59,15 +52,6 @@ func (f *File) Size() int64 { return int64(f.zf.UncompressedSize64) }
 
 // CompressedSize is the entry's stored size.
 func (f *File) CompressedSize() int64 { return int64(f.zf.CompressedSize64) }
-
-// Method is the entry's compression method (zip.Store or zip.Deflate).
-func (f *File) Method() uint16 { return f.zf.Method }
-
-// CRC32 is the entry's CRC-32 as its header states.
-func (f *File) CRC32() uint32 { return f.zf.CRC32 }
-
-// Header returns a copy of the entry's ZIP header, for copying the entry raw.
-func (f *File) Header() zip.FileHeader { return f.zf.FileHeader }
 
 // NewReader reads the assembly in r, which is size bytes long.
 //
@@ -119,11 +103,9 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 	return ar, nil
 }
 
-// Raw returns the archive's bytes, and the offset where its central
-// directory starts (all entries lie before it, tiling [0, offset)).
-func (r *Reader) Raw() (*io.SectionReader, int64) {
-	return io.NewSectionReader(r.ra, 0, r.size), r.cdOffset
-}
+// Raw returns the archive's bytes, all of them, as they were read: for
+// hashing or copying the whole file.
+func (r *Reader) Raw() *io.SectionReader { return io.NewSectionReader(r.ra, 0, r.size) }
 
 // Files lists the file entries in archive order. Directory entries (names
 // ending in "/", as zip -r writes them) are not files: see Dirs.

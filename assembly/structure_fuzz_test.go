@@ -63,11 +63,11 @@ func FuzzNewReader(f *testing.F) {
 				if err != nil && !errors.Is(err, ErrCorrupt) {
 					t.Fatalf("%q: read error of no class: %v", f.Name(), err)
 				}
-				if err == nil && (n != f.Size() || h.Sum32() != f.CRC32()) {
-					t.Fatalf("%q: read %d bytes with CRC %08x, headers state %d and %08x", f.Name(), n, h.Sum32(), f.Size(), f.CRC32())
+				if err == nil && (n != f.Size() || h.Sum32() != f.zf.CRC32) {
+					t.Fatalf("%q: read %d bytes with CRC %08x, headers state %d and %08x", f.Name(), n, h.Sum32(), f.Size(), f.zf.CRC32)
 				}
 			}
-			raw, err := f.OpenRaw()
+			raw, err := f.zf.OpenRaw()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func FuzzNewReader(f *testing.F) {
 			if err != nil || int64(len(data)) != f.CompressedSize() {
 				t.Fatalf("%q: raw read %d bytes (%v), header says %d", f.Name(), len(data), err, f.CompressedSize())
 			}
-			h := f.Header()
+			h := f.zf.FileHeader
 			w, err := zw.CreateRaw(&h)
 			if err != nil {
 				t.Fatal(err)
@@ -94,7 +94,7 @@ func FuzzNewReader(f *testing.F) {
 		}
 		for i, f := range r.Files() {
 			g := r2.Files()[i]
-			if g.Name() != f.Name() || g.Size() != f.Size() || g.CRC32() != f.CRC32() {
+			if g.Name() != f.Name() || g.Size() != f.Size() || g.zf.CRC32 != f.zf.CRC32 {
 				t.Fatalf("raw copy changed entry %d: %q -> %q", i, f.Name(), g.Name())
 			}
 		}

@@ -110,20 +110,17 @@ type WriterOptions struct {
 }
 
 // A Sealer completes an archive as a Writer writes it, in one pass: it sees
-// each entry's content as the writer reads it, and then, instead of the
-// writer, writes what follows the entries. Package signing has one that
+// each entry's content as the writer reads it, and then gives the
+// signature.asc the writer appends after them. Package signing has one that
 // hashes the entries for the attestation and appends signature.asc, so a
 // build is signed without reading the assembly again.
 type Sealer interface {
 	// Entry returns where the content of the entry name goes, in order,
 	// as the writer reads it (before it is compressed).
 	Entry(name string) io.Writer
-	// Seal writes the rest of the archive once every entry is written:
-	// offset is the number of bytes written so far (where the central
-	// directory would start) and records are the entries' central
-	// directory records, in entry order, as the writer would have written
-	// them.
-	Seal(dst io.Writer, offset int64, records [][]byte) error
+	// Seal returns signature.asc's content, and its date, once every
+	// entry is written; the writer appends it as AppendSignature does.
+	Seal() (data []byte, mod time.Time, err error)
 }
 
 // A Writer builds a byte-reproducible assembly: entries sorted by name,
@@ -385,8 +382,8 @@ func (w *Writer) WriteTo(ctx context.Context, dst io.Writer) (int64, error) {
 
 // end writes the end of the archive: the zip writer's central directory
 // and end records go to a buffer first, to be mended (mendZip64Offsets),
-// then out, or, with a Sealer, the entries' records are taken from it for
-// the Sealer, which writes the end instead. What the zip writer still had
+// then out, or, with a Sealer, the entries' records are kept and the
+// Sealer's signature.asc is appended before them (writeSignedTail). What the zip writer still had
 // to write for the last entry (its data descriptor) goes out first.
 func end(zw *zip.Writer, cw *limitio.Writer, s Sealer, n int) error {
 	if err := zw.Flush(); err != nil {
@@ -417,7 +414,11 @@ func end(zw *zip.Writer, cw *limitio.Writer, s Sealer, n int) error {
 	if _, err := cw.Write(b[:start]); err != nil {
 		return err
 	}
-	return s.Seal(cw, flushed+int64(start), records)
+	sig, mod, err := s.Seal()
+	if err != nil {
+		return err
+	}
+	return writeSignedTail(cw, flushed+int64(start), records, sig, mod)
 }
 
 // centralRecords finds the central directory in b, what the zip writer

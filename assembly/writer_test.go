@@ -89,7 +89,7 @@ func TestWriterRoundTrip(t *testing.T) {
 	var names []string
 	for _, f := range r.Files() {
 		names = append(names, f.Name())
-		h := f.Header()
+		h := f.zf.FileHeader
 		if h.Mode().Perm() != 0o644 || !h.Mode().IsRegular() {
 			t.Errorf("%s: mode %v", f.Name(), h.Mode())
 		}
@@ -147,7 +147,7 @@ func TestWriterReproducible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.Files()[0].Header().Modified; !got.Equal(time.Unix(1700000000, 0)) {
+	if got := r.Files()[0].zf.FileHeader.Modified; !got.Equal(time.Unix(1700000000, 0)) {
 		t.Errorf("time = %v", got)
 	}
 }
@@ -370,12 +370,12 @@ func TestManifestLimit(t *testing.T) {
 	}
 }
 
-// recordingSealer keeps what a Writer gives a Sealer, and ends the archive
-// as the writer would have: the records, then the writer's end records.
+// recordingSealer keeps what a Writer gives a Sealer, and gives it a
+// signature.asc.
 type recordingSealer struct {
 	content map[string]*bytes.Buffer
-	offset  int64
-	records [][]byte
+	sig     []byte
+	mod     time.Time
 }
 
 func (s *recordingSealer) Entry(name string) io.Writer {
@@ -384,14 +384,13 @@ func (s *recordingSealer) Entry(name string) io.Writer {
 	return b
 }
 
-func (s *recordingSealer) Seal(dst io.Writer, offset int64, records [][]byte) error {
-	s.offset, s.records = offset, records
-	return nil
-}
+func (s *recordingSealer) Seal() ([]byte, time.Time, error) { return s.sig, s.mod, nil }
 
-// A Sealer sees every entry's exact content, and gets the offset and the
-// central directory records the writer would have written, whatever the
-// entries' sizes (a last entry with a data descriptor included).
+// A Sealer sees every entry's exact content, whatever the entries' sizes (a
+// last entry with a data descriptor included), and the sealed archive is
+// byte for byte the plain one with its signature appended by
+// AppendSignature: the entries' bytes and central records unchanged, then
+// signature.asc.
 func TestWriterSealer(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	for _, sizes := range [][]int{{0}, {10, 0, 3 << 20}, {2<<20 + 5}, {1, 2, 3, 1 << 20}} {
@@ -413,20 +412,57 @@ func TestWriterSealer(t *testing.T) {
 			return buf.Bytes()
 		}
 		plain := write(nil)
-		s := &recordingSealer{content: map[string]*bytes.Buffer{}}
+		s := &recordingSealer{content: map[string]*bytes.Buffer{}, sig: []byte("a signature\n"), mod: time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)}
 		sealed := write(s)
-		if int64(len(sealed)) != s.offset || !bytes.Equal(sealed, plain[:s.offset]) {
-			t.Fatalf("%v: the sealed archive's %d bytes are not the plain one's first %d", sizes, len(sealed), s.offset)
-		}
-		if cd := bytes.Join(s.records, nil); !bytes.HasPrefix(plain[s.offset:], cd) || len(s.records) != len(files) {
-			t.Fatalf("%v: %d records that are not the plain archive's central directory", sizes, len(s.records))
-		}
 		for name, b := range files {
 			if !bytes.Equal(s.content[name].Bytes(), b) {
 				t.Errorf("%v: the sealer saw %d bytes of %s, want %d", sizes, s.content[name].Len(), name, len(b))
 			}
 		}
+		pr, err := NewReader(bytes.NewReader(plain), int64(len(plain)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var appended bytes.Buffer
+		if err := AppendSignature(context.Background(), &appended, pr, nil, s.Seal); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(sealed, appended.Bytes()) {
+			t.Fatalf("%v: the sealed archive (%d bytes) is not the plain one with its signature appended (%d bytes)", sizes, len(sealed), appended.Len())
+		}
+		if !bytes.Equal(sealed[:pr.cdOffset], plain[:pr.cdOffset]) {
+			t.Fatalf("%v: the entries' bytes changed", sizes)
+		}
+		sr, err := NewReader(bytes.NewReader(sealed), int64(len(sealed)))
+		if err != nil {
+			t.Fatalf("%v: %v", sizes, err)
+		}
+		for _, f := range pr.Files() {
+			a, _ := f.centralRecord()
+			b, _ := sr.File(f.Name()).centralRecord()
+			if !bytes.Equal(a, b) {
+				t.Errorf("%v: %s's central record changed", sizes, f.Name())
+			}
+		}
+		if got := readFileOf(t, sr, SignatureName); !bytes.Equal(got, s.sig) || sr.Files()[len(sr.Files())-1].Name() != SignatureName {
+			t.Errorf("%v: signature.asc is %q, or not the last entry", sizes, got)
+		}
 	}
+}
+
+// readFileOf is the content of r's file name.
+func readFileOf(t *testing.T, r *Reader, name string) []byte {
+	t.Helper()
+	rc, err := r.File(name).Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // The writer holds what it writes to the reader's size limits, and says so
@@ -512,10 +548,10 @@ func TestWriterZip64FieldsFollowAPPNOTE(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the mended archive: %v", err)
 	}
-	if f := r.File("big.bin"); f == nil || f.Size() != 5<<30 || f.HeaderOffset() != 0 {
+	if f := r.File("big.bin"); f == nil || f.Size() != 5<<30 || f.headerOffset() != 0 {
 		t.Fatalf("big.bin read back as %+v", f)
 	}
-	if f := r.File("small.txt"); f == nil || f.HeaderOffset() == 0 {
+	if f := r.File("small.txt"); f == nil || f.headerOffset() == 0 {
 		t.Fatalf("small.txt read back as %+v", f)
 	}
 	if sevenZip, err := exec.LookPath("7zz"); err == nil {
@@ -629,3 +665,6 @@ func TestWriterTrailer(t *testing.T) {
 		t.Errorf("failing trailer: %v, want boom", err)
 	}
 }
+
+// headerOffset is where f's local header starts in the archive.
+func (f *File) headerOffset() int64 { return int64(f.ent.offset) }

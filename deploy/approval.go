@@ -44,7 +44,8 @@ var (
 		"use --require-approval never, any-change or broadening")
 )
 
-// ParseApproval reads an approval level ("" is the default).
+// ParseApproval reads an approval level ("" is the default). Its error
+// is an *errcode.FieldError (ErrApprovalLevel) naming RequireApproval.
 func ParseApproval(s string) (Approval, error) {
 	switch a := Approval(s); a {
 	case "":
@@ -52,7 +53,7 @@ func ParseApproval(s string) (Approval, error) {
 	case ApproveNever, ApproveAnyChange, ApproveBroadening:
 		return a, nil
 	}
-	return "", fmt.Errorf("%w: %q: want never, any-change or broadening", ErrApprovalLevel, s)
+	return "", &errcode.FieldError{Field: "RequireApproval", Value: fmt.Sprintf("%q", s), Reason: "want never, any-change or broadening", Err: ErrApprovalLevel}
 }
 
 // NeedsApproval lists, in words, what in the diff needs approval at level

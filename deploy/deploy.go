@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/trust"
 )
 
@@ -432,14 +434,11 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = DefaultConcurrency
 	}
+	if err := opts.Check(); err != nil {
+		return nil, nil, err
+	}
 	if opts.Method == "" {
 		opts.Method = ChangeSet
-	}
-	if opts.Method != ChangeSet && opts.Method != Direct {
-		return nil, nil, fmt.Errorf("%w: method %q: want change-set or direct", ErrParameter, opts.Method)
-	}
-	if opts.NoExecute && opts.Method != ChangeSet {
-		return nil, nil, fmt.Errorf("%w: no-execute leaves change sets: it needs method change-set, not %s", ErrParameter, opts.Method)
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second
@@ -579,6 +578,26 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	return r, ds, nil
 }
 
+// Check is the verdict on the options Deploy takes as they are (the
+// others are judged against the assembly): Method is "", ChangeSet or
+// Direct; NoExecute needs ChangeSet; MaxFailures is 0 or more. Its error
+// is an *errcode.FieldError wrapping ErrOption. Deploy checks; a caller
+// may check first, to refuse before it reads anything.
+func (o Options) Check() error {
+	switch o.Method {
+	case "", ChangeSet, Direct:
+	default:
+		return &errcode.FieldError{Field: "Method", Value: fmt.Sprintf("%q", o.Method), Reason: "want change-set or direct", Err: ErrOption}
+	}
+	if o.NoExecute && o.Method == Direct {
+		return &errcode.FieldError{Field: "Method", Value: string(o.Method), Reason: "NoExecute leaves change sets: it needs change-set", Err: ErrOption}
+	}
+	if o.MaxFailures < 0 {
+		return &errcode.FieldError{Field: "MaxFailures", Value: strconv.Itoa(o.MaxFailures), Reason: "at least 0", Err: ErrOption}
+	}
+	return nil
+}
+
 // Run deploys the assembly trust.Open verified, as Deploy does, under the
 // deploy section of the policy file it was verified with, if any
 // (WithPolicy). This is what 'assemble deploy' does.
@@ -591,15 +610,19 @@ func Run(ctx context.Context, a *trust.Assembly, opts Options) (*Result, error) 
 }
 
 // WithPolicy is o under the deploy section of t's policy file (none when
-// t or its policy file is nil): its staging-bucket unless o names one,
-// the capabilities either allows, its deployer-parameters unless o sets
-// Settable, and its require-approval unless o sets RequireApproval. A
-// require-approval deploy does not know fails with ErrApprovalLevel.
+// t, its policy file or the section is nil; see Policy): its
+// staging-bucket unless o names one, the capabilities either allows, its
+// deployer-parameters unless o sets Settable, and its require-approval
+// unless o sets RequireApproval. The section was checked as the file was
+// read (trust.ReadPolicy); nothing is checked again here.
 func (o Options) WithPolicy(t *trust.Trust) (Options, error) {
-	if t == nil || t.PolicyFile == nil {
+	if t == nil {
 		return o, nil
 	}
-	p := t.PolicyFile
+	p := PolicyOf(t.PolicyFile)
+	if p == nil {
+		return o, nil
+	}
 	if o.StagingBucket == "" {
 		o.StagingBucket = p.StagingBucket
 	}
@@ -607,12 +630,8 @@ func (o Options) WithPolicy(t *trust.Trust) (Options, error) {
 	if o.Settable == nil {
 		o.Settable = p.DeployerParameters
 	}
-	if o.RequireApproval == "" && p.RequireApproval != "" {
-		a, err := ParseApproval(p.RequireApproval)
-		if err != nil {
-			return o, fmt.Errorf("the policy file's require-approval: %w", err)
-		}
-		o.RequireApproval = a
+	if o.RequireApproval == "" {
+		o.RequireApproval = p.RequireApproval
 	}
 	return o, nil
 }
@@ -627,6 +646,9 @@ func Deploy(ctx context.Context, src *Source, opts Options) (*Result, error) {
 		opts.Concurrency = DefaultConcurrency
 	}
 	res := newResult(src, opts)
+	if err := opts.Check(); err != nil {
+		return res, err
+	}
 	name, t, err := chooseTarget(src, opts)
 	if err != nil {
 		return res, err

@@ -28,6 +28,12 @@ var (
 	// (missing, or the policy's deployer-parameters), or is malformed.
 	ErrParameter = errcode.New("bad_parameter", "bad parameter",
 		"write --parameter as DROPLET.NAME=VALUE, naming a parameter the template declares and the assembly lists under missing (or the policy file names under deployer-parameters)")
+	// ErrOption: an Options field holds a value Deploy does not take (a
+	// Method other than change-set or direct, a negative MaxFailures,
+	// NoExecute without a change set); the error is an
+	// *errcode.FieldError naming the field.
+	ErrOption = errcode.New("deploy_option", "invalid deploy option",
+		"stacks deploy by change-set or direct, no-execute needs change-set, and the failures allowed are 0 or more")
 	// ErrUndeployable: a targeted droplet's type has no deployer.
 	ErrUndeployable = errcode.New("undeployable", "no deployer for the droplet's type",
 		"this tool has no deployer for the droplet's type: deploy it another way, or leave it out with --only")

@@ -47,7 +47,7 @@ func TestNoExecuteAndNoRollback(t *testing.T) {
 		t.Errorf("%d change sets left to execute, want 1", left)
 	}
 	o.Method = Direct
-	if _, err := Deploy(context.Background(), src, o); !errors.Is(err, ErrParameter) {
+	if _, err := Deploy(context.Background(), src, o); !errors.Is(err, ErrOption) {
 		t.Errorf("no-execute with method direct: %v", err)
 	}
 

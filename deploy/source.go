@@ -30,7 +30,7 @@ type Source struct {
 	sizes    map[string]int64
 	open     func(name string) (io.ReadCloser, error)
 	// policy is the policy file the verification used (nil: none): it
-	// may restrict the targets (trust.PolicyFile.AllowTarget).
+	// may restrict the targets (its deploy section: Policy.AllowTarget).
 	policy *trust.PolicyFile
 }
 

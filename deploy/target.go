@@ -69,7 +69,7 @@ func (r *runner) place(d *droplet) []error {
 
 // chooseTarget is the target Options.Target names: required when the
 // manifest declares targets, refused when it declares none, and asked of
-// the verification's policy file (trust.PolicyFile.AllowTarget).
+// the verification's policy file (its deploy section: Policy.AllowTarget).
 func chooseTarget(src *Source, opts Options) (string, *assembly.Target, error) {
 	m := src.manifest
 	names := m.TargetNames()
@@ -85,18 +85,10 @@ func chooseTarget(src *Source, opts Options) (string, *assembly.Target, error) {
 	if t == nil {
 		return "", nil, fmt.Errorf("%w: --target %s: the assembly declares %s%s", ErrTarget, opts.Target, strings.Join(names, ", "), suggest.Hint(opts.Target, names))
 	}
-	if err := src.policy.AllowTarget(opts.Target); err != nil {
+	if err := PolicyOf(src.policy).AllowTarget(opts.Target); err != nil {
 		return "", nil, err
 	}
 	return opts.Target, t, nil
-}
-
-// TargetPairs are the account/region pairs the named target deploys its
-// environment-agnostic droplets to, in its order: none for an assembly
-// without targets, an unknown target, or one whose droplets all name
-// their own environment; more than one for a matrix.
-func TargetPairs(src *Source, target string) []string {
-	return targetPairs(src.manifest, src.manifest.Targets[target])
 }
 
 // targetPairs are the account/region pairs the target deploys its

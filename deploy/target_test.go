@@ -20,8 +20,6 @@ import (
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go/middleware"
-
-	"github.com/cloud-assembly/assemble/trust"
 )
 
 // moto's limits these tests rest on (moto 5.2.1): STS AssumeRole accepts
@@ -194,12 +192,16 @@ func TestPolicyRefusesTarget(t *testing.T) {
 	cfg := awsConfig(t)
 	u := uniq()
 	src, _ := promotion(t, u, nil)
-	src.policy = &trust.PolicyFile{Targets: []string{"dev"}, Has: map[string]bool{"targets": true}}
+	pol, _, err := readPolicyFile(t, "deploy:\n  targets: [dev]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.policy = pol
 	o := opts(cfg, nil)
 	o.Method, o.Target = Direct, "prod"
-	_, err := Deploy(context.Background(), src, o)
-	if !errors.Is(err, trust.ErrTargetRefused) {
-		t.Fatalf("want trust.ErrTargetRefused, got %v", err)
+	_, err = Deploy(context.Background(), src, o)
+	if !errors.Is(err, ErrTargetRefused) {
+		t.Fatalf("want ErrTargetRefused, got %v", err)
 	}
 	if got := stacksNamed(t, accountConfig(t, cfg, prodAccount), u); len(got) != 0 {
 		t.Fatalf("prod's account got %v", got)
@@ -207,8 +209,8 @@ func TestPolicyRefusesTarget(t *testing.T) {
 	if got := stacksNamed(t, accountConfig(t, cfg, sharedAccount), u); len(got) != 0 {
 		t.Fatalf("the shared account got %v", got)
 	}
-	if _, err := Status(context.Background(), src, o); !errors.Is(err, trust.ErrTargetRefused) {
-		t.Fatalf("status: want trust.ErrTargetRefused, got %v", err)
+	if _, err := Status(context.Background(), src, o); !errors.Is(err, ErrTargetRefused) {
+		t.Fatalf("status: want ErrTargetRefused, got %v", err)
 	}
 }
 

@@ -37,3 +37,19 @@ func TestAllSorted(t *testing.T) {
 		}
 	}
 }
+
+func TestFieldError(t *testing.T) {
+	class := New("test_field", "bad option", "fix the option")
+	err := fmt.Errorf("load: %w", &FieldError{Field: "MinSigners", Value: "0", Reason: "at least 1", Err: class})
+	var fe *FieldError
+	if !errors.As(err, &fe) || !errors.Is(err, class) || Of(err) != "test_field" {
+		t.Fatalf("the field error or its class is lost: %v", err)
+	}
+	if got := err.Error(); got != "load: MinSigners 0: at least 1" {
+		t.Fatalf("message %q", got)
+	}
+	named := fe.Named("--min-signers")
+	if named.Error() != "--min-signers 0: at least 1" || !errors.Is(named, class) || fe.Field != "MinSigners" {
+		t.Fatalf("Named: %q (original %q)", named, fe.Field)
+	}
+}

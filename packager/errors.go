@@ -21,6 +21,11 @@ var (
 	// ErrMissing: with Strict, something the assembly needs has no value.
 	ErrMissing = errcode.New("missing", "missing information",
 		"give the value (properties.parameters in assembly.yaml, or a Default), or build without --strict: the assembly then lists it under missing for the deployer")
+	// ErrOption: a PackageOptions field holds a value PackageTemplate
+	// does not take (a Format other than yaml or json); the error is an
+	// *errcode.FieldError naming the field.
+	ErrOption = errcode.New("package_option", "invalid package option",
+		"write the packaged template as yaml or json, or leave the format empty to keep the input's")
 	// ErrChanged: a project file was replaced (for instance by a symbolic
 	// link) between the check and the write; nothing was written.
 	ErrChanged = errcode.New("project_changed", "project file changed during the build",

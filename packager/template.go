@@ -3,6 +3,7 @@ package packager
 import (
 	"fmt"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cfn"
 )
@@ -40,15 +41,25 @@ type PackageOptions struct {
 	Artifacts cfn.Artifacts
 }
 
+// Check is the verdict on the options as they are: Format is "", yaml or
+// json. Its error is an *errcode.FieldError wrapping ErrOption.
+// PackageTemplate checks; a caller may check first, to refuse before it
+// reads anything.
+func (opts PackageOptions) Check() error {
+	switch opts.Format {
+	case "", "yaml", "json":
+		return nil
+	}
+	return &errcode.FieldError{Field: "Format", Value: fmt.Sprintf("%q", opts.Format), Reason: "use yaml or json", Err: ErrOption}
+}
+
 // PackageTemplate reads the CloudFormation template at path, expands its
 // local modules (see package cfn) and returns the packaged template.
 // Errors wrap the cfn sentinels (cfn.ErrMissingParameter, cfn.ErrCycle, ...)
 // and, as *cfn.Error, carry the file, line, column and module chain.
 func PackageTemplate(path string, opts PackageOptions) ([]byte, error) {
-	switch opts.Format {
-	case "", "yaml", "json":
-	default:
-		return nil, fmt.Errorf("package %s: unknown format %q (use yaml or json)", path, opts.Format)
+	if err := opts.Check(); err != nil {
+		return nil, fmt.Errorf("package %s: %w", path, err)
 	}
 	arts := opts.Artifacts
 	var params []string

@@ -164,10 +164,13 @@ var ErrBundle = errcode.New("provenance_bundle", "not a provenance bundle",
 const maxBundle = 8 << 20
 
 // A BundleResult is a bundle whose signature a trusted key made: the
-// statement it holds, and the key file that verified it.
+// statement it holds, and the key file that verified it; Name and Data
+// are the bundle as VerifyBundle was given it (the bytes verified).
 type BundleResult struct {
 	Statement *Statement
 	KeyFile   string
+	Name      string
+	Data      []byte
 }
 
 // NewBundleStatement is the statement attest --provenance signs: about
@@ -226,12 +229,12 @@ func VerifyBundle(name string, data []byte, file digest.Digest, keys []BundleKey
 	}
 	var st Statement
 	dec := json.NewDecoder(bytes.NewReader(payload))
-	if err := dec.Decode(&st); err != nil || st.Type != StatementType {
-		return nil, fmt.Errorf("%w: %s: the payload is not an in-toto statement v1", ErrBundle, name)
+	if err := dec.Decode(&st); err != nil || (st.Type != StatementType && st.Type != StatementTypeV01) {
+		return nil, fmt.Errorf("%w: %s: the payload is not an in-toto statement (v1, or v0.1 as cosign attest-blob writes it)", ErrBundle, name)
 	}
 	for _, s := range st.Subject {
 		if s.Digest["sha256"] == file.Hex() {
-			return &BundleResult{Statement: &st, KeyFile: by.File}, nil
+			return &BundleResult{Statement: &st, KeyFile: by.File, Name: name, Data: data}, nil
 		}
 	}
 	return nil, &RuleError{Rule: RuleBundleSubject, Detail: fmt.Sprintf("%s is about another file: no subject has sha256 %s", name, file.Hex())}

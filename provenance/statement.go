@@ -20,7 +20,11 @@ const EntryName = "provenance.intoto.json"
 // The in-toto and SLSA identifiers a statement carries.
 const (
 	StatementType = "https://in-toto.io/Statement/v1"
-	PredicateType = "https://slsa.dev/provenance/v1"
+	// StatementTypeV01 is the statement of in-toto attestation v0.1, the
+	// same layout (v1 is compatible with it), which cosign 3's
+	// attest-blob still writes: a bundle holding one is read as v1.
+	StatementTypeV01 = "https://in-toto.io/Statement/v0.1"
+	PredicateType    = "https://slsa.dev/provenance/v1"
 	// BuildType names what assemble's externalParameters and
 	// resolvedDependencies mean (docs/provenance.md describes it).
 	BuildType = "https://github.com/cloud-assembly/assemble/blob/main/docs/provenance.md#build-v1"

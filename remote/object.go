@@ -156,6 +156,11 @@ type Object struct {
 	sum  digest.Digest
 
 	requests, received atomic.Int64
+
+	// The referrers, read once (Referrers).
+	refOnce sync.Once
+	refs    []Referrer
+	refErr  error
 }
 
 // A fetch is one ranged request for the blocks [first, first+n).

@@ -5,25 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	ggcr "github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/cloud-assembly/assemble/internal/testenv/ocireg"
 	"github.com/cloud-assembly/assemble/internal/testenv/scaling"
 )
 
@@ -31,51 +25,25 @@ import (
 // when set, may answer a request instead.
 func inProcessRegistry(t *testing.T, wrap func(w http.ResponseWriter, r *http.Request) bool) string {
 	t.Helper()
-	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if wrap != nil && wrap(w, r) {
-			return
-		}
-		reg.ServeHTTP(w, r)
-	}))
+	srv := ocireg.InProcess(false, wrap)
 	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
+	return ocireg.Host(srv)
 }
 
 // dockerRegistry starts Debian's docker-registry (the CNCF distribution
-// registry) on a free loopback port with a temporary configuration and
-// storage, and returns its host:port; it skips, saying why, when the
+// registry) and returns its host:port; it skips, saying why, when the
 // registry is not installed.
 func dockerRegistry(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("docker-registry")
-	if err != nil {
-		t.Skip("docker-registry is not installed (Debian's docker-registry package; .ci/run installs it)")
+	if why := ocireg.Absent(); why != "" {
+		t.Skip(why)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, stop, err := ocireg.Docker(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.yml")
-	os.WriteFile(cfg, []byte(fmt.Sprintf("version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: %s\n", filepath.Join(dir, "data"), addr)), 0o644)
-	cmd := exec.Command(bin, "serve", cfg)
-	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=none")
-	if err := cmd.Start(); err != nil {
-		t.Skipf("docker-registry did not start: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		resp, err := http.Get("http://" + addr + "/v2/")
-		if err == nil {
-			resp.Body.Close()
-			return addr
-		}
-	}
-	t.Fatalf("docker-registry did not answer on %s within 20s", addr)
-	return ""
+	t.Cleanup(stop)
+	return addr
 }
 
 func pushRead(t *testing.T, host string) {

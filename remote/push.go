@@ -43,6 +43,12 @@ type File struct {
 	// source's manifest digest; it must name the file as its one layer
 	// and the empty config, else a manifest is made as for a file.
 	Manifest []byte
+	// Referrers are attached to the OCI artifact as OCI 1.1 referrers
+	// (subject: its manifest; docs/oci.md), each once, after the
+	// manifest; a registry without the referrers API gets the tag schema
+	// (sha256-HEX of the manifest). S3 has no place for them: they are
+	// not sent there (Pushed.Referrers stays empty).
+	Referrers []Referrer
 }
 
 // Pushed says where a file went.
@@ -58,6 +64,8 @@ type Pushed struct {
 	Multipart bool
 	// Replaced: an S3 object was at the key and this one replaced it.
 	Replaced bool
+	// Referrers are the File.Referrers attached, in order (OCI only).
+	Referrers []PushedReferrer
 }
 
 // MetadataSHA256 is the S3 user metadata key that holds the file's
@@ -189,10 +197,20 @@ func pushOCI(ctx context.Context, loc *Location, f File, want digest.Digest, pro
 	if err := ggcr.WriteLayer(repo, layer, ropts...); err != nil {
 		return nil, registryError(fmt.Sprintf("push to %s: blob sha256:%s", loc, hx), err)
 	}
+	// The referrers go first, the tag last: whoever finds the tag finds
+	// the referrers too (a registry takes a referrer before its subject).
+	md := digest.Of(b)
+	p := &Pushed{Digest: want, Manifest: md}
+	subject := v1.Descriptor{MediaType: types.OCIManifestSchema1, Size: int64(len(b)), Digest: v1.Hash{Algorithm: "sha256", Hex: md.Hex()}}
+	refs, err := pushReferrers(repo, subject, f.Referrers, ropts)
+	if err != nil {
+		return nil, fmt.Errorf("push to %s: %w (the tag was not written)", loc, err)
+	}
+	p.Referrers = refs
 	if err := ggcr.Put(tag, rawManifest{b, types.OCIManifestSchema1}, ropts...); err != nil {
 		return nil, registryError(fmt.Sprintf("push to %s: manifest", loc), err)
 	}
-	return &Pushed{Digest: want, Manifest: digest.Of(b)}, nil
+	return p, nil
 }
 
 // s3Version is S3's version ID, but the "null" of an unversioned bucket.

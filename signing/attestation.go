@@ -7,6 +7,7 @@ import (
 	_ "crypto/sha512" // SHA384 and SHA512 attestations
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/strictjson"
 )
 
@@ -69,6 +71,8 @@ func AlgorithmName(h crypto.Hash) string {
 // ParseAlgorithm reads an attestation algorithm name. SHA256, SHA384 and
 // SHA512 are accepted, also spelled SHA-256 and in lower case; MD5 and SHA1
 // are refused with ErrWeakAlgorithm, anything else with ErrAttestation.
+// The error is an *errcode.FieldError whose Field is "algorithm" (a
+// command line puts its flag there).
 func ParseAlgorithm(name string) (crypto.Hash, error) {
 	switch strings.ReplaceAll(strings.ToUpper(name), "-", "") {
 	case "SHA256":
@@ -78,6 +82,22 @@ func ParseAlgorithm(name string) (crypto.Hash, error) {
 	case "SHA512":
 		return crypto.SHA512, nil
 	case "MD5", "SHA1":
+		return 0, &errcode.FieldError{Field: "algorithm", Value: fmt.Sprintf("%q", name), Reason: algorithmsAllowed, Err: ErrWeakAlgorithm}
+	}
+	return 0, &errcode.FieldError{Field: "algorithm", Value: fmt.Sprintf("%q", name), Reason: algorithmsAllowed, Err: ErrAttestation}
+}
+
+// algorithmsAllowed is what ParseAlgorithm's error says would do.
+const algorithmsAllowed = "use SHA256, SHA384 or SHA512"
+
+// attestationAlgorithm is ParseAlgorithm of an attestation's algorithm,
+// its error said of the attestation.
+func attestationAlgorithm(name string) (crypto.Hash, error) {
+	h, err := ParseAlgorithm(name)
+	switch {
+	case err == nil:
+		return h, nil
+	case errors.Is(err, ErrWeakAlgorithm):
 		return 0, fmt.Errorf("%w: %q is broken by known collision attacks; sign with SHA256, SHA384 or SHA512", ErrWeakAlgorithm, name)
 	}
 	return 0, fmt.Errorf("%w: unknown algorithm %q (want SHA256, SHA384 or SHA512)", ErrAttestation, name)
@@ -168,7 +188,7 @@ func ParseAttestation(data []byte) (*Attestation, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: \"items\" is %s, want an object", ErrAttestation, strictjson.Kind(top["items"]))
 	}
-	alg, err := ParseAlgorithm(*j.Algorithm)
+	alg, err := attestationAlgorithm(*j.Algorithm)
 	if err != nil {
 		return nil, err
 	}

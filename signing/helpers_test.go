@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -119,11 +120,11 @@ func signatureOf(t testing.TB, b []byte) []byte {
 // the other entries).
 func replaceSignature(t testing.TB, b, sig []byte) []byte {
 	t.Helper()
-	r := reader(t, b)
+	r, copyRaw := reader(t, b), rawCopier(t, b)
 	var out bytes.Buffer
 	zw := zip.NewWriter(&out)
 	for _, f := range contentFiles(r) {
-		if err := copyRaw(zw, f); err != nil {
+		if err := copyRaw(zw, f.Name()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,4 +160,41 @@ func clearSign(a *Attestation, signer *openpgp.Entity, opts *SignOptions) ([]byt
 		return nil, err
 	}
 	return writeMessage(m.plaintext, m.hashList(), m.raw)
+}
+
+// rawEntry is the entry name of the archive b as the zip library reads
+// it: its stored bytes and header, which package assembly keeps to itself.
+func rawEntry(t testing.TB, b []byte, name string) *zip.File {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range zr.File {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("no entry %q", name)
+	return nil
+}
+
+// rawBytes are the stored (maybe compressed) bytes of b's entry name.
+func rawBytes(t testing.TB, b []byte, name string) []byte {
+	t.Helper()
+	r, err := rawEntry(t, b, name).OpenRaw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// rawCopier copies entries of the archive b to a zip writer raw: the same
+// stored bytes and header fields.
+func rawCopier(t testing.TB, b []byte) func(zw *zip.Writer, name string) error {
+	return func(zw *zip.Writer, name string) error { return zw.Copy(rawEntry(t, b, name)) }
 }

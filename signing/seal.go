@@ -17,8 +17,6 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 	filedigest "github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/output"
-	"github.com/klauspost/compress/zip"
-	"golang.org/x/sync/errgroup"
 )
 
 // A Signer makes the OpenPGP signatures of an attestation: keys held in
@@ -534,84 +532,37 @@ func signerError(err error) error {
 	return fmt.Errorf("%w: %v", ErrNoSigningKey, err)
 }
 
-// writeSealed writes the sealed copy of r to dst: hash runs while the
-// kept entries are copied, then sign gives signature.asc. When the old
-// signature.asc (if any) is the last entry, the archive's bytes before it
-// are copied verbatim (by copyPrefix, or from r) and a new tail is written:
-// one pass over the input, and every other entry keeps its exact bytes,
-// local and central headers included. Otherwise the entries are copied raw
-// through a zip writer.
+// writeSealed writes the sealed copy of r to dst through
+// assembly.AppendSignature: hash runs while the kept entries are copied
+// (by copyPrefix, or from r), then sign gives signature.asc. A failed
+// hash stops the copy; a failed copy stops the hash.
 func writeSealed(ctx context.Context, dst io.Writer, r *assembly.Reader, hash func(context.Context) error,
 	sign func(context.Context) ([]byte, time.Time, error), copyPrefix func(dst io.Writer, n int64) error) error {
-	prefix, err := appendPrefix(r)
-	if errors.Is(err, errNotAppendable) {
-		return writeRewritten(ctx, dst, r, hash, sign)
-	}
-	if copyPrefix == nil {
-		copyPrefix = func(dst io.Writer, n int64) error {
-			raw, _ := r.Raw()
-			_, err := io.Copy(dst, io.NewSectionReader(raw, 0, n))
-			return err
+	hctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	hashed := make(chan error, 1)
+	go func() {
+		err := hash(hctx)
+		if err != nil {
+			cancel(err)
 		}
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return hash(gctx) })
-	g.Go(func() error { return copyPrefix(dst, prefix) })
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	sig, mod, err := sign(ctx)
-	if err != nil {
-		return err
-	}
-	records, err := centralRecords(r)
-	if err != nil {
-		return err
-	}
-	return writeSignedTail(dst, prefix, records, sig, mod)
-}
-
-// writeRewritten writes the sealed copy through a zip writer: entries
-// copied raw (same stored bytes and header fields), then signature.asc.
-func writeRewritten(ctx context.Context, dst io.Writer, r *assembly.Reader, hash func(context.Context) error, sign func(context.Context) ([]byte, time.Time, error)) error {
-	zw := zip.NewWriter(dst)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return hash(gctx) })
-	g.Go(func() error {
-		for _, f := range contentFiles(r) {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			if err := copyRaw(zw, f); err != nil {
-				return fmt.Errorf("copying %q: %w", f.Name(), err)
-			}
+		hashed <- err
+	}()
+	waited := false
+	err := assembly.AppendSignature(hctx, dst, r, copyPrefix, func() ([]byte, time.Time, error) {
+		waited = true
+		if err := <-hashed; err != nil {
+			return nil, time.Time{}, err
 		}
-		// Directory entries hold nothing: write each afresh (a raw copy
-		// of one with an empty deflate stream would lose its 2 bytes).
-		for _, d := range r.Dirs() {
-			h := &zip.FileHeader{Name: d.Name(), Method: zip.Store}
-			h.SetMode(os.ModeDir | 0o755)
-			if _, err := zw.CreateHeader(h); err != nil {
-				return err
-			}
-		}
-		return nil
+		return sign(ctx)
 	})
-	if err := g.Wait(); err != nil {
-		return err
+	if !waited {
+		// The copy failed (or the hash stopped it: err is then the hash's
+		// error, the context's cause): stop the hash, and wait for it.
+		cancel(err)
+		<-hashed
 	}
-	sig, mod, err := sign(ctx)
-	if err != nil {
-		return err
-	}
-	w, err := zw.CreateHeader(&zip.FileHeader{Name: assembly.SignatureName, Method: zip.Deflate, Modified: mod})
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(sig); err != nil {
-		return err
-	}
-	return zw.Close()
+	return err
 }
 
 // SignedText returns the text signed in r's signature.asc (the

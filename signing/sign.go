@@ -14,7 +14,6 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/cloud-assembly/assemble/assembly"
-	"github.com/klauspost/compress/zip"
 )
 
 // SignOptions tune Sign. The zero value (or nil) signs with SHA256, the
@@ -218,54 +217,6 @@ func addArmorChecksum(msg []byte) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
-}
-
-// centralRecords lists the central directory records of r's entries but
-// signature.asc (directory entries too: their bytes are in the prefix).
-func centralRecords(r *assembly.Reader) ([][]byte, error) {
-	var out [][]byte
-	for _, f := range append(r.Files(), r.Dirs()...) {
-		if f.Name() == assembly.SignatureName {
-			continue
-		}
-		rec, err := f.CentralRecord()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
-	return out, nil
-}
-
-// copyRaw copies f's stored bytes and header to zw without recompressing.
-func copyRaw(zw *zip.Writer, f *assembly.File) error {
-	h := f.Header()
-	h.Extra = stripZip64(h.Extra) // the writer adds its own when needed
-	raw, err := f.OpenRaw()
-	if err != nil {
-		return err
-	}
-	w, err := zw.CreateRaw(&h)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(w, raw)
-	return err
-}
-
-func stripZip64(extra []byte) []byte {
-	var out []byte
-	for len(extra) >= 4 {
-		id, n := int(extra[0])|int(extra[1])<<8, int(extra[2])|int(extra[3])<<8
-		if 4+n > len(extra) {
-			break
-		}
-		if id != 0x0001 {
-			out = append(out, extra[:4+n]...)
-		}
-		extra = extra[4+n:]
-	}
-	return out
 }
 
 // unchanged checks that the open file f (stat st when it was opened) was

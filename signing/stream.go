@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
 )
@@ -17,7 +18,7 @@ import (
 // end checks what was written (assembly.Check, the verdict Sign gives),
 // clear-signs the attestation and appends signature.asc and the central
 // directory. The signed assembly is written in one pass, never read again,
-// and is byte for byte what the writer followed by Sign would make with the
+// and is byte for byte what the writer followed by Seal would make with the
 // same nonce, signing time and randomness.
 type StreamSigner struct {
 	ctx      context.Context
@@ -70,15 +71,15 @@ func (s *StreamSigner) Entry(name string) io.Writer {
 	return e
 }
 
-// Seal makes the attestation of the entries written, checks them as Sign
-// would, signs, and writes signature.asc and the central directory
-// (records, then signature.asc's) after offset bytes.
-func (s *StreamSigner) Seal(dst io.Writer, offset int64, records [][]byte) error {
+// Seal makes the attestation of the entries written, checks them as Seal
+// would, signs, and returns signature.asc's content and date, which the
+// writer appends.
+func (s *StreamSigner) Seal() ([]byte, time.Time, error) {
 	a := &Attestation{Timestamp: s.opts.now(), Algorithm: s.alg, Nonce: s.nonce, Items: make(map[string]Item, len(s.entries))}
 	files := assembly.NewFileSet()
 	for _, e := range s.entries {
 		if e.name == assembly.SignatureName {
-			return fmt.Errorf("the assembly holds a file named %s, which signing writes", assembly.SignatureName)
+			return nil, time.Time{}, fmt.Errorf("the assembly holds a file named %s, which signing writes", assembly.SignatureName)
 		}
 		e.h.Write(s.nonce)
 		a.Items[e.name] = Item{Size: e.size, Hash: e.h.Sum(nil)}
@@ -95,17 +96,17 @@ func (s *StreamSigner) Seal(dst io.Writer, offset int64, records [][]byte) error
 		}
 	}
 	if err != nil {
-		return err
+		return nil, time.Time{}, err
 	}
 	body, err := a.Marshal()
 	if err != nil {
-		return err
+		return nil, time.Time{}, err
 	}
 	p := &sealPlan{fresh: true, att: a, text: bytes.TrimSuffix(body, []byte("\n"))}
 	if s.sealed, err = p.sign(s.ctx, s.signers, s.opts); err != nil {
-		return err
+		return nil, time.Time{}, err
 	}
-	return writeSignedTail(dst, offset, records, s.sealed.Message, a.Timestamp)
+	return s.sealed.Message, a.Timestamp, nil
 }
 
 // Sealed is the result, once the writer is done (nil before).

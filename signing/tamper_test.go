@@ -36,7 +36,7 @@ func openAndVerify(t *testing.T, b []byte, trusted openpgp.EntityList) error {
 // entries: edit gets each entry and returns false to drop it.
 func rebuild(t *testing.T, b []byte, before, after func(*zip.Writer), keep func(*assembly.File) bool) []byte {
 	t.Helper()
-	r := reader(t, b)
+	r, copyRaw := reader(t, b), rawCopier(t, b)
 	var out bytes.Buffer
 	zw := zip.NewWriter(&out)
 	if before != nil {
@@ -46,7 +46,7 @@ func rebuild(t *testing.T, b []byte, before, after func(*zip.Writer), keep func(
 		if keep != nil && !keep(f) {
 			continue
 		}
-		if err := copyRaw(zw, f); err != nil {
+		if err := copyRaw(zw, f.Name()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -30,9 +30,10 @@ var (
 		"give --keyring an armored or binary OpenPGP public keyring (gpg --export --armor KEYID > keyring.asc)")
 )
 
-// An OptionError is a mistake in the options (as the command line names
-// them: --keyring, --require-signer, ...): the message is said as it is,
-// and errors.Is sees ErrOption (and Err, when set).
+// An OptionError is a mistake in the options that is about no single
+// option (one about a field is an *errcode.FieldError wrapping
+// ErrOption): the message is said as it is, and errors.Is sees ErrOption
+// (and Err, when set).
 type OptionError struct {
 	Msg string
 	Err error
@@ -51,6 +52,9 @@ func (e *OptionError) Unwrap() error {
 	}
 	return e.Err
 }
+
+// errNoKeyring is the error of a verification with no trusted keys.
+var errNoKeyring = &OptionError{Msg: "no trusted keyring: a signed assembly needs trusted public keys (Options.Keyrings, or a policy file naming keyrings)", Err: ErrNoKeyring}
 
 func optionf(format string, args ...any) *OptionError {
 	return &OptionError{Msg: fmt.Sprintf(format, args...)}

@@ -2,7 +2,6 @@ package trust
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
@@ -103,8 +102,7 @@ func TestExtractRefusesFullFolder(t *testing.T) {
 func TestExtractChangedAfterVerification(t *testing.T) {
 	b := signedAssembly(t)
 	a, p := openSigned(t, b)
-	off := a.Result().Reader.File("site/index.html").HeaderOffset()
-	start := off + 30 + int64(binary.LittleEndian.Uint16(b[off+26:])) + int64(binary.LittleEndian.Uint16(b[off+28:]))
+	start := dataOffset(t, b, "site/index.html")
 	f, err := os.OpenFile(p, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,11 @@ type OpenOptions struct {
 	Remote *remote.Options
 	// Provenance and Bundles are VerifyOptions': the provenance verdict
 	// recorded without a provenance policy, and provenance bundles to
-	// check.
+	// check. An assembly read from an OCI registry also has the bundles
+	// attached to it there (OCI referrers, remote.Object.Referrers)
+	// checked the same way, when the trust's provenance policy names
+	// bundle keys (with none, nothing could verify them, and they are not
+	// read).
 	Provenance bool
 	Bundles    []NamedBundle
 }
@@ -179,6 +183,9 @@ func NewAssembly(ctx context.Context, name string, r io.ReaderAt, size int64, t 
 	if err != nil {
 		return nil, &VerifyError{Name: name, Result: res, Err: err}
 	}
+	if err := judgeReferrers(ctx, r, res, t); err != nil {
+		return nil, &VerifyError{Name: name, Result: res, Err: err}
+	}
 	a := &Assembly{res: res, trust: t, source: r, sizes: map[string]int64{}}
 	if res.Verified != nil {
 		for name, it := range res.Verified.Attestation().Items {
@@ -292,4 +299,85 @@ func (a *Assembly) WriteTo(w io.Writer) (int64, error) {
 		return n, fmt.Errorf("writing %s: %w", a.res.Name, err)
 	}
 	return n, nil
+}
+
+// referrerSource is a source with OCI referrers (a remote.Object).
+type referrerSource interface {
+	Referrers(ctx context.Context) ([]remote.Referrer, error)
+}
+
+// judgeReferrers checks the provenance bundles attached to the assembly
+// where it was read from (OCI referrers) as judgeBundles checks those
+// given, when the trust's provenance policy has bundle keys to check them
+// with: each must be signed by one and name the file's SHA-256.
+func judgeReferrers(ctx context.Context, r io.ReaderAt, res *Result, t *Trust) error {
+	rs, ok := r.(referrerSource)
+	if !ok || t == nil || t.Provenance == nil || len(t.Provenance.BundleKeys) == 0 || res.Verified == nil {
+		return nil
+	}
+	refs, err := rs.Referrers(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the provenance bundles attached to %s: %w", res.Name, err)
+	}
+	var found []NamedBundle
+	for _, ref := range refs {
+		if ref.ArtifactType == remote.BundleArtifactType {
+			found = append(found, NamedBundle{Name: ref.Location, Data: ref.Data})
+		}
+	}
+	return judgeBundles(res, t.Provenance, found)
+}
+
+// Bundle annotations of a referrer, as cosign writes them.
+const (
+	annotationBundleContent   = "dev.sigstore.bundle.content"
+	annotationBundlePredicate = "dev.sigstore.bundle.predicateType"
+)
+
+// Referrers are what a push attaches to the assembly in an OCI registry
+// (remote.File.Referrers, docs/oci.md), each once: for an assembly read
+// from a registry, every referrer found there (a promotion carries them,
+// the bytes read once and checked against their descriptors; bundles
+// checked against the provenance policy when it has bundle keys, carried
+// as they are otherwise); its signature.asc, when it is signed; and the
+// provenance bundles that verified (OpenOptions.Bundles).
+func (a *Assembly) Referrers(ctx context.Context) ([]remote.Referrer, error) {
+	var refs []remote.Referrer
+	seen := map[string]bool{}
+	add := func(r remote.Referrer) {
+		if k := r.ArtifactType + " " + r.Digest(); !seen[k] {
+			seen[k] = true
+			refs = append(refs, r)
+		}
+	}
+	if rs, ok := a.source.(referrerSource); ok {
+		found, err := rs.Referrers(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading the referrers attached to %s: %w", a.res.Name, err)
+		}
+		for _, r := range found {
+			add(remote.Referrer{ArtifactType: r.ArtifactType, Data: r.Data, Annotations: r.Annotations})
+		}
+	}
+	if a.res.Signed {
+		f := a.res.Reader.File(assembly.SignatureName)
+		if f == nil {
+			return nil, fmt.Errorf("%s: %s: %w", a.res.Name, assembly.SignatureName, errNotInAssembly)
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", a.res.Name, assembly.SignatureName, err)
+		}
+		sig, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", a.res.Name, assembly.SignatureName, err)
+		}
+		add(remote.Referrer{ArtifactType: remote.SignatureArtifactType, Data: sig})
+	}
+	for _, b := range a.res.Bundles {
+		add(remote.Referrer{ArtifactType: remote.BundleArtifactType, Data: b.Data,
+			Annotations: map[string]string{annotationBundleContent: "dsse-envelope", annotationBundlePredicate: b.Statement.PredicateType}})
+	}
+	return refs, nil
 }

@@ -3,7 +3,6 @@ package trust
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
 	"io/fs"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zip"
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
@@ -140,8 +141,7 @@ func TestOpenChangedAfterVerification(t *testing.T) {
 	defer a.Close()
 	// The first byte of site/index.html's data, after its local header
 	// (30 bytes, the name, the extra field).
-	off := a.Result().Reader.File("site/index.html").HeaderOffset()
-	start := off + 30 + int64(binary.LittleEndian.Uint16(b[off+26:])) + int64(binary.LittleEndian.Uint16(b[off+28:]))
+	start := dataOffset(t, b, "site/index.html")
 	f, err := os.OpenFile(p, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -190,4 +190,25 @@ func TestOpenUnverified(t *testing.T) {
 	if !errors.Is(err, assembly.ErrFormat) || !errors.As(err, &ve) || ve.Result == nil || ve.Result.Reader != nil {
 		t.Errorf("not an assembly: %v", err)
 	}
+}
+
+// dataOffset is where the data of b's entry name starts, after its local
+// header (30 bytes, the name, the extra field).
+func dataOffset(t *testing.T, b []byte, name string) int64 {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range zr.File {
+		if f.Name == name {
+			off, err := f.DataOffset()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return off
+		}
+	}
+	t.Fatalf("no entry %s", name)
+	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ func FuzzReadPolicy(f *testing.F) {
 		"untrusted-keyrings: [a.asc, /abs/b.asc]\n",
 		"min-signer: 2\n", "min-signers: 0\n", "keyrings: keys\n", "- a\n", "", "keyrings: [keys\n",
 		"algorithms: [MD5]\n", "keyrings: [a]\nkeyrings: [b]\n", "require-signers: [~]\n",
-		"min-signers: 1\n---\nmin-signers: 3\n", "staging-bucket: assets-1\ncapabilities: [IAM, CAPABILITY_AUTO_EXPAND]\n", "capabilities: IAM\n", "keyrings: [a]\n---\n", "keyrings: [a]\n---\n[\n",
+		"min-signers: 1\n---\nmin-signers: 3\n", "staging-bucket: assets-1\ncapabilities: [IAM, CAPABILITY_AUTO_EXPAND]\n", "capabilities: IAM\n", "trust:\n  keyrings: [a]\ndeploy:\n  targets: [dev]\n", "trust: [a]\n", "keyrings: [a]\n---\n", "keyrings: [a]\n---\n[\n",
 	} {
 		f.Add(seed)
 	}
@@ -52,14 +53,6 @@ func FuzzReadPolicy(f *testing.F) {
 				t.Fatalf("algorithm %q: %v", a, err)
 			}
 		}
-		if p.Has["staging-bucket"] && !bucketRE.MatchString(p.StagingBucket) {
-			t.Fatalf("staging bucket %q", p.StagingBucket)
-		}
-		for _, c := range p.Capabilities {
-			if s := strings.TrimPrefix(c, "CAPABILITY_"); s != "IAM" && s != "NAMED_IAM" && s != "AUTO_EXPAND" {
-				t.Fatalf("capability %q", c)
-			}
-		}
 		for _, k := range append(p.Keyrings, p.UntrustedKeyrings...) {
 			if !filepath.IsAbs(k) {
 				t.Fatalf("keyring %q is not resolved against the policy's folder", k)
@@ -83,12 +76,14 @@ func TestReadPolicyRefuses(t *testing.T) {
 		{"algorithms: [SHA256, MD5]\n", `algorithms: "MD5"`, 1, 22},
 		{"keyrings: [k]\nmin-signers: 1\n---\nmin-signers: 3\n", "one YAML document", 3, 1},
 		{"keyrings: [k]\n---\n", "one YAML document", 2, 1},
-		{"staging-bucket: My_Bucket\n", "staging-bucket must be an S3 bucket name", 1, 17},
-		{"staging-bucket: [a]\n", "staging-bucket must be an S3 bucket name", 1, 17},
-		{"capabilities: [IAM, ROOT]\n", `capabilities: "ROOT": use IAM, NAMED_IAM or AUTO_EXPAND`, 1, 21},
-		{"deployer-parameters: [Api.Mode, Mode]\n", `deployer-parameters: "Mode": name a stack parameter as DROPLET.NAME`, 1, 33},
-		{"targets: [dev, pro d]\n", `targets: "pro d" is not a target name`, 1, 16},
-		{"targets: dev\n", "targets must be a list", 1, 10},
+		{"trust:\n  keyrings: [k]\n  min-signer: 2\n", `unknown key trust.min-signer (did you mean "min-signers"?)`, 3, 3},
+		{"trust:\n  staging-bucket: b-1\n", `unknown key trust.staging-bucket`, 2, 3},
+		{"trust:\n  min-signers: 0\n", "min-signers must be a whole number of at least 1", 2, 16},
+		{"trust: [k]\n", "trust must be a mapping", 1, 8},
+		{"keyrings: [k]\ntrust:\n  keyrings: [j]\n", "keyrings is given twice", 3, 3},
+		{"trust:\n  keyrings: [k]\ntrust:\n  min-signers: 2\n", "trust is given twice", 3, 1},
+		{"deplyo:\n  targets: [dev]\n", `unknown key "deplyo" (did you mean "deploy"?)`, 1, 1},
+		{"provenance: [a]\n", "provenance must be a mapping", 1, 13},
 	} {
 		file := filepath.Join(dir, "policy.yaml")
 		if err := os.WriteFile(file, []byte(tt.body), 0o644); err != nil {
@@ -117,26 +112,14 @@ func TestReadPolicyRefusesLargeFile(t *testing.T) {
 	}
 }
 
-// Deploy's keys: the staging bucket and the capabilities it may grant.
-func TestReadPolicyDeployKeys(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "policy.yaml")
-	if err := os.WriteFile(file, []byte("keyrings: [k]\nstaging-bucket: assets.example-1\ncapabilities: [IAM, CAPABILITY_AUTO_EXPAND]\ndeployer-parameters: [Api.Mode]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := ReadPolicy(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.StagingBucket != "assets.example-1" || strings.Join(p.Capabilities, ",") != "IAM,CAPABILITY_AUTO_EXPAND" || strings.Join(p.DeployerParameters, ",") != "Api.Mode" {
-		t.Errorf("read %+v", p)
-	}
-}
-
-// The policy's targets: the one verdict on a target (AllowTarget); no
-// targets key allows any, an empty list none.
-func TestPolicyTargets(t *testing.T) {
+// The trust section is read here, in its section or flat (the
+// deprecated form, listed in Legacy), with the same meaning. The deploy
+// section is its reader's: with none linked (package deploy registers
+// one) it is kept unread, and trust checks none of its keys.
+func TestReadPolicySections(t *testing.T) {
 	dir := t.TempDir()
 	read := func(body string) *PolicyFile {
+		t.Helper()
 		file := filepath.Join(dir, "policy.yaml")
 		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -147,21 +130,34 @@ func TestPolicyTargets(t *testing.T) {
 		}
 		return p
 	}
-	p := read("keyrings: [k]\ntargets: [dev, staging]\n")
-	for name, ok := range map[string]bool{"dev": true, "staging": true, "prod": false, "Dev": false, "": false} {
-		err := p.AllowTarget(name)
-		if ok != (err == nil) || (!ok && !errors.Is(err, ErrTargetRefused)) {
-			t.Errorf("AllowTarget(%q) = %v", name, err)
-		}
+	flat := read("keyrings: [k]\nmin-signers: 2\nalgorithms: [SHA512]\n")
+	sec := read("trust:\n  keyrings: [k]\n  min-signers: 2\n  algorithms: [SHA512]\n")
+	if !reflect.DeepEqual(flat.Keyrings, sec.Keyrings) || flat.MinSigners != 2 || sec.MinSigners != 2 || !reflect.DeepEqual(flat.Algorithms, sec.Algorithms) || !reflect.DeepEqual(flat.Has, sec.Has) {
+		t.Errorf("flat %+v, section %+v", flat, sec)
 	}
-	if err := read("keyrings: [k]\n").AllowTarget("prod"); err != nil {
-		t.Errorf("no targets key: %v", err)
+	if !reflect.DeepEqual(flat.Legacy, []string{"keyrings", "min-signers", "algorithms"}) || len(sec.Legacy) != 0 {
+		t.Errorf("legacy keys: flat %v, section %v", flat.Legacy, sec.Legacy)
 	}
-	if err := read("keyrings: [k]\ntargets: []\n").AllowTarget("dev"); !errors.Is(err, ErrTargetRefused) || !strings.Contains(err.Error(), "allows none") {
-		t.Errorf("targets: []: %v", err)
+	p := read("trust:\n  keyrings: [k]\ndeploy:\n  capabilities: [ROOT]\n  anything: 1\n")
+	if p.Section(SectionDeploy) != nil || len(p.Keyrings) != 1 {
+		t.Errorf("the deploy section without its reader: %+v", p)
 	}
 	var none *PolicyFile
-	if err := none.AllowTarget("prod"); err != nil {
-		t.Errorf("no policy: %v", err)
+	if none.Section(SectionDeploy) != nil {
+		t.Error("a nil policy has a section")
+	}
+}
+
+// Only the deploy section takes a reader, once.
+func TestRegisterPolicySection(t *testing.T) {
+	for _, name := range []string{SectionTrust, SectionProvenance, "other"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: registered", name)
+				}
+			}()
+			RegisterPolicySection(name, func(*PolicySection) (any, error) { return nil, nil })
+		}()
 	}
 }

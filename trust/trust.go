@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 
+	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/plural"
@@ -35,9 +37,9 @@ type Options struct {
 	Keyrings []string
 	// UntrustedKeyrings name signers only; they are never trusted.
 	UntrustedKeyrings []string
-	// MinSigners is how many distinct trusted keys must sign (0: the
-	// policy's, else 1).
-	MinSigners int
+	// MinSigners is how many distinct trusted keys must sign (nil: the
+	// policy's, else 1); less than 1 is refused (ErrOption).
+	MinSigners *int
 	// RequireSigners are primary-key fingerprints that must sign.
 	RequireSigners []string
 	// Algorithms are the hashes allowed (SHA256, SHA384, SHA512; nil:
@@ -87,24 +89,24 @@ func Load(opts Options) (*Trust, error) {
 		algs = opts.Algorithms
 	}
 	min := max(p.MinSigners, 1)
-	if opts.MinSigners != 0 {
-		if min = opts.MinSigners; min < 1 {
-			return nil, optionf("--min-signers %d: at least 1 signature is always needed", min)
+	if opts.MinSigners != nil {
+		if min = *opts.MinSigners; min < 1 {
+			return nil, &errcode.FieldError{Field: "MinSigners", Value: strconv.Itoa(min), Reason: "at least 1 signature is always needed", Err: ErrOption}
 		}
 	}
 	if len(keyrings) == 0 {
-		return nil, &OptionError{Msg: "needs at least one --keyring FILE of trusted public keys (or a --policy FILE naming keyrings)", Err: ErrNoKeyring}
+		return nil, errNoKeyring
 	}
 	t := &Trust{Policy: signing.Policy{MinSigners: min}}
 	if opts.PolicyFile != "" {
 		t.PolicyFile = p
 	}
 	var err error
-	if t.Trusted, t.Files, err = ReadKeyrings("--keyring", keyrings); err != nil {
+	if t.Trusted, t.Files, err = ReadKeyrings("Keyrings", keyrings); err != nil {
 		return nil, err
 	}
 	if len(untrusted) > 0 {
-		if t.Known, _, err = ReadKeyrings("--untrusted-keyring", untrusted); err != nil {
+		if t.Known, _, err = ReadKeyrings("UntrustedKeyrings", untrusted); err != nil {
 			return nil, err
 		}
 	}
@@ -121,13 +123,14 @@ func Load(opts Options) (*Trust, error) {
 	for _, s := range signers {
 		fp, err := signing.NormalizeFingerprint(s)
 		if err != nil {
-			return nil, commaHint("--require-signer", s, optionf("--require-signer: %v", err))
+			return nil, &errcode.FieldError{Field: "RequireSigners", Value: s, Reason: err.Error(), Err: ErrOption}
 		}
 		if primary, ok := subkeys[fp]; ok {
-			return nil, optionf("--require-signer %s is a subkey: give its primary key's fingerprint, %s", s, primary)
+			return nil, &errcode.FieldError{Field: "RequireSigners", Value: s, Reason: "it is a subkey: give its primary key's fingerprint, " + primary, Err: ErrOption}
 		}
 		if !primaries[fp] {
-			return nil, hint.With(optionf("--require-signer %s: no such key in the trusted keyrings, so it could never sign", s), "add its public key with --keyring")
+			return nil, hint.With(&errcode.FieldError{Field: "RequireSigners", Value: s, Reason: "no such key in the trusted keyrings, so it could never sign", Err: ErrOption},
+				"add its public key to the trusted keyrings")
 		}
 		if !slices.Contains(t.Policy.Signers, fp) {
 			t.Policy.Signers = append(t.Policy.Signers, fp)
@@ -138,8 +141,9 @@ func Load(opts Options) (*Trust, error) {
 	}
 	for _, a := range algs {
 		h, err := signing.ParseAlgorithm(a)
-		if err != nil {
-			return nil, commaHint("--allow-algorithm", a, optionf("--allow-algorithm %q: use SHA256, SHA384 or SHA512", a))
+		var fe *errcode.FieldError
+		if errors.As(err, &fe) {
+			return nil, &errcode.FieldError{Field: "Algorithms", Value: fe.Value, Reason: fe.Reason, Err: ErrOption}
 		}
 		if !slices.Contains(t.Policy.Algorithms, h) {
 			t.Policy.Algorithms = append(t.Policy.Algorithms, h)
@@ -158,16 +162,6 @@ func AlgorithmNames(hs []crypto.Hash) []string {
 	return out
 }
 
-// commaHint adds, to the error of a repeatable option's value holding a
-// comma, that values are not split: the option is repeated.
-func commaHint(flag, value string, err error) error {
-	before, after, ok := strings.Cut(value, ",")
-	if !ok {
-		return err
-	}
-	return hint.With(err, fmt.Sprintf("a value is never split on commas: repeat the flag, %s %s %s %s", flag, strings.TrimSpace(before), flag, strings.TrimSpace(after)))
-}
-
 // maxKeyringsSize bounds the key files one option reads in all (each
 // file is bounded by signing.ReadKeys too): a keyring folder is a few
 // release managers' keys, not a key server's dump.
@@ -179,8 +173,9 @@ var maxKeyringsSize int64 = 64 << 20
 // a device, a socket, or a link to one) is refused, naming it, before
 // anything is read: reading it could hang or never end. A file named
 // directly may be a pipe (--keyring <(gpg --export ...)). The files read
-// add up to at most 64 MiB. option names the paths in messages
-// ("--keyring"). It returns the keys and the files read.
+// add up to at most 64 MiB. option names the paths in messages (Load
+// says "Keyrings"; a command line, its flag). It returns the keys and the
+// files read.
 func ReadKeyrings(option string, paths []string) (openpgp.EntityList, []string, error) {
 	var all openpgp.EntityList
 	var files []string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/cloud-assembly/assemble/errcode"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,23 +118,37 @@ func TestVerifyRefuses(t *testing.T) {
 
 func TestLoadOptions(t *testing.T) {
 	ed := filepath.Join(keysDir, "ed25519.pub.asc")
+	// Each option is checked here, once, and said in the library's terms:
+	// the field (errcode.FieldError) a command line names by its flag.
 	for _, tt := range []struct {
-		name string
-		opts Options
-		want error
-		msg  string
+		name  string
+		opts  Options
+		want  error
+		field string
+		msg   string
 	}{
-		{"no keyring", Options{}, ErrNoKeyring, "needs at least one --keyring"},
-		{"min signers", Options{Keyrings: []string{ed}, MinSigners: 2}, ErrOption, "the policy can never be met"},
-		{"negative", Options{Keyrings: []string{ed}, MinSigners: -1}, ErrOption, "at least 1"},
-		{"required not trusted", Options{Keyrings: []string{ed}, RequireSigners: []string{"E8F5780F54B841A446EB49E6B3CEA6693DD2270D"}}, ErrOption, "no such key"},
-		{"algorithm", Options{Keyrings: []string{ed}, Algorithms: []string{"MD5"}}, ErrOption, `"MD5"`},
-		{"missing keyring", Options{Keyrings: []string{"nope.asc"}}, os.ErrNotExist, "--keyring nope.asc"},
+		{"no keyring", Options{}, ErrNoKeyring, "", "no trusted keyring"},
+		{"min signers", Options{Keyrings: []string{ed}, MinSigners: ptr(2)}, ErrOption, "", "the policy can never be met"},
+		{"zero", Options{Keyrings: []string{ed}, MinSigners: ptr(0)}, ErrOption, "MinSigners", "MinSigners 0: at least 1 signature is always needed"},
+		{"negative", Options{Keyrings: []string{ed}, MinSigners: ptr(-1)}, ErrOption, "MinSigners", "MinSigners -1: at least 1"},
+		{"required not trusted", Options{Keyrings: []string{ed}, RequireSigners: []string{"E8F5780F54B841A446EB49E6B3CEA6693DD2270D"}}, ErrOption, "RequireSigners", "no such key"},
+		{"required malformed", Options{Keyrings: []string{ed}, RequireSigners: []string{"1234"}}, ErrOption, "RequireSigners", `"1234" is not a key fingerprint`},
+		{"algorithm", Options{Keyrings: []string{ed}, Algorithms: []string{"MD5"}}, ErrOption, "Algorithms", `Algorithms "MD5": use SHA256, SHA384 or SHA512`},
+		{"missing keyring", Options{Keyrings: []string{"nope.asc"}}, os.ErrNotExist, "", "nope.asc"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load(tt.opts)
 			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
 				t.Fatalf("got %v, want %v saying %q", err, tt.want, tt.msg)
+			}
+			var fe *errcode.FieldError
+			if got := errors.As(err, &fe); got != (tt.field != "") || got && fe.Field != tt.field {
+				t.Fatalf("field error %v (%#v), want field %q", got, fe, tt.field)
+			}
+			for _, flag := range []string{"--keyring", "--min-signers", "--require-signer", "--allow-algorithm", "--policy"} {
+				if strings.Contains(err.Error(), flag) {
+					t.Fatalf("the library names the flag %s: %v", flag, err)
+				}
 			}
 		})
 	}
@@ -246,3 +261,5 @@ func TestReadKeyringsKeybox(t *testing.T) {
 		t.Errorf("hint %q does not show the gpg --export line", h)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -173,7 +173,7 @@ func TestVerdictPolicyRefusal(t *testing.T) {
 		want    error
 		missing bool
 	}{
-		{"two signers", Options{Keyrings: []string{ed, rsa}, MinSigners: 2}, signing.ErrThreshold, false},
+		{"two signers", Options{Keyrings: []string{ed, rsa}, MinSigners: ptr(2)}, signing.ErrThreshold, false},
 		{"required signer", Options{Keyrings: []string{ed, rsa}, RequireSigners: []string{fingerprintOf(t, rsa)}}, signing.ErrRequiredSigner, true},
 		{"another key", Options{Keyrings: []string{rsa}}, signing.ErrUnknownSigner, false},
 	} {

@@ -80,7 +80,7 @@ type Result struct {
 	// Bundles are the VerifyOptions.Bundles that verified.
 	Bundles []*provenance.BundleResult
 	// PolicyFile is the policy file the trust was loaded from (nil when
-	// none): its deploy keys, and AllowTarget.
+	// none): its deploy section is package deploy's (deploy.PolicyOf).
 	PolicyFile *PolicyFile
 }
 
@@ -171,7 +171,7 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	}
 	res.Signed = true
 	if t == nil {
-		return res, &OptionError{Msg: "needs at least one --keyring FILE of trusted public keys (or a --policy FILE naming keyrings)", Err: ErrNoKeyring}
+		return res, errNoKeyring
 	}
 	judge := t.Provenance != nil || opts.Provenance
 	v, err := signing.Verify(ctx, rd, t.Trusted, &signing.VerifyOptions{Check: opts.Check, Progress: opts.Progress, Policy: t.Policy, Known: t.Known, ContentSums: judge})
@@ -313,7 +313,7 @@ func (r *Result) Content() (*digest.Reader, error) {
 	if d.IsZero() || r.Reader == nil {
 		return nil, fmt.Errorf("%s: no verified SHA-256 to check its bytes against", r.Name)
 	}
-	raw, _ := r.Reader.Raw()
+	raw := r.Reader.Raw()
 	return digest.NewReader(raw, 0, r.Size, d), nil
 }
 

@@ -79,7 +79,7 @@ Example:
 			}
 			alg, err := signing.ParseAlgorithm(c.String("algorithm"))
 			if err != nil {
-				return usagef("--algorithm %q: use SHA256, SHA384 or SHA512", c.String("algorithm"))
+				return algorithmError("--algorithm", err)
 			}
 			now := time.Now()
 			opts := &signing.SignOptions{Algorithm: alg, Now: func() time.Time { return now },

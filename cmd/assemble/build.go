@@ -147,7 +147,7 @@ func runBuild(c *cli.Context) error {
 	if buildFlags.given(c) { // --sign-key, --sign-gpg or $ASSEMBLE_SIGNING_KEY
 		alg, err := signing.ParseAlgorithm(c.String("sign-algorithm"))
 		if err != nil {
-			return usagef("--sign-algorithm %q: use SHA256, SHA384 or SHA512", c.String("sign-algorithm"))
+			return algorithmError("--sign-algorithm", err)
 		}
 		now := time.Now()
 		signers, read, err := buildFlags.signers(c, now)

@@ -118,7 +118,7 @@ Examples:
 			&cli.BoolFlag{Name: "change-set", Usage: "with --plan: also make a change set per changed stack for CloudFormation's replacement verdicts (deleted after)"},
 			&cli.BoolFlag{Name: "no-execute", Usage: "make each changed stack's change set and leave it, not executed (as cdk deploy --no-execute)"},
 			&cli.BoolFlag{Name: "no-rollback", Usage: "keep what a failed stack operation made, for a look (CloudFormation's DisableRollback)"},
-			&cli.StringFlag{Name: "outputs-file", Usage: "write every stack's outputs to `FILE` as JSON, as cdk deploy --outputs-file does (after a failure too)"},
+			&cli.StringFlag{Name: "outputs-file", Usage: "write every stack's outputs to `FILE` as JSON, as cdk deploy --outputs-file does (after a failure too; a target over several account/region pairs: by pair first)"},
 			&cli.StringFlag{Name: "events", Usage: "write what happens to `FILE` as JSON lines (with --json they go to standard error otherwise)"},
 			&cli.IntFlag{Name: "max-failures", Usage: "let `N` account/region pairs of the target fail before the pairs not started yet are left unstarted"},
 		),
@@ -144,9 +144,6 @@ Examples:
 					return err
 				}
 				return runDiff(c, name, src, vres, deploy.DiffOptions{Options: planOpts, ChangeSet: c.Bool("change-set")})
-			}
-			if opts.RequireApproval, err = approvalLevel(c, vres); err != nil {
-				return err
 			}
 			opts.Approve = terminalApprover(c)
 			closeEvents, err := eventSink(c, &opts, name)
@@ -182,7 +179,12 @@ Examples:
 	}
 }
 
-// deployOptions translates the flags.
+// deployFlagNames are deploy's flags by the deploy.Options field each
+// sets (deploy.Options.Check names the field).
+var deployFlagNames = map[string]string{"Method": "--method", "MaxFailures": "--max-failures", "RequireApproval": "--require-approval"}
+
+// deployOptions translates the flags; deploy.Options.Check judges them,
+// before the assembly is read.
 func deployOptions(c *cli.Context) (deploy.Options, error) {
 	o, err := commonDeployOptions(c)
 	if err != nil {
@@ -195,11 +197,11 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 	o.Adopt = c.StringSlice("adopt")
 	o.NoExecute = c.Bool("no-execute")
 	o.NoRollback = c.Bool("no-rollback")
-	if o.MaxFailures < 0 {
-		return o, usagef("--max-failures %d: at least 0", o.MaxFailures)
+	if err := o.Check(); err != nil {
+		return o, usageError{flagNamed(err, deployFlagNames)}
 	}
-	if o.Method != deploy.ChangeSet && o.Method != deploy.Direct {
-		return o, usagef("--method %q: want change-set or direct", o.Method)
+	if o.RequireApproval, err = approvalLevel(c); err != nil {
+		return o, err
 	}
 	if !c.Bool("quiet") {
 		w := c.App.ErrWriter
@@ -222,9 +224,6 @@ func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, er
 		return "", nil, none, usagef("%s takes one ASSEMBLY argument, got %d", c.Command.Name, c.NArg())
 	}
 	name := c.Args().First()
-	if !c.Bool("allow-unsigned") && len(c.StringSlice("keyring")) == 0 && c.String("policy") == "" {
-		return name, nil, none, usagef("%s needs at least one --keyring FILE of trusted public keys (or --policy FILE, or --allow-unsigned)", c.Command.Name)
-	}
 	res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
 	if err != nil {
 		if c.Context.Err() != nil {
@@ -496,9 +495,10 @@ Examples:
 			}
 			so := deploy.Options{Only: c.StringSlice("only"), Target: c.String("target"), RoleARN: c.String("role-arn"), Qualifier: c.String("qualifier"),
 				Region: c.String("region"), Profile: c.String("profile"), Drift: c.Bool("drift")}
-			if p := vres.policyFile(); p != nil {
-				// parameters the policy lets deployers set are not compared
-				so.Settable = p.DeployerParameters
+			// The policy file's deploy section: parameters it lets
+			// deployers set are not compared.
+			if so, err = so.WithPolicy(vres.assembly.Trust()); err != nil {
+				return err
 			}
 			st, err := deploy.Status(c.Context, src, so)
 			out := statusJSON{File: name, Authenticated: vres.Authenticated, Signer: vres.Signer, StatusResult: st}

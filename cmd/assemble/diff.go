@@ -440,21 +440,17 @@ func terminalApprover(c *cli.Context) func(context.Context, *deploy.DiffResult, 
 	}
 }
 
-// approvalLevel is --require-approval, else the policy file's
-// require-approval, else the default.
-func approvalLevel(c *cli.Context, vres *verifyResult) (deploy.Approval, error) {
+// approvalLevel translates --require-approval; "" leaves the level to
+// the policy file's deploy section, else the default
+// (deploy.Options.WithPolicy, which deploy.Run applies).
+func approvalLevel(c *cli.Context) (deploy.Approval, error) {
 	v := c.String("require-approval")
-	if p := vres.policyFile(); v == "" && p != nil {
-		v = p.RequireApproval
-		a, err := deploy.ParseApproval(v)
-		if err != nil {
-			return "", fmt.Errorf("--policy %s: require-approval: %w", c.String("policy"), err)
-		}
-		return a, nil
+	if v == "" {
+		return "", nil
 	}
 	a, err := deploy.ParseApproval(v)
 	if err != nil {
-		return "", usagef("--require-approval %q: want never, any-change or broadening", v)
+		return "", usageError{flagNamed(err, deployFlagNames)}
 	}
 	return a, nil
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zip"
+
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/provenance"
@@ -65,8 +67,17 @@ func TestFormatDocExample(t *testing.T) {
 	for _, f := range rc.Files() {
 		width = max(width, len(f.Name()))
 	}
+	zr, err := zip.OpenReader(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	headers := map[string]zip.FileHeader{}
+	for _, f := range zr.File {
+		headers[f.Name] = f.FileHeader
+	}
 	for _, f := range rc.Files() {
-		h := f.Header()
+		h := headers[f.Name()]
 		method := "deflate"
 		if h.Method == 0 {
 			method = "stored"

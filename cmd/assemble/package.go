@@ -45,8 +45,8 @@ Example:
 				return usagef("package takes one TEMPLATE argument, got %d", c.NArg())
 			}
 			format := c.String("format")
-			if format != "" && format != "yaml" && format != "json" {
-				return usagef("--format %q: use yaml or json", format)
+			if err := (packager.PackageOptions{Format: format}).Check(); err != nil {
+				return usageError{flagNamed(err, map[string]string{"Format": "--format"})}
 			}
 			tmpl := c.Args().First()
 			if err := checkTemplateArg(tmpl); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/urfave/cli/v2"
@@ -35,8 +36,8 @@ func trustGiven(c *cli.Context) bool {
 }
 
 // trustOptions translates the trust flags: a flag given replaces what the
-// policy file says.
-func trustOptions(c *cli.Context) (trust.Options, error) {
+// policy file says. trust.Load checks them.
+func trustOptions(c *cli.Context) trust.Options {
 	o := trust.Options{PolicyFile: c.String("policy")}
 	if c.IsSet("keyring") {
 		o.Keyrings = nonNil(c.StringSlice("keyring"))
@@ -51,11 +52,10 @@ func trustOptions(c *cli.Context) (trust.Options, error) {
 		o.Algorithms = nonNil(c.StringSlice("allow-algorithm"))
 	}
 	if c.IsSet("min-signers") {
-		if o.MinSigners = c.Int("min-signers"); o.MinSigners < 1 {
-			return o, usagef("--min-signers %d: at least 1 signature is always needed", o.MinSigners)
-		}
+		n := c.Int("min-signers")
+		o.MinSigners = &n
 	}
-	return o, nil
+	return o
 }
 
 func nonNil(s []string) []string {
@@ -67,11 +67,7 @@ func nonNil(s []string) []string {
 
 // loadTrust reads --policy, the trust flags and the keyrings (trust.Load).
 func loadTrust(c *cli.Context) (*trust.Trust, error) {
-	o, err := trustOptions(c)
-	if err != nil {
-		return nil, err
-	}
-	t, err := trust.Load(o)
+	t, err := trust.Load(trustOptions(c))
 	if err == nil {
 		verboseTrust(c, t)
 	}
@@ -103,18 +99,41 @@ func primaryUserID(e *openpgp.Entity) string {
 	return ""
 }
 
+// trustFlagNames are the trust flags by the trust.Options field (or
+// ReadKeyrings option) each sets: the library names the field, the
+// command line the flag.
+var trustFlagNames = map[string]string{
+	"Keyrings": "--keyring", "UntrustedKeyrings": "--untrusted-keyring", "PolicyFile": "--policy",
+	"MinSigners": "--min-signers", "RequireSigners": "--require-signer", "Algorithms": "--allow-algorithm",
+}
+
 // trustError translates the trust package's errors: a mistake in the
-// options is a usage error (exit code 2), and "needs a keyring" names the
-// command.
+// options is a usage error (exit code 2) that names the flag, and "no
+// trusted keyring" says which flags give one.
 func trustError(c *cli.Context, err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, trust.ErrNoKeyring) {
-		err = fmt.Errorf("%s %w", c.Command.Name, err)
+		or := "a --policy FILE naming keyrings"
+		if hasFlag(c, "allow-unsigned") {
+			or += ", or --allow-unsigned"
+		}
+		err = reworded(err, fmt.Sprintf("%s needs at least one --keyring FILE of trusted public keys (or %s)", c.Command.Name, or))
 	}
+	err = flagNamed(err, trustFlagNames)
 	if errors.Is(err, trust.ErrOption) {
 		return usageError{err}
 	}
 	return err
+}
+
+// hasFlag reports whether the command has the flag name.
+func hasFlag(c *cli.Context, name string) bool {
+	for _, f := range c.Command.Flags {
+		if slices.Contains(f.Names(), name) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/internal/output"
@@ -16,6 +19,11 @@ func pullCmd() *cli.Command {
 		Description: `Reads the assembly at LOCATION once, verifying it as 'assemble verify'
 does (the same trust flags) while the bytes arrive, and writes -o FILE only
 when verification passed: the file appears whole, by rename, or not at all.
+With a --policy whose provenance section names bundle-keys, the provenance
+bundles attached to an OCI artifact (referrers; 'assemble push --bundle')
+are checked too, and those that verified are written beside FILE:
+app.cloud gives app.sigstore.json (app.1.sigstore.json, app.2... for
+several), for 'assemble verify --bundle' or cosign to read later.
 --digest sha256:HEX pins the bytes that must arrive (the digest 'assemble
 push' printed): anything else fails, whatever it holds.
 
@@ -45,6 +53,19 @@ Examples:
 type pullResult struct {
 	*trust.Verdict
 	Output string `json:"output"`
+	// Bundles are the provenance bundles written beside Output.
+	Bundles []string `json:"bundles,omitempty"`
+}
+
+// bundleFile is the name of the i-th of n provenance bundles written
+// beside out, the assembly pulled: app.cloud gives app.sigstore.json, or
+// app.1.sigstore.json ... when there are several.
+func bundleFile(out string, i, n int) string {
+	base := strings.TrimSuffix(out, ".cloud")
+	if n == 1 {
+		return base + ".sigstore.json"
+	}
+	return fmt.Sprintf("%s.%d.sigstore.json", base, i+1)
 }
 
 func runPull(c *cli.Context) error {
@@ -88,15 +109,41 @@ func runPull(c *cli.Context) error {
 	if _, err := res.assembly.WriteTo(f); err != nil {
 		return withResult(err, &trust.VerifyError{Name: res.File, Result: res.checked, Err: err})
 	}
+	// The bundles that verified, beside the file (not beside standard
+	// output): each written whole, then committed with the file.
+	var bundles []*output.File
+	var written []string
+	if found := res.checked.Bundles; out != "-" {
+		for i, b := range found {
+			name := bundleFile(out, i, len(found))
+			bf, err := output.Create(c.Context, name, outputOptions(c, nil, true))
+			if err != nil {
+				return outputError(err)
+			}
+			defer bf.Close()
+			if _, err := bf.Write(b.Data); err != nil {
+				return outputError(err)
+			}
+			bundles, written = append(bundles, bf), append(written, name)
+		}
+	}
 	if err := f.Commit(); err != nil {
 		return outputError(err)
 	}
+	for _, bf := range bundles {
+		if err := bf.Commit(); err != nil {
+			return outputError(err)
+		}
+	}
 	if c.Bool("json") {
-		return printJSON(c, pullResult{res.Verdict, out})
+		return printJSON(c, pullResult{res.Verdict, out, written})
 	}
 	if out != "-" {
 		printVerified(c, res.File, res.Verdict)
 		printf(c, c.App.Writer, "wrote %s\n", out)
+		for _, w := range written {
+			printf(c, c.App.Writer, "wrote %s (provenance bundle)\n", w)
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/digest"
+	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/remote"
 )
 
@@ -37,11 +38,23 @@ reaches loopback registries.
 An unsigned assembly is refused unless --allow-unsigned, which pushes it
 saying so.
 
+REFERRERS (oci:// only; docs/oci.md):
+   The artifact gets OCI 1.1 referrers (subject: its manifest), written
+   before the tag: the assembly's signature.asc, each --bundle FILE
+   (a provenance bundle from 'attest --provenance'; checked as 'verify
+   --bundle' checks it, against the policy's provenance bundle-keys), and,
+   pushed from a registry, every referrer the source had (a promotion
+   carries them, their bytes checked against their digests). A registry
+   without the referrers API gets the tag schema (tag sha256-HEX of the
+   manifest). S3 keeps no referrers.
+
 Examples:
    assemble push --keyring release.pub.asc app.cloud oci://registry.example.com/team/app:1.4.0
-   assemble push --policy release-policy.yaml app.cloud s3://releases/app/1.4.0.cloud`,
+   assemble push --policy release-policy.yaml app.cloud s3://releases/app/1.4.0.cloud
+   assemble push --policy release-policy.yaml --bundle app.sigstore.json app.cloud oci://registry.example.com/team/app:1.4.0`,
 		Flags: append(trustFlags(),
 			&cli.BoolFlag{Name: "allow-unsigned", Usage: "push an unsigned assembly after checking structure and manifest (authenticates nothing)"},
+			&cli.StringSliceFlag{Name: "bundle", Usage: "attach the provenance bundle `FILE` (attest --provenance) to the OCI artifact, once it verified as verify --bundle does (repeatable)"},
 			digestFlag, timeoutFlag(),
 			jsonFlag,
 			strictFlag,
@@ -67,6 +80,14 @@ type pushResult struct {
 	ETag          string        `json:"etag,omitempty"`
 	Multipart     bool          `json:"multipart,omitempty"`
 	Replaced      bool          `json:"replaced,omitempty"`
+	// Referrers are the OCI referrers attached (docs/oci.md).
+	Referrers []referrerResult `json:"referrers,omitempty"`
+}
+
+// referrerResult is one referrer push attached.
+type referrerResult struct {
+	ArtifactType string `json:"artifactType"`
+	Manifest     string `json:"manifest"`
 }
 
 func runPush(c *cli.Context) error {
@@ -77,8 +98,12 @@ func runPush(c *cli.Context) error {
 	if !remote.IsLocation(dest) {
 		return withHint(usagef("push: %q is not a location", dest), "push to oci://REGISTRY/REPOSITORY:TAG or s3://BUCKET/KEY")
 	}
-	if _, err := remote.Parse(dest); err != nil {
+	dl, err := remote.Parse(dest)
+	if err != nil {
 		return err
+	}
+	if len(c.StringSlice("bundle")) > 0 && dl.Scheme != remote.SchemeOCI {
+		return withHint(usagef("push: --bundle attaches to an OCI artifact; %s keeps no referrers", dl.Scheme+"://"), "push the assembly and its bundles to oci://REGISTRY/REPOSITORY:TAG, or keep the bundle beside the object yourself")
 	}
 	res, err := verifyAssembly(c, name, c.Bool("allow-unsigned"))
 	defer res.close()
@@ -88,7 +113,7 @@ func runPush(c *cli.Context) error {
 	if !res.Signed {
 		warnf(c, "pushing %s UNSIGNED (--allow-unsigned): whoever pulls it must pass --allow-unsigned too", res.File)
 	}
-	raw, _ := res.checked.Reader.Raw()
+	raw := res.checked.Reader.Raw()
 	f := remote.File{R: raw, Size: res.Size, SHA256: res.SHA256, Title: filepath.Base(name)}
 	if remote.IsLocation(name) {
 		// Promotion: the file is named after the source's last segment,
@@ -99,9 +124,27 @@ func runPush(c *cli.Context) error {
 			f.Manifest = o.Manifest()
 		}
 	}
-	prog := newProgress(c, "pushing "+res.File)
 	ctx, cancel := remoteContext(c)
 	defer cancel()
+	if dl.Scheme == remote.SchemeOCI && res.assembly != nil {
+		if f.Referrers, err = res.assembly.Referrers(ctx); err != nil {
+			return onFile("push", res.File, err)
+		}
+	} else if o, ok := res.assembly.Source().(*remote.Object); ok && o.Manifest() != nil {
+		// S3 keeps no referrers: say which provenance bundles stay behind.
+		if refs, err := o.Referrers(ctx); err == nil {
+			n := 0
+			for _, r := range refs {
+				if r.ArtifactType == remote.BundleArtifactType {
+					n++
+				}
+			}
+			if n > 0 {
+				warnf(c, "%s has %s attached; %s keeps no referrers, so they are not carried (assemble pull from %s writes them beside the file)", res.File, plural.Count(n, "provenance bundle"), shown(dest), res.File)
+			}
+		}
+	}
+	prog := newProgress(c, "pushing "+res.File)
 	p, err := remote.Push(ctx, dest, f, &remote.Options{Progress: prog.Func()})
 	prog.Done()
 	if err != nil {
@@ -109,6 +152,9 @@ func runPush(c *cli.Context) error {
 	}
 	out := pushResult{File: res.File, Location: shown(dest), SHA256: p.Digest, Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
 		Manifest: p.Manifest, Version: p.Version, ETag: p.ETag, Multipart: p.Multipart, Replaced: p.Replaced}
+	for _, r := range p.Referrers {
+		out.Referrers = append(out.Referrers, referrerResult{ArtifactType: r.ArtifactType, Manifest: r.Manifest})
+	}
 	if c.Bool("json") {
 		return printJSON(c, out)
 	}
@@ -121,8 +167,10 @@ func runPush(c *cli.Context) error {
 		printf(c, c.App.Writer, "replaced the object that was at %s\n", out.Location)
 	}
 	if !p.Manifest.IsZero() {
-		loc, _ := remote.Parse(dest)
-		printf(c, c.App.Writer, "manifest %s: pull it by oci://%s@%s\n", p.Manifest, loc.Ref.Context().Name(), p.Manifest)
+		printf(c, c.App.Writer, "manifest %s: pull it by oci://%s@%s\n", p.Manifest, dl.Ref.Context().Name(), p.Manifest)
+	}
+	for _, r := range p.Referrers {
+		printf(c, c.App.Writer, "referrer %s (%s)\n", r.Manifest, r.ArtifactType)
 	}
 	if p.Version != "" {
 		printf(c, c.App.Writer, "version %s: pull it by %s?versionId=%s\n", p.Version, out.Location, p.Version)

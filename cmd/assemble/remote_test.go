@@ -16,13 +16,17 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/fakes3"
+	"github.com/cloud-assembly/assemble/internal/testenv/ocireg"
+	"github.com/cloud-assembly/assemble/remote"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -244,5 +248,34 @@ func TestS3PushPull(t *testing.T) {
 	code, stdout, stderr = runRemoteCLI("inspect", loc)
 	if code != 0 || !bytes.Contains([]byte(stdout), []byte(loc)) {
 		t.Fatalf("inspect: %d %s %s", code, stdout, stderr)
+	}
+}
+
+// TestPromoteToS3SaysBundlesStay: S3 keeps no referrers, so a promotion
+// from a registry to s3:// says how many provenance bundles stay behind,
+// and still pushes the file.
+func TestPromoteToS3SaysBundlesStay(t *testing.T) {
+	s := fakes3.Start(t, nil)
+	fakes3.Env(t, s.URL)
+	fakes3.Credentials(t, "AKIDPUSH")
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw}), 0o644)
+	t.Setenv("AWS_CA_BUNDLE", ca)
+	reg := ocireg.InProcess(true, nil)
+	defer reg.Close()
+	b := bigAssembly(t, 64<<10)
+	sum := sha256.Sum256(b)
+	src := "oci://" + ocireg.Host(reg) + "/team/app:v1"
+	bundle := remote.Referrer{ArtifactType: remote.BundleArtifactType, Data: []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`)}
+	if _, err := remote.Push(context.Background(), src, remote.File{R: bytes.NewReader(b), Size: int64(len(b)), SHA256: digest.Of(b), Title: "app.cloud", Referrers: []remote.Referrer{bundle}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	keyring := filepath.Join("..", "..", "fixtures", "keys", "ed25519.pub.asc")
+	code, stdout, stderr := runRemoteCLI("push", "--keyring", keyring, src, "s3://"+fakes3.Bucket+"/releases/app.cloud")
+	if code != 0 || !strings.Contains(stdout, "sha256:"+hex.EncodeToString(sum[:])) {
+		t.Fatalf("push: %d %s %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "has 1 provenance bundle attached") || !strings.Contains(stderr, "keeps no referrers") {
+		t.Errorf("no word of the bundle left behind: %s", stderr)
 	}
 }

@@ -13,17 +13,39 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cloud-assembly/assemble/internal/testenv/ocireg"
 )
 
-// registry starts go-containerregistry's OCI registry on a loopback port
-// for the script and sets $REGISTRY to its host:port.
+// registry [VAR KIND] starts an OCI registry on a loopback port for the
+// script and sets $VAR (default REGISTRY) to its host:port. KIND is tags
+// (the default: go-containerregistry's registry without the referrers
+// API, so writers keep the referrers tag schema), api (the same with the
+// OCI 1.1 referrers API) or docker (Debian's docker-registry; a script
+// that starts it skips first when it is absent: [!exec:docker-registry]).
 func registryCmd(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: registry")
+	if neg || (len(args) != 0 && len(args) != 2) {
+		ts.Fatalf("usage: registry [VAR tags|api|docker]")
 	}
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-	ts.Defer(srv.Close)
-	ts.Setenv("REGISTRY", strings.TrimPrefix(srv.URL, "http://"))
+	v, kind := "REGISTRY", "tags"
+	if len(args) == 2 {
+		v, kind = args[0], args[1]
+	}
+	switch kind {
+	case "tags", "api":
+		srv := ocireg.InProcess(kind == "api", nil)
+		ts.Defer(srv.Close)
+		ts.Setenv(v, ocireg.Host(srv))
+	case "docker":
+		dir, err := os.MkdirTemp(ts.Getenv("WORK"), "docker-registry-")
+		ts.Check(err)
+		addr, stop, err := ocireg.Docker(dir)
+		ts.Check(err) // the script skips first: [!exec:docker-registry] skip
+		ts.Defer(stop)
+		ts.Setenv(v, addr)
+	default:
+		ts.Fatalf("registry: kind %q is not tags, api or docker", kind)
+	}
 }
 
 // serve DIR serves the folder over HTTPS on a loopback port (Go's file

@@ -50,20 +50,14 @@ func tamper(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: tamper FILE ENTRY")
 	}
 	path := ts.MkAbs(args[0])
-	rc, err := assembly.Open(path)
+	rc, err := zip.OpenReader(path)
 	ts.Check(err)
 	var out bytes.Buffer
 	zw := zip.NewWriter(&out)
 	found := false
-	for _, f := range rc.Files() {
-		if f.Name() != args[1] {
-			h := f.Header()
-			raw, err := f.OpenRaw()
-			ts.Check(err)
-			w, err := zw.CreateRaw(&h)
-			ts.Check(err)
-			_, err = io.Copy(w, raw)
-			ts.Check(err)
+	for _, f := range rc.File {
+		if f.Name != args[1] {
+			ts.Check(zw.Copy(f))
 			continue
 		}
 		found = true
@@ -75,7 +69,7 @@ func tamper(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("tamper: %s is empty", args[1])
 		}
 		body[0] ^= 0x20
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name(), Method: zip.Deflate})
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate})
 		ts.Check(err)
 		w.Write(body)
 	}
@@ -87,10 +81,10 @@ func tamper(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(path, out.Bytes(), 0o644))
 }
 
-func names(rc *assembly.ReadCloser) []string {
+func names(rc *zip.ReadCloser) []string {
 	var n []string
-	for _, f := range rc.Files() {
-		n = append(n, f.Name())
+	for _, f := range rc.File {
+		n = append(n, f.Name)
 	}
 	return n
 }

@@ -100,7 +100,7 @@ func runSign(c *cli.Context) error {
 	}
 	alg, err := signing.ParseAlgorithm(c.String("algorithm"))
 	if err != nil {
-		return usagef("--algorithm %q: use SHA256, SHA384 or SHA512", c.String("algorithm"))
+		return algorithmError("--algorithm", err)
 	}
 	if c.IsSet("algorithm") && (c.Bool("add") || c.String("signature") != "") {
 		return usagef("--algorithm chooses how a new attestation is hashed: --add and --signature sign an existing one, with its algorithm")

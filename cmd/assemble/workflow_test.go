@@ -10,7 +10,7 @@ package main
 // to job; aws-actions/configure-aws-credentials assumes its role-to-assume
 // with STS AssumeRole against moto_server, where GitHub's OIDC token would
 // go to AssumeRoleWithWebIdentity, and gives the job's later steps those
-// credentials). Installing assemble is the one step skipped: the assemble
+// credentials). Installing assemble (scripts/install) is the one step skipped: the assemble
 // the scripts run is on PATH. Steps see GITHUB_REF_NAME ($GITHUB_REF_NAME
 // of the script, else v0.0.0-test) and AWS_ENDPOINT_URL (moto's), as a
 // runner's environment would hold the real endpoint; no AWS credentials
@@ -70,8 +70,10 @@ func (l *stringList) UnmarshalYAML(n *yaml.Node) error {
 	return n.Decode((*[]string)(l))
 }
 
-// installAssemble is the step that installs the tool; ghactions skips it.
-var installAssemble = regexp.MustCompile(`^go install "?github\.com/cloud-assembly/assemble/cmd/assemble@`)
+// installAssemble is the step that installs the tool, a pinned release
+// checked against the pinned release key (scripts/install, tested by
+// TestReleaseSnapshot against a release made here); ghactions skips it.
+var installAssemble = regexp.MustCompile(`(?s)/\$ASSEMBLE_VERSION/scripts/install".*/\$ASSEMBLE_VERSION/keys/release\.asc".*install-assemble --key \S+ --fingerprint "\$ASSEMBLE_RELEASE_FINGERPRINT" .*"\$ASSEMBLE_VERSION"\n`)
 
 // ghactions WORKFLOW PROJECT runs the workflow file on the project folder
 // (the repository checkout), in $WORK/gha (emptied first). secrets.X is
@@ -136,7 +138,7 @@ func runWorkflow(ts *testscript.TestScript, file, projectDir string) error {
 			}
 		}
 		if !installed {
-			ts.Fatalf("job %s: no step installs assemble with go install", name)
+			ts.Fatalf("job %s: no step installs assemble with scripts/install, pinned to $ASSEMBLE_VERSION and $ASSEMBLE_RELEASE_FINGERPRINT", name)
 		}
 		jobOutputs[name] = map[string]string{}
 		for k, v := range job.Outputs {
@@ -319,10 +321,25 @@ func TestActionsRecipePinsVersion(t *testing.T) {
 	for name, job := range wf.Jobs {
 		pinned := false
 		for _, st := range job.Steps {
-			pinned = pinned || installAssemble.MatchString(st.Run) && strings.Contains(st.Run, "@$ASSEMBLE_VERSION")
+			pinned = pinned || installAssemble.MatchString(st.Run)
 		}
 		if !pinned {
-			t.Errorf("job %s does not install assemble@$ASSEMBLE_VERSION", name)
+			t.Errorf("job %s does not install $ASSEMBLE_VERSION with scripts/install and $ASSEMBLE_RELEASE_FINGERPRINT", name)
 		}
+	}
+	// The fingerprint pinned is the published key's (SECURITY.md and
+	// keys/release.asc), or empty while no key is published: never one
+	// made up.
+	fpr, ok := wf.Env["ASSEMBLE_RELEASE_FINGERPRINT"]
+	if !ok {
+		t.Fatal("the recipe pins no ASSEMBLE_RELEASE_FINGERPRINT")
+	}
+	security, _ := os.ReadFile(filepath.Join("..", "..", "SECURITY.md"))
+	_, keyErr := os.Stat(filepath.Join("..", "..", "keys", "release.asc"))
+	switch {
+	case fpr == "" && keyErr == nil:
+		t.Error("keys/release.asc is published, and the recipe pins no fingerprint: copy it from SECURITY.md")
+	case fpr != "" && (keyErr != nil || !strings.Contains(strings.ReplaceAll(string(security), " ", ""), strings.ReplaceAll(fpr, " ", ""))):
+		t.Errorf("the recipe pins fingerprint %q, which SECURITY.md does not name or no keys/release.asc publishes", fpr)
 	}
 }
