@@ -38,17 +38,6 @@ func (p purpose) bootstrapRole() string {
 	return "deploy-role"
 }
 
-// purposeOf is the purpose of a deployer's calls.
-func purposeOf(k dropletKind) purpose {
-	switch k.(type) {
-	case objectKind:
-		return forFiles
-	case imageKind, buildKind:
-		return forImages
-	}
-	return forStacks
-}
-
 // credProvider is the one place every call asks for the clients of an
 // account and region: the caller's own configuration when the account is
 // the caller's, else a role assumed in that account. Which role: the one
@@ -205,7 +194,7 @@ func partition(region string) string {
 func (c *credProvider) reachAll(ctx context.Context, ds []*droplet) []error {
 	var errs []error
 	for _, d := range ds {
-		cl, err := c.reach(ctx, d.account, d.region, purposeOf(d.kind))
+		cl, err := c.reach(ctx, d.account, d.region, d.kind.purpose())
 		if err != nil {
 			errs = append(errs, &DropletError{Droplet: d.id, Err: err})
 			continue

@@ -282,83 +282,11 @@ func (d *droplet) progress(format string, args ...any) {
 // before anything changed.
 func (d *droplet) aws() *clients { return d.cl }
 
-// setProps sets the resolved properties. In an asset's destination (a
-// file's or directory's bucketName, objectKey, keyPrefix; an image's
-// pushTarget and tagName, a build's repositoryName and imageTag) CDK's
-// placeholders ${AWS::AccountId}, ${AWS::Region} and ${AWS::Partition}
-// (written \${...} in the manifest) stand for the droplet's account,
-// region and partition, as cdk-assets reads them.
+// setProps sets the resolved properties, as its kind adjusts them
+// (dropletKind.resolved).
 func (d *droplet) setProps(props map[string]any) {
 	d.props = props
-	switch d.kind.(type) {
-	case stackKind:
-		// The target's tags, on the stacks that take the target's
-		// environment (one with its own is shared by every target); the
-		// droplet's own tag of a key wins.
-		if t := d.run.target; t != nil && len(t.Tags) > 0 && agnostic(d.spec) {
-			tags, _ := props["tags"].(map[string]any)
-			merged := make(map[string]any, len(tags)+len(t.Tags))
-			for k, v := range t.Tags {
-				merged[k] = v
-			}
-			for k, v := range tags {
-				merged[k] = v
-			}
-			props["tags"] = merged
-		}
-		return
-	case objectKind, buildKind, imageKind:
-	default:
-		return
-	}
-	rep := strings.NewReplacer("${AWS::AccountId}", d.account, "${AWS::Region}", d.region, "${AWS::Partition}", partition(d.region))
-	for _, k := range []string{"bucketName", "objectKey", "keyPrefix", "repositoryName", "imageTag", "pushTarget", "tagName"} {
-		if v, ok := props[k].(string); ok {
-			props[k] = rep.Replace(v)
-		}
-	}
-}
-
-// dropletKind is a deployer: one per droplet kind.
-type dropletKind interface {
-	// check looks at the droplet's properties and files before any AWS
-	// call (unresolved properties: references are not resolved yet).
-	check(r *runner, id string, spec *assembly.Droplet) error
-	// current reads the attributes of the deployed droplet (nothing
-	// changes); ok is false when it is not deployed.
-	current(ctx context.Context, d *droplet) (attrs map[string]string, ok bool, err error)
-	// plan records what deploy would do, leaving nothing behind.
-	plan(ctx context.Context, d *droplet) error
-	// deploy deploys the droplet and returns its attributes.
-	deploy(ctx context.Context, d *droplet) (Outcome, map[string]string, error)
-	// status compares what is deployed with the droplet: the differences,
-	// in words (none when it matches).
-	status(ctx context.Context, d *droplet) ([]string, error)
-}
-
-// kinds maps a droplet kind's type (version ignored) to its deployer.
-func kindOf(typ string) (dropletKind, string) {
-	sp, err := droplets.ParseSpecifier(typ)
-	if err != nil {
-		return nil, ""
-	}
-	k, ok := droplets.Lookup(sp)
-	if !ok {
-		return nil, ""
-	}
-	switch k.Type {
-	case droplets.StackType:
-		return stackKind{}, k.Alias
-	case droplets.FileType:
-		return objectKind{fileKind{}}, k.Alias
-	case droplets.DirectoryType:
-		return objectKind{directoryKind{}}, k.Alias
-	case droplets.DockerImageType:
-		return imageKind{}, k.Alias
-	case droplets.DockerBuildType:
-		return buildKind{}, k.Alias
-	}
-	return nil, k.Alias
+	d.kind.resolved(d)
 }
 
 // runner is one Deploy or Status.

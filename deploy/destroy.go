@@ -184,109 +184,129 @@ func destroyLook(ctx context.Context, d *droplet, purge bool) error {
 		return err
 	}
 	d.setProps(props)
-	switch k := d.kind.(type) {
-	case stackKind:
-		name := str(d.props, "stackName")
-		s, err := describeStack(ctx, d.aws().cfn, name)
-		if err != nil {
-			return &DropletError{Droplet: d.id, Err: err}
-		}
-		if s == nil || s.StackStatus == cfntypes.StackStatusDeleteComplete {
-			d.res.Outcome = Absent
-			d.res.action("stack %s: not there", name)
-			return nil
-		}
-		if owner := tagValue(s.Tags, TagDroplet); owner != d.id {
-			why := "it has no " + TagDroplet + " tag (another tool made it)"
-			if owner != "" {
-				why = fmt.Sprintf("its %s tag names droplet %s (another assembly's)", TagDroplet, owner)
-			}
-			return dropletErr(d.id, ErrNotOwned, "stack %s in aws://%s/%s: %s", name, d.account, d.region, why)
-		}
-		d.run.setAttrs(d.id, stackAttrs(s))
-		d.res.action("delete stack %s (%s) in aws://%s/%s", name, s.StackStatus, d.account, d.region)
-		if purge {
-			buckets, err := stackBuckets(ctx, d.aws().cfn, name)
-			if err != nil {
-				return &DropletError{Droplet: d.id, Err: err}
-			}
-			for _, b := range buckets {
-				d.res.action("empty bucket %s (--purge)", b)
-			}
-		}
-		return nil
-	case objectKind:
-		d.run.setAttrs(d.id, k.attrs(d))
-		objs, err := k.objects(d)
-		if err != nil {
-			return &DropletError{Droplet: d.id, Err: err}
-		}
-		releaseAll(objs)
-		mine := 0
-		for _, o := range objs {
-			head, err := d.aws().s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)})
-			if err != nil {
-				switch apiCode(err) {
-				case "NotFound", "NoSuchKey", "404":
-					continue
-				}
-				return &DropletError{Droplet: d.id, Err: fmt.Errorf("%w: s3:HeadObject s3://%s/%s: %s", ErrAWS, o.bucket, o.key, apiMessage(err))}
-			}
-			if owner := head.Metadata[MetaDroplet]; owner != d.id {
-				return dropletErr(d.id, ErrNotOwned, "object s3://%s/%s was not written by this droplet (its %s metadata is %q)", o.bucket, o.key, MetaDroplet, owner)
-			}
-			mine++
-			d.res.action("delete s3://%s/%s", o.bucket, o.key)
-		}
-		if mine == 0 {
-			d.res.Outcome = Absent
-		}
+	return d.kind.look(ctx, d, purge)
+}
+
+// destroyOne deletes what destroyLook found.
+func destroyOne(ctx context.Context, d *droplet, purge bool) error {
+	return d.kind.destroy(ctx, d, purge)
+}
+
+// look: the stack, owned by the droplet.
+func (stackKind) look(ctx context.Context, d *droplet, purge bool) error {
+	name := str(d.props, "stackName")
+	s, err := describeStack(ctx, d.aws().cfn, name)
+	if err != nil {
+		return &DropletError{Droplet: d.id, Err: err}
+	}
+	if s == nil || s.StackStatus == cfntypes.StackStatusDeleteComplete {
+		d.res.Outcome = Absent
+		d.res.action("stack %s: not there", name)
 		return nil
 	}
+	if owner := tagValue(s.Tags, TagDroplet); owner != d.id {
+		why := "it has no " + TagDroplet + " tag (another tool made it)"
+		if owner != "" {
+			why = fmt.Sprintf("its %s tag names droplet %s (another assembly's)", TagDroplet, owner)
+		}
+		return dropletErr(d.id, ErrNotOwned, "stack %s in aws://%s/%s: %s", name, d.account, d.region, why)
+	}
+	d.run.setAttrs(d.id, stackAttrs(s))
+	d.res.action("delete stack %s (%s) in aws://%s/%s", name, s.StackStatus, d.account, d.region)
+	if purge {
+		buckets, err := stackBuckets(ctx, d.aws().cfn, name)
+		if err != nil {
+			return &DropletError{Droplet: d.id, Err: err}
+		}
+		for _, b := range buckets {
+			d.res.action("empty bucket %s (--purge)", b)
+		}
+	}
+	return nil
+}
+
+// destroy deletes the stack (its buckets emptied first with purge).
+func (stackKind) destroy(ctx context.Context, d *droplet, purge bool) error {
+	c := d.aws().cfn
+	name := str(d.props, "stackName")
+	if purge {
+		buckets, err := stackBuckets(ctx, c, name)
+		if err != nil {
+			return err
+		}
+		for _, b := range buckets {
+			if err := emptyBucket(ctx, d.aws().s3, b); err != nil {
+				return err
+			}
+		}
+	}
+	s, err := describeStack(ctx, c, name)
+	if err != nil || s == nil {
+		return err
+	}
+	if _, err := c.DeleteStack(ctx, &cloudformation.DeleteStackInput{StackName: s.StackId}); err != nil {
+		return fmt.Errorf("%w: cloudformation:DeleteStack %s: %s", ErrAWS, name, apiMessage(err))
+	}
+	return waitDeleted(ctx, d, c, aws.ToString(s.StackId))
+}
+
+// look: the objects, written by the droplet.
+func (k objectKind) look(ctx context.Context, d *droplet, purge bool) error {
+	d.run.setAttrs(d.id, k.attrs(d))
+	objs, err := k.objects(d)
+	if err != nil {
+		return &DropletError{Droplet: d.id, Err: err}
+	}
+	releaseAll(objs)
+	mine := 0
+	for _, o := range objs {
+		head, err := d.aws().s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)})
+		if err != nil {
+			switch apiCode(err) {
+			case "NotFound", "NoSuchKey", "404":
+				continue
+			}
+			return &DropletError{Droplet: d.id, Err: fmt.Errorf("%w: s3:HeadObject s3://%s/%s: %s", ErrAWS, o.bucket, o.key, apiMessage(err))}
+		}
+		if owner := head.Metadata[MetaDroplet]; owner != d.id {
+			return dropletErr(d.id, ErrNotOwned, "object s3://%s/%s was not written by this droplet (its %s metadata is %q)", o.bucket, o.key, MetaDroplet, owner)
+		}
+		mine++
+		d.res.action("delete s3://%s/%s", o.bucket, o.key)
+	}
+	if mine == 0 {
+		d.res.Outcome = Absent
+	}
+	return nil
+}
+
+// destroy deletes the objects.
+func (k objectKind) destroy(ctx context.Context, d *droplet, purge bool) error {
+	objs, err := k.objects(d)
+	if err != nil {
+		return err
+	}
+	releaseAll(objs)
+	for _, o := range objs {
+		if _, err := d.aws().s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)}); err != nil {
+			return fmt.Errorf("%w: s3:DeleteObject s3://%s/%s: %s", ErrAWS, o.bucket, o.key, apiMessage(err))
+		}
+	}
+	return nil
+}
+
+// keptImage is an image droplet's look: images are not deleted from
+// registries.
+func keptImage(d *droplet) error {
 	d.res.Outcome = Kept
 	d.res.action("kept: images are not deleted from registries")
 	return nil
 }
 
-// destroyOne deletes what destroyLook found.
-func destroyOne(ctx context.Context, d *droplet, purge bool) error {
-	switch k := d.kind.(type) {
-	case stackKind:
-		c := d.aws().cfn
-		name := str(d.props, "stackName")
-		if purge {
-			buckets, err := stackBuckets(ctx, c, name)
-			if err != nil {
-				return err
-			}
-			for _, b := range buckets {
-				if err := emptyBucket(ctx, d.aws().s3, b); err != nil {
-					return err
-				}
-			}
-		}
-		s, err := describeStack(ctx, c, name)
-		if err != nil || s == nil {
-			return err
-		}
-		if _, err := c.DeleteStack(ctx, &cloudformation.DeleteStackInput{StackName: s.StackId}); err != nil {
-			return fmt.Errorf("%w: cloudformation:DeleteStack %s: %s", ErrAWS, name, apiMessage(err))
-		}
-		return waitDeleted(ctx, d, c, aws.ToString(s.StackId))
-	case objectKind:
-		objs, err := k.objects(d)
-		if err != nil {
-			return err
-		}
-		releaseAll(objs)
-		for _, o := range objs {
-			if _, err := d.aws().s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)}); err != nil {
-				return fmt.Errorf("%w: s3:DeleteObject s3://%s/%s: %s", ErrAWS, o.bucket, o.key, apiMessage(err))
-			}
-		}
-	}
-	return nil
-}
+func (imageKind) look(ctx context.Context, d *droplet, purge bool) error    { return keptImage(d) }
+func (buildKind) look(ctx context.Context, d *droplet, purge bool) error    { return keptImage(d) }
+func (imageKind) destroy(ctx context.Context, d *droplet, purge bool) error { return nil }
+func (buildKind) destroy(ctx context.Context, d *droplet, purge bool) error { return nil }
 
 // stackBuckets lists the physical names of the stack's S3 buckets.
 func stackBuckets(ctx context.Context, c *cloudformation.Client, stack string) ([]string, error) {

@@ -233,20 +233,11 @@ func (r *runner) diffOne(ctx context.Context, d *droplet, dd *DropletDiff, chang
 	d.unknown = unknown
 	dd.Pending = unknown
 	dd.Region = d.region
-	switch k := d.kind.(type) {
-	case stackKind:
-		return r.diffStack(ctx, k, d, dd, changeSet)
-	case objectKind:
-		return r.diffObjects(ctx, k, d, dd)
-	case imageKind:
-		return r.diffImage(ctx, k, d, dd)
-	case buildKind:
-		return r.diffBuild(ctx, k, d, dd)
-	}
-	return dropletErr(d.id, ErrUndeployable, "no diff for its type %s", d.spec.Type)
+	return d.kind.diff(ctx, d, dd, changeSet)
 }
 
-func (r *runner) diffStack(ctx context.Context, k stackKind, d *droplet, dd *DropletDiff, changeSet bool) error {
+func (k stackKind) diff(ctx context.Context, d *droplet, dd *DropletDiff, changeSet bool) error {
+	r := d.run
 	in, err := k.input(d)
 	if err != nil {
 		return err
@@ -448,12 +439,11 @@ func sorted(s []string) []string {
 // maxListed bounds the keys read under a directory's prefix.
 const maxListed = 10000
 
-func (r *runner) diffObjects(ctx context.Context, k objectKind, d *droplet, dd *DropletDiff) error {
-	if len(d.unknown) > 0 {
-		dd.State = StateChanged
-		dd.Notes = append(dd.Notes, "its destination is known after deploy ("+strings.Join(d.unknown, ", ")+")")
+func (k objectKind) diff(ctx context.Context, d *droplet, dd *DropletDiff, _ bool) error {
+	if diffAfterDeploy(d, dd) {
 		return nil
 	}
+	r := d.run
 	objs, err := k.objects(d)
 	if err != nil {
 		return err
@@ -522,10 +512,8 @@ func (r *runner) diffObjects(ctx context.Context, k objectKind, d *droplet, dd *
 	return nil
 }
 
-func (r *runner) diffImage(ctx context.Context, k imageKind, d *droplet, dd *DropletDiff) error {
-	if len(d.unknown) > 0 {
-		dd.State = StateChanged
-		dd.Notes = append(dd.Notes, "its destination is known after deploy ("+strings.Join(d.unknown, ", ")+")")
+func (k imageKind) diff(ctx context.Context, d *droplet, dd *DropletDiff, _ bool) error {
+	if diffAfterDeploy(d, dd) {
 		return nil
 	}
 	ref, digest, have, ok, err := k.compare(ctx, d)
@@ -546,10 +534,8 @@ func (r *runner) diffImage(ctx context.Context, k imageKind, d *droplet, dd *Dro
 	return nil
 }
 
-func (r *runner) diffBuild(ctx context.Context, k buildKind, d *droplet, dd *DropletDiff) error {
-	if len(d.unknown) > 0 {
-		dd.State = StateChanged
-		dd.Notes = append(dd.Notes, "its destination is known after deploy ("+strings.Join(d.unknown, ", ")+")")
+func (k buildKind) diff(ctx context.Context, d *droplet, dd *DropletDiff, _ bool) error {
+	if diffAfterDeploy(d, dd) {
 		return nil
 	}
 	attrs, ok, err := k.current(ctx, d)

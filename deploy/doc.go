@@ -16,7 +16,9 @@
 // deployed, each when its dependencies (dependsOn and ${Id.attr}
 // references) are, up to Options.Concurrency at a time.
 //
-// One deployer per droplet kind sits behind the small interface dropletKind:
+// One deployer per droplet kind sits behind the interface dropletKind
+// (check, plan, deploy, status, diff, destroy, ...), each registered
+// beside its code in one table (registerKind), so a kind is one file:
 // stacks (CloudFormation change sets, or CreateStack/UpdateStack), files
 // and directories (S3 objects, skipped when the object already holds the
 // same bytes), saved Docker images (pushed with go-containerregistry).

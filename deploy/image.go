@@ -29,10 +29,20 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/droplets"
 )
 
 // imageKind pushes a saved image (`docker image save`) to a registry.
 type imageKind struct{}
+
+func init() { registerKind(droplets.DockerImageType, imageKind{}) }
+
+func (imageKind) resolved(d *droplet) { assetDestination(d) }
+
+func (imageKind) purpose() purpose { return forImages }
+
+// usable: the tag in the registry holds the saved image.
+func (k imageKind) usable(ctx context.Context, d *droplet) ([]string, error) { return k.status(ctx, d) }
 
 func (imageKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	p := spec.Properties
@@ -102,15 +112,6 @@ func (k imageKind) local(d *droplet) (ref name.Tag, img v1.Image, digest v1.Hash
 		return ref, nil, digest, nil, fmt.Errorf("properties.savedImage: %v", err)
 	}
 	return
-}
-
-// imageRef is where an image or build droplet pushes (resolved
-// properties).
-func imageRef(d *droplet) (name.Tag, error) {
-	if b, ok := d.kind.(buildKind); ok {
-		return b.ref(d)
-	}
-	return imageKind{}.ref(d)
 }
 
 // ecrHostRE matches an ECR registry: ACCOUNT.dkr.ecr[-fips].REGION.amazonaws.com[.cn].
@@ -327,6 +328,15 @@ func dockerAvailable(ctx context.Context, opts *Options) bool {
 // verified archive (local secrets, SSH agents, other contexts, caches,
 // outputs): refused, so that every byte built comes from the assembly.
 var buildUnsupported = []string{"buildSecrets", "buildSsh", "buildContexts", "outputs", "cacheFrom", "cacheTo"}
+
+func init() { registerKind(droplets.DockerBuildType, buildKind{}) }
+
+func (buildKind) resolved(d *droplet) { assetDestination(d) }
+
+func (buildKind) purpose() purpose { return forImages }
+
+// usable: the tag in the registry holds an image this droplet built.
+func (k buildKind) usable(ctx context.Context, d *droplet) ([]string, error) { return k.status(ctx, d) }
 
 func (buildKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	p := spec.Properties

@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
 // matrixPairs are a target's three pairs: two regions of one account and
@@ -228,4 +230,44 @@ func cloudWrites(c *Counter) []string {
 		}
 	}
 	return w
+}
+
+// A pair refused before comparing (its bucket is missing: the checks a
+// deploy makes first) is named with why in its own section; the other
+// pairs are compared all the same, and the error names the pair.
+func TestDiffMatrixRefusedPair(t *testing.T) {
+	cfg := awsConfig(t)
+	u := uniq()
+	for _, p := range matrixPairs[1:] {
+		in := &s3.CreateBucketInput{Bucket: aws.String("mxb-" + u + "-" + p[6:18] + "-" + p[19:])}
+		if p[19:] != "us-east-1" {
+			in.CreateBucketConfiguration = &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(p[19:])}
+		}
+		if _, err := s3.NewFromConfig(pairConfig(t, cfg, p), func(o *s3.Options) { o.UsePathStyle = true }).CreateBucket(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := manifest(map[string]any{
+		"Asset": map[string]any{"type": "npm://@aws-cdk/assets.FileDroplet", "environment": "aws://unknown-account/unknown-region",
+			"properties": map[string]any{"file": "asset.txt", "bucketName": `mxb-` + u + `-\${AWS::AccountId}-\${AWS::Region}`, "objectKey": "asset.txt"}},
+	})
+	m["targets"] = map[string]any{"prod": map[string]any{"environments": matrixPairs, "deployRole": deployRole}}
+	src := signedSource(t, m, files{"asset.txt": "signed bytes"})
+	o := opts(cfg, nil)
+	o.Target = "prod"
+	d, err := Diff(context.Background(), src, DiffOptions{Options: o})
+	if !errors.Is(err, ErrBucket) || !strings.Contains(err.Error(), matrixPairs[0]+": ") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(d.Pairs) != 3 || !strings.Contains(d.Pairs[0].Error, "mxb-"+u) || d.Pairs[0].Droplets[0].State != StateFailed || !errors.Is(d.Pairs[0].Droplets[0].Err, ErrBucket) {
+		t.Fatalf("the refused pair: %+v", d.Pairs[0])
+	}
+	for _, p := range d.Pairs[1:] {
+		if p.Error != "" || p.Droplets[0].State != StateNew || len(p.Droplets[0].Objects) != 1 {
+			t.Errorf("%s: %+v", p.Environment, p)
+		}
+	}
+	if d.Total != 2 || d.Changed != 2 {
+		t.Errorf("counts: %d of %d", d.Changed, d.Total)
+	}
 }

@@ -100,23 +100,17 @@ func (r *runner) readOutside(ctx context.Context, ds []*droplet, targeted map[st
 			continue
 		}
 		o.setProps(props)
-		if _, isStack := kind.(stackKind); !isStack {
-			check := kind.status
-			if ok, isObject := kind.(objectKind); isObject {
-				check = ok.present // extra objects under a prefix do not matter here
-			}
-			diff, err := check(ctx, o)
-			if ab := (*absentError)(nil); errors.As(err, &ab) {
-				diff, err = []string{ab.what}, nil
-			}
-			if err != nil {
-				errs = append(errs, &DropletError{Droplet: id, Err: err})
-				continue
-			}
-			if len(diff) > 0 {
-				notDeployed(strings.Join(diff, "; "))
-				continue
-			}
+		diff, err := kind.usable(ctx, o)
+		if ab := (*absentError)(nil); errors.As(err, &ab) {
+			diff, err = []string{ab.what}, nil
+		}
+		if err != nil {
+			errs = append(errs, &DropletError{Droplet: id, Err: err})
+			continue
+		}
+		if len(diff) > 0 {
+			notDeployed(strings.Join(diff, "; "))
+			continue
 		}
 		attrs, ok, err := kind.current(ctx, o)
 		switch {
@@ -150,7 +144,7 @@ func (r *runner) outsideDroplet(ctx context.Context, id string, spec *assembly.D
 	if errs := r.place(o); len(errs) > 0 {
 		return nil, errs[0]
 	}
-	if o.cl, err = r.creds.reach(ctx, o.account, o.region, purposeOf(kind)); err != nil {
+	if o.cl, err = r.creds.reach(ctx, o.account, o.region, kind.purpose()); err != nil {
 		return nil, &DropletError{Droplet: id, Err: fmt.Errorf("it is referenced, and its account cannot be read: %w", err)}
 	}
 	return o, nil

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/cloud-assembly/assemble/assembly"
-	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/suggest"
 )
 
@@ -71,7 +70,7 @@ func checkParameters(src *Source, targeted map[string]bool, params map[string]st
 		case spec == nil:
 			errs = append(errs, fmt.Errorf("%w: %s: the assembly has no droplet %s%s", ErrParameter, key, id, suggest.Hint(id, m.IDs())))
 			continue
-		case spec.Type != droplets.StackType && !strings.HasPrefix(spec.Type, "npm://@aws-cdk/aws-cloudformation.StackDroplet"):
+		case !isStackType(spec.Type):
 			errs = append(errs, fmt.Errorf("%w: %s: droplet %s is not a stack", ErrParameter, key, id))
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
 	"github.com/aws/aws-sdk-go-v2/service/ecr"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/google/go-containerregistry/pkg/name"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cloud-assembly/assemble/assembly"
@@ -34,6 +35,75 @@ var (
 	ErrBucket = errcode.New("bucket_unusable", "bucket missing or unusable",
 		"create the bucket in the droplet's account and region (or name another one), or use credentials that may write to it")
 )
+
+// preflightPass is what one preflight's kinds gather: the stack owners
+// asked (in g), the regions needing the staging bucket, the buckets
+// named, and the refusals (fail).
+type preflightPass struct {
+	r             *runner
+	ctx           context.Context
+	g             *errgroup.Group
+	fail          func(error)
+	adopt         map[string]bool
+	staging       map[[2]string]*clients // account and region that need the staging bucket
+	buckets       map[[3]string][]string
+	bucketClients map[[3]string]*clients
+	repos         map[[3]string][]string // ECR account, region and repository: the image droplets
+}
+
+// preflight: the stack's name is one CloudFormation accepts, and a stack
+// of that name was made by this droplet (or is adopted); a template too
+// large to send inline needs the staging bucket in its region.
+func (stackKind) preflight(p *preflightPass, d *droplet) {
+	name := str(d.props, "stackName")
+	if strings.Contains(name, KnownAfterDeploy) {
+		return // made by a droplet of this run: checked in its own step
+	}
+	if err := checkStackName(d, name); err != nil {
+		p.fail(err)
+		return
+	}
+	if p.r.src.sizes[str(d.props, "template")] > MaxTemplateBody && p.r.opts.StagingBucket != "" {
+		p.staging[[2]string{d.account, d.region}] = d.aws()
+	}
+	p.g.Go(func() error {
+		if err := p.r.owned(p.ctx, d, name, p.adopt[d.id]); err != nil {
+			p.fail(err)
+		}
+		return nil
+	})
+}
+
+// preflight: the bucket the objects go to exists (one made by a droplet
+// of this run is checked in its own step).
+func (objectKind) preflight(p *preflightPass, d *droplet) {
+	b := str(d.props, "bucketName")
+	if b == "" || strings.Contains(b, KnownAfterDeploy) {
+		return
+	}
+	k := [3]string{d.account, d.region, b}
+	p.buckets[k] = append(p.buckets[k], d.id)
+	p.bucketClients[k] = d.aws()
+}
+
+// imagePreflight: the ECR repository an image goes to exists (one made by
+// a droplet of this run is checked in its own step).
+// refOf is where the kind pushes.
+func imagePreflight(p *preflightPass, d *droplet, refOf func(*droplet) (name.Tag, error)) {
+	ref, err := refOf(d)
+	if err != nil {
+		p.fail(&DropletError{Droplet: d.id, Err: err})
+		return
+	}
+	if m := ecrHostRE.FindStringSubmatch(ref.RegistryStr()); m != nil && !strings.Contains(ref.String(), KnownAfterDeploy) {
+		account, _, _ := strings.Cut(ref.RegistryStr(), ".")
+		k := [3]string{account, m[2], ref.RepositoryStr()}
+		p.repos[k] = append(p.repos[k], d.id)
+	}
+}
+
+func (k imageKind) preflight(p *preflightPass, d *droplet) { imagePreflight(p, d, k.ref) }
+func (k buildKind) preflight(p *preflightPass, d *droplet) { imagePreflight(p, d, k.ref) }
 
 // preflight checks what only the account can tell, before the first
 // change, for every targeted droplet at once (up to Concurrency calls at a
@@ -97,56 +167,17 @@ func (r *runner) preflight(ctx context.Context, all map[string]*droplet, ds []*d
 	g.SetLimit(r.opts.Concurrency)
 	// Buckets are looked at with the clients of the droplets' own
 	// account and region.
-	staging := map[[2]string]*clients{} // account and region that need the staging bucket
-	buckets := map[[3]string][]string{}
-	bucketClients := map[[3]string]*clients{}
-	repos := map[[3]string][]string{} // ECR account, region and repository: the image droplets
+	pass := &preflightPass{r: r, ctx: gctx, g: g, fail: fail, adopt: adopt,
+		staging: map[[2]string]*clients{}, buckets: map[[3]string][]string{}, bucketClients: map[[3]string]*clients{}, repos: map[[3]string][]string{}}
+	staging, buckets, bucketClients, repos := pass.staging, pass.buckets, pass.bucketClients, pass.repos
 	for _, d := range ds {
 		props, _, err := resolve(d.id, d.spec.Properties, r.lookup)
 		if err != nil {
-			errs = append(errs, err)
+			fail(err)
 			continue
 		}
 		d.setProps(props)
-		switch d.kind.(type) {
-		case stackKind:
-			name := str(d.props, "stackName")
-			if strings.Contains(name, KnownAfterDeploy) {
-				continue // made by a droplet of this run: checked in its own step
-			}
-			if err := checkStackName(d, name); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if r.src.sizes[str(d.props, "template")] > MaxTemplateBody && r.opts.StagingBucket != "" {
-				staging[[2]string{d.account, d.region}] = d.aws()
-			}
-			g.Go(func() error {
-				if err := r.owned(gctx, d, name, adopt[d.id]); err != nil {
-					fail(err)
-				}
-				return nil
-			})
-		case objectKind:
-			b := str(d.props, "bucketName")
-			if b == "" || strings.Contains(b, KnownAfterDeploy) {
-				continue
-			}
-			k := [3]string{d.account, d.region, b}
-			buckets[k] = append(buckets[k], d.id)
-			bucketClients[k] = d.aws()
-		case imageKind, buildKind:
-			ref, err := imageRef(d)
-			if err != nil {
-				errs = append(errs, &DropletError{Droplet: d.id, Err: err})
-				continue
-			}
-			if m := ecrHostRE.FindStringSubmatch(ref.RegistryStr()); m != nil && !strings.Contains(ref.String(), KnownAfterDeploy) {
-				account, _, _ := strings.Cut(ref.RegistryStr(), ".")
-				k := [3]string{account, m[2], ref.RepositoryStr()}
-				repos[k] = append(repos[k], d.id)
-			}
-		}
+		d.kind.preflight(pass, d)
 	}
 	for k, ids := range repos {
 		g.Go(func() error {

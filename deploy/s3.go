@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/droplets"
 )
 
 // Object metadata deploy sets on every object it uploads (S3 user
@@ -264,6 +265,21 @@ type objectDroplet interface {
 	check(r *runner, id string, spec *assembly.Droplet) error
 	attrs(d *droplet) map[string]string
 	objects(d *droplet) ([]*object, error)
+}
+
+func init() {
+	registerKind(droplets.FileType, objectKind{fileKind{}})
+	registerKind(droplets.DirectoryType, objectKind{directoryKind{}})
+}
+
+func (objectKind) resolved(d *droplet) { assetDestination(d) }
+
+func (objectKind) purpose() purpose { return forFiles }
+
+// usable: every object there with the signed bytes (extra objects under
+// a prefix do not matter here).
+func (k objectKind) usable(ctx context.Context, d *droplet) ([]string, error) {
+	return k.present(ctx, d)
 }
 
 func (k objectKind) current(ctx context.Context, d *droplet) (map[string]string, bool, error) {

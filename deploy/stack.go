@@ -20,6 +20,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
+	"github.com/cloud-assembly/assemble/droplets"
 )
 
 // Tags and metadata deploy sets on what it deploys.
@@ -41,6 +42,33 @@ const (
 
 // stackKind deploys CloudFormation stacks.
 type stackKind struct{}
+
+func init() { registerKind(droplets.StackType, stackKind{}) }
+
+// resolved puts the target's tags on the stacks that take the target's
+// environment (one with its own is shared by every target); the
+// droplet's own tag of a key wins.
+func (stackKind) resolved(d *droplet) {
+	t := d.run.target
+	if t == nil || len(t.Tags) == 0 || !agnostic(d.spec) {
+		return
+	}
+	tags, _ := d.props["tags"].(map[string]any)
+	merged := make(map[string]any, len(tags)+len(t.Tags))
+	for k, v := range t.Tags {
+		merged[k] = v
+	}
+	for k, v := range tags {
+		merged[k] = v
+	}
+	d.props["tags"] = merged
+}
+
+func (stackKind) purpose() purpose { return forStacks }
+
+// usable: a stack is judged by current alone (a complete stack of its
+// name).
+func (stackKind) usable(ctx context.Context, d *droplet) ([]string, error) { return nil, nil }
 
 func (stackKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	p := spec.Properties

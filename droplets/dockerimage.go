@@ -11,7 +11,7 @@ func init() {
 		Type:  DockerImageType,
 		Properties: []Property{
 			{Name: "savedImage", Required: true, Type: "string", Path: PathFile, Doc: "The tar archive `docker image save` wrote."},
-			{Name: "pushTarget", Required: true, Type: "string", Doc: "Where the image is pushed (`<account>.dkr.ecr.<region>.amazonaws.com/<name>`)."},
+			{Name: "pushTarget", Required: true, Type: "string", Doc: "Where the image is pushed (`<account>.dkr.ecr.<region>.amazonaws.com/<name>`); `\\${AWS::AccountId}` and `\\${AWS::Region}` stand for the droplet's account and region."},
 			{Name: "tagName", Type: "string", Doc: "The tag it is pushed with (default `latest`)."},
 		},
 		Attributes: []string{"exactImageId", "imageName"},

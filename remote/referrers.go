@@ -167,8 +167,10 @@ func (o *Object) readReferrers(ctx context.Context, s *ociSource) ([]Referrer, e
 		for _, d := range im.Manifests {
 			// Some registries list a referrer's config media type (the
 			// empty one) in place of its artifactType (go-containerregistry's
-			// registry does): those are read to learn theirs.
-			if referrerTypes[d.ArtifactType] || d.ArtifactType == "" || d.ArtifactType == EmptyConfigMediaType {
+			// registry does): those image manifests are read to learn
+			// theirs.
+			ambiguous := (d.ArtifactType == "" || d.ArtifactType == EmptyConfigMediaType) && d.MediaType == types.OCIManifestSchema1
+			if referrerTypes[d.ArtifactType] || ambiguous {
 				descs = append(descs, d)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	ggcr "github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/static"
 
 	"github.com/cloud-assembly/assemble/internal/testenv/ocireg"
 )
@@ -485,4 +486,35 @@ func manifestSize(t *testing.T, host, d string) int64 {
 		t.Fatal(err)
 	}
 	return desc.Size
+}
+
+// TestForeignReferrersLeftAlone: another tool's referrer of the same
+// manifest (an SBOM) is neither returned nor a reason to fail, with and
+// without the referrers API.
+func TestForeignReferrersLeftAlone(t *testing.T) {
+	for _, api := range []bool{true, false} {
+		host, _ := referrersRegistry(t, api, nil)
+		content := randomBytes(t, 3000)
+		loc := "oci://" + host + "/team/app:v1"
+		p := pushWithReferrers(t, loc, content, testReferrers()[:1])
+		desc, err := ggcr.Get(mustRef(t, host+"/team/app@"+p.Manifest.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sbom := []byte(`{"spdxVersion":"SPDX-2.3"}`)
+		repo := mustRef(t, host+"/team/app:v1").Context()
+		if err := ggcr.WriteLayer(repo, static.NewLayer(sbom, "application/spdx+json")); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := json.Marshal(v1.Manifest{SchemaVersion: 2, MediaType: "application/vnd.oci.image.manifest.v1+json", ArtifactType: "application/spdx+json", Config: emptyConfig,
+			Layers:  []v1.Descriptor{{MediaType: "application/spdx+json", Size: int64(len(sbom)), Digest: mustHash(t, sha(sbom).String())}},
+			Subject: &v1.Descriptor{MediaType: desc.MediaType, Size: desc.Size, Digest: desc.Digest}})
+		if err := ggcr.Put(repo.Digest(sha(m).String()), rawManifest{m, "application/vnd.oci.image.manifest.v1+json"}); err != nil {
+			t.Fatal(err)
+		}
+		_, got := readReferrers(t, loc)
+		if len(got) != 1 {
+			t.Errorf("api %v: %d referrers read, want only assemble's one", api, len(got))
+		}
+	}
 }

@@ -1,15 +1,41 @@
 // Package signing attests, clear-signs and verifies Cloud Assemblies.
 //
+// # The API
+//
+// Five entry points, each one way of doing its job (see the examples):
+//
+//   - LoadSigners turns where the keys are (a key file, a reader, an
+//     environment variable, or the local gpg) and how a protected key is
+//     unlocked (a passphrase file, an environment variable, or a Prompt
+//     callback such as a terminal's) into Signers, choosing keys as gpg
+//     --local-user does (SignerOptions.LocalUsers) and refusing a key the
+//     trust rule refuses. A Signer is anything that clear-signs: Keys (in
+//     memory), GPG, or one of the caller's own (a KMS, an HSM).
+//   - Seal writes a signed copy of an open assembly; SealFile and
+//     SealFileTo are the same for a file (written atomically to a path, or
+//     to a writer the caller owns), failing with ErrInputChanged when the
+//     file changes while it is read. SignOptions choose a new attestation,
+//     co-signing (Add), replacing other signers (Replace) or attaching a
+//     signature made elsewhere (Signature).
+//   - Attest makes the attestation Seal would sign, for signing elsewhere
+//     (gpg --clearsign, a smartcard); like Seal it checks the assembly
+//     first. SignedText returns the text an assembly's signature.asc
+//     signed, for a co-signer signing elsewhere.
+//   - StreamSigner signs while an assembly.Writer writes, in one pass.
+//   - Verify checks a signed assembly, and gives its files out only through
+//     the *Verified it returns.
+//
 // # Signing
 //
-// Sign (or SignFile) hashes every file of an assembly but signature.asc,
-// each salted with a fresh random nonce (H(content || nonce)), writes the
-// attestation as JSON with sorted keys, clear-signs it (RFC 4880 §7) with a
-// key chosen by SelectSigner, and stores it as signature.asc; every other
-// entry keeps its exact stored bytes. The signature's armor carries the
-// CRC-24 line that GnuPG 2.2 needs. Expired and revoked keys are refused,
-// and so is an assembly that assembly.Check finds invalid, before anything
-// is written: what Sign seals, Verify accepts.
+// Seal hashes every file of an assembly but signature.asc, each salted
+// with a fresh random nonce (H(content || nonce)), writes the attestation
+// as JSON with sorted keys, clear-signs it (RFC 4880 §7) with every
+// signer's keys, and stores it as signature.asc through
+// assembly.AppendSignature; every other entry keeps its exact stored
+// bytes. The signature's armor carries the CRC-24 line that GnuPG 2.2
+// needs. Expired and revoked keys are refused, and so is an assembly that
+// assembly.Check finds invalid, before anything is written: what Seal
+// seals, Verify accepts.
 //
 // # Verification
 //
@@ -46,7 +72,7 @@
 // # Co-signing and other signers
 //
 // Seal signs with any Signer: keys in memory (Keys, chosen from a key file
-// by SelectSigners as gpg --local-user chooses), the local gpg and its agent
+// by LoadSigners as gpg --local-user chooses), the local gpg and its agent
 // (GPG), or an attestation clear-signed elsewhere (SignOptions.Signature,
 // checked against the archive file for file). With SignOptions.Add it keeps
 // the signatures of signature.asc and adds new ones over its attestation.
@@ -70,8 +96,8 @@
 // carry no revocation, must have existed at the signature's time
 // (ErrKeyNotYetValid) and not have expired by then (ErrKeyExpired); and a
 // signature given an expiration time by its signer must not have passed it
-// (ErrSignatureExpired). Verify applies it to the signature; SelectSigner
-// and Sign apply it to the signer's own key.
+// (ErrSignatureExpired). Verify applies it to the signature; LoadSigners
+// and Seal apply it to the signer's own key.
 //
 // # Agreement with GnuPG
 //
@@ -83,7 +109,7 @@
 // ErrBadSignature, NO_PUBKEY and a key not allowed to sign (ERRSIG, wrong
 // key usage) ErrUnknownSigner, and a key newer than the signature (ERRSIG,
 // time conflict) ErrKeyNotYetValid; where gpg refuses to sign, so does
-// Sign. Three differences are by design: expiry is judged at the signature's
+// Seal. Three differences are by design: expiry is judged at the signature's
 // time and the attestation's timestamp, not now (gpg's EXPKEYSIG for a key
 // that expired after it signed is trusted here), and any revocation refuses
 // the key whatever its reason or date (a gpg that shows GOODSIG after a

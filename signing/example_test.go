@@ -3,6 +3,7 @@ package signing_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -75,4 +76,43 @@ func ExampleLoadSigners() {
 	// Output:
 	// passphrase for "Test Signer Passphrase <passphrase@example.test>"
 	// 1 <nil>
+}
+
+// Two keys sign one assembly: the first seals it, the second co-signs
+// (SignOptions.Add), and Verify asks for both (Policy.MinSigners).
+func ExampleSeal_cosign() {
+	keys := filepath.Join("..", "fixtures", "keys")
+	w := assembly.NewWriter(assembly.WriterOptions{})
+	w.AddBytes("manifest.json", []byte(`{"schema": "cloud-assembly/1.0", "droplets": {}}`))
+	var unsigned bytes.Buffer
+	w.WriteTo(context.Background(), &unsigned)
+
+	seal := func(in []byte, key string, opts *signing.SignOptions) []byte {
+		signers, err := signing.LoadSigners(&signing.SignerOptions{KeyFile: filepath.Join(keys, key)})
+		if err != nil {
+			panic(err)
+		}
+		r, err := assembly.NewReader(bytes.NewReader(in), int64(len(in)))
+		if err != nil {
+			panic(err)
+		}
+		var out bytes.Buffer
+		if _, err := signing.Seal(context.Background(), &out, r, signers, opts); err != nil {
+			panic(err)
+		}
+		return out.Bytes()
+	}
+	once := seal(unsigned.Bytes(), "ed25519.sec.asc", nil)
+	twice := seal(once, "rsa3072.sec.asc", &signing.SignOptions{Add: true})
+
+	trusted, _ := os.ReadFile(filepath.Join(keys, "trusted.asc"))
+	ring, _ := signing.ReadKeys(bytes.NewReader(trusted))
+	for _, b := range [][]byte{once, twice} {
+		r, _ := assembly.NewReader(bytes.NewReader(b), int64(len(b)))
+		_, err := signing.Verify(context.Background(), r, ring, &signing.VerifyOptions{Policy: signing.Policy{MinSigners: 2}})
+		fmt.Println(errors.Is(err, signing.ErrThreshold), err == nil)
+	}
+	// Output:
+	// true false
+	// false true
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/cloud-assembly/assemble/assembly"
 )
 
-// SignOptions tune Sign. The zero value (or nil) signs with SHA256, the
+// SignOptions tune Seal, Attest and StreamSigner. The zero value (or nil) signs with SHA256, the
 // current time and crypto/rand.
 type SignOptions struct {
 	// Algorithm hashes the files in the attestation, and is also the

@@ -15,7 +15,7 @@ import (
 // A StreamSigner signs an assembly while an assembly.Writer writes it (it
 // is an assembly.Sealer: WriterOptions.Sealer): it hashes each entry's
 // content, salted with a fresh nonce, as the writer reads it, and at the
-// end checks what was written (assembly.Check, the verdict Sign gives),
+// end checks what was written (assembly.Check, the verdict Seal gives),
 // clear-signs the attestation and appends signature.asc and the central
 // directory. The signed assembly is written in one pass, never read again,
 // and is byte for byte what the writer followed by Seal would make with the

@@ -14,9 +14,6 @@ import (
 	"github.com/cloud-assembly/assemble/internal/output"
 )
 
-// ErrNotEmpty: Extract's folder exists and holds something.
-var ErrNotEmpty error = output.ErrNotEmpty
-
 // ExtractOptions tune Extract. The zero value writes every file of the
 // assembly at its name, signature.asc too.
 type ExtractOptions struct {
@@ -56,7 +53,8 @@ func (e *LayoutError) Error() string { return e.Err.Error() }
 func (e *LayoutError) Unwrap() error { return e.Err }
 
 // CheckExtractDir fails as Extract would on dir before it writes
-// anything (ErrNotEmpty for a folder that holds something; fs.ErrNotExist
+// anything (code folder_not_empty, errcode.Of, for a folder that holds
+// something; not_a_folder for a file; fs.ErrNotExist
 // when the folder it goes in does not exist): a caller refuses the
 // folder before it spends a verification on the assembly.
 func CheckExtractDir(dir string) error {
@@ -68,7 +66,7 @@ func CheckExtractDir(dir string) error {
 }
 
 // Extract writes the assembly's files under dir, which must not exist or
-// be an empty folder (ErrNotEmpty): into a temporary folder beside it (or
+// be an empty folder (code folder_not_empty): into a temporary folder beside it (or
 // inside it, for an existing empty folder), each file checked again
 // against its signed hash as it is written (for an unsigned assembly,
 // against its ZIP header's CRC-32), through a root that no name can

@@ -11,6 +11,7 @@ import (
 	"testing/quick"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/signing"
 )
 
@@ -71,18 +72,19 @@ func TestExtract(t *testing.T) {
 	}
 }
 
-// A folder that holds something is refused (ErrNotEmpty) and left as it
-// was; CheckExtractDir says so before anything is verified.
+// A folder that holds something is refused (output.ErrNotEmpty, code
+// folder_not_empty) and left as it was; CheckExtractDir says so before
+// anything is verified.
 func TestExtractRefusesFullFolder(t *testing.T) {
 	a, _ := openSigned(t, signedAssembly(t))
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "keep"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckExtractDir(dir); !errors.Is(err, ErrNotEmpty) {
+	if err := CheckExtractDir(dir); !errors.Is(err, output.ErrNotEmpty) {
 		t.Errorf("CheckExtractDir: %v", err)
 	}
-	if _, err := a.Extract(context.Background(), dir, nil); !errors.Is(err, ErrNotEmpty) {
+	if _, err := a.Extract(context.Background(), dir, nil); !errors.Is(err, output.ErrNotEmpty) {
 		t.Errorf("Extract: %v", err)
 	}
 	if got := tree(t, dir); len(got) != 1 || got["keep"] != "mine" {

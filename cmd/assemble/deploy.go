@@ -78,16 +78,19 @@ Ctrl-C starts no new step, says what was in flight, and exits 130.
 stack's change set (created, described, deleted), what would be uploaded or
 pushed, and the references known only after deploy. It leaves nothing.
 
-POLICY FILE: besides verify's keys (see 'assemble verify --help'), a
---policy file may name the staging bucket and the capabilities deploy may
-grant (--staging-bucket names another bucket, --capabilities adds to them),
-the targets deploy, status and destroy may choose (any when absent), and the
-stack parameters a deployer may set with --parameter beyond the assembly's
-missing ones:
-   staging-bucket: release-assets-eu-west-1
-   capabilities: [IAM, AUTO_EXPAND]
-   targets: [staging]
-   deployer-parameters: [Api.LogLevel]
+POLICY FILE: besides verify's trust section (see 'assemble verify --help'),
+a --policy file's deploy section may name the staging bucket and the
+capabilities deploy may grant (--staging-bucket names another bucket,
+--capabilities adds to them), the approval level (--require-approval
+replaces it), the targets deploy, status and destroy may choose (any when
+absent), and the stack parameters a deployer may set with --parameter
+beyond the assembly's missing ones:
+   deploy:
+     staging-bucket: release-assets-eu-west-1
+     capabilities: [IAM, AUTO_EXPAND]
+     require-approval: broadening
+     targets: [staging]
+     deployer-parameters: [Api.LogLevel]
 
 AWS is configured the standard way: profiles, SSO, the environment,
 AWS_ENDPOINT_URL. Credentials are never printed.

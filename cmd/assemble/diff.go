@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -263,8 +264,8 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 		fmt.Fprintf(w, "%s (account %s, region %s):\n", p.Environment, p.Account, strings.Join(p.Regions, ", "))
 		var b strings.Builder
 		printDropletDiffs(&b, p.Droplets)
-		if p.Error != "" && len(p.Droplets) == 0 {
-			fmt.Fprintf(&b, "not compared: %s\n", p.Error)
+		if p.Error != "" && !slices.ContainsFunc(p.Droplets, func(d *deploy.DropletDiff) bool { return d.Err != nil }) {
+			fmt.Fprintf(&b, "not compared: %s\n", p.Error) // a refusal of the pair, not of a droplet
 		}
 		b.WriteString(diffSummary(p) + "\n")
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(b.String(), "\n"), "\n") {

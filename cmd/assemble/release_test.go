@@ -360,12 +360,15 @@ func TestReleaseTagged(t *testing.T) {
 	git("init", "-q")
 	commitAndTag("the tree")
 
-	key := newReleaseKey(t, filepath.Join(work, "key"), "pw")
+	// No passphrase: the last release signs through the key's gpg home
+	// (RELEASE_GPG_USER), as a maintainer's keyring or smartcard would.
+	key := newReleaseKey(t, filepath.Join(work, "key"), "")
 	n := 0
-	release := func(secret, pass string) (string, error) {
+	release := func(secret, pass string, env ...string) (string, error) {
 		n++
 		cmd := exec.Command(filepath.Join(repo, "scripts", "release"), "--out", filepath.Join(work, fmt.Sprintf("dist%d", n)), "--targets", runtime.GOOS+"/"+runtime.GOARCH, "v9.9.9")
 		cmd.Env = append(os.Environ(), "RELEASE_KEY="+secret, "ASSEMBLE_PASSPHRASE="+pass, "RELEASE_GPG_USER=", "SOURCE_DATE_EPOCH=1767323045")
+		cmd.Env = append(cmd.Env, env...)
 		b, err := cmd.CombinedOutput()
 		return string(b), err
 	}
@@ -379,12 +382,12 @@ func TestReleaseTagged(t *testing.T) {
 			t.Fatalf("built before refusing:\n%s", msg)
 		}
 	}
-	refused("keys/release.asc is not committed", key.sec, "pw")
+	refused("keys/release.asc is not committed", key.sec, "")
 
 	pub, _ := os.ReadFile(key.pub)
 	os.WriteFile(filepath.Join(repo, "keys", "release.asc"), pub, 0o644)
 	commitAndTag("the release key")
-	refused("SECURITY.md does not name the release key's fingerprint "+key.fpr, key.sec, "pw")
+	refused("SECURITY.md does not name the release key's fingerprint "+key.fpr, key.sec, "")
 
 	sec, _ := os.ReadFile(filepath.Join(repo, "SECURITY.md"))
 	os.WriteFile(filepath.Join(repo, "SECURITY.md"), append(sec, "\nThe release key is "+spaced(key.fpr)+".\n"...), 0o644)
@@ -392,10 +395,10 @@ func TestReleaseTagged(t *testing.T) {
 	refused("is not in keys/release.asc", filepath.Join(root, "fixtures", "keys", "ed25519.sec.asc"), "")
 
 	os.WriteFile(filepath.Join(repo, "stray.txt"), []byte("x"), 0o644)
-	refused("uncommitted changes", key.sec, "pw")
+	refused("uncommitted changes", key.sec, "")
 	os.Remove(filepath.Join(repo, "stray.txt"))
 
-	msg, err := release(key.sec, "pw")
+	msg, err := release("", "", "RELEASE_GPG_USER="+key.fpr, "GNUPGHOME="+filepath.Join(work, "key", "gnupg"))
 	if err != nil || !strings.Contains(msg, "install: assemble v9.9.9") || !strings.Contains(msg, "signed by key "+key.fpr) {
 		t.Fatalf("scripts/release v9.9.9: %v\n%s", err, msg)
 	}

@@ -234,9 +234,6 @@ func sealError(verb, in string, err error) error {
 	return err
 }
 
-// passphraseHint is the hint when a protected key gets no passphrase.
-const passphraseHint = "pass the passphrase with --passphrase-file FILE or $" + envPassphrase + "; assemble prompts for it only at a terminal"
-
 // errNoTerminal: there is no terminal to prompt on.
 var errNoTerminal = errors.New("no terminal")
 

@@ -42,13 +42,18 @@ minutes of clock skew). --min-signers N needs valid signatures by N
 distinct trusted keys (default 1); --require-signer FPR needs one by that
 key. --keyring takes a folder too: every file in it is read as keys.
 
-POLICY FILE (--policy FILE; a flag given replaces the same setting):
-   keyrings: [release-keys/]        # trusted keys, files or folders,
-   untrusted-keyrings: [team.asc]   #   relative to the policy file
-   min-signers: 2
-   require-signers:
-     - 0123456789ABCDEF0123456789ABCDEF01234567
-   algorithms: [SHA256, SHA512]     # attestation and signature hashes allowed
+POLICY FILE (--policy FILE; a flag given replaces the same setting), a
+section per package that reads it (trust, provenance, deploy; the trust
+and deploy keys given at the top level, the older form, still work):
+   trust:
+     keyrings: [release-keys/]        # trusted keys, files or folders,
+     untrusted-keyrings: [team.asc]   #   relative to the policy file
+     min-signers: 2
+     require-signers:
+       - 0123456789ABCDEF0123456789ABCDEF01234567
+     algorithms: [SHA256, SHA512]     # attestation and signature hashes allowed
+   deploy:                            # see 'assemble deploy --help'
+     capabilities: [IAM]
 
 PROVENANCE: a policy file's provenance section is what the assembly's
 provenance.intoto.json (which build writes) must say; with one, every
@@ -211,7 +216,7 @@ func verifyAssembly(c *cli.Context, name string, allowUnsigned bool) (res *verif
 }
 
 // verifyError is the failure of trust.Open as the commands say it: about
-// the file it names, after the check's findings and, on a terminal, each
+// the file it names, after the check's findings and (without --json) each
 // signature and the policy when there is more than one to tell apart.
 func verifyError(c *cli.Context, ve *trust.VerifyError) error {
 	r, v := ve.Result, ve.Verdict()
