@@ -10,8 +10,18 @@
 // file's size and salted hash, then the one check of the manifest
 // (assembly.Check). The Assembly it returns is the only way to the
 // files' bytes (Assembly.Open, checked as they are read) and to the whole
-// verified file (Assembly.WriteTo); package deploy takes it (deploy.Run).
-// An unsigned assembly is refused unless OpenOptions.InsecureAllowUnsigned.
+// verified file (Assembly.WriteTo, as pull writes it); Assembly.Extract
+// writes the files to a folder (or the cdk.out: ExtractOptions.Layout)
+// whole or not at all; package deploy takes it (deploy.Run). An unsigned
+// assembly is refused unless OpenOptions.InsecureAllowUnsigned.
+//
+// What the verification found is one value the commands print as they
+// get it: Assembly.Verdict is `assemble verify --json`'s object, and a
+// refusal (*VerifyError) carries the verdict of what was learnt, its
+// signatures, policy and provenance verdicts; Extract returns `assemble
+// extract --json`'s. OpenUnverified reads the structure of a file or
+// location without verifying it, for commands that show what an
+// assembly says of itself (inspect).
 //
 //	t, err := trust.Load(trust.Options{PolicyFile: "release-policy.yaml"})
 //	...
