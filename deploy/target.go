@@ -190,20 +190,45 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 		}
 		return errors.Join(errs...)
 	}
-	if failed > opts.MaxFailures {
+	tooMany := func() bool {
+		if failed <= opts.MaxFailures {
+			return false
+		}
 		for i, rn := range runs {
 			if rn.r != nil {
 				perr[i] = fmt.Errorf("%w (%d refused before any change, Options.MaxFailures %d)", ErrPairNotStarted, failed, opts.MaxFailures)
 				notStarted(rn.res, perr[i])
 			}
 		}
+		return true
+	}
+	if tooMany() {
 		return joined()
 	}
-	// One approval for the whole matrix, then its first writes.
 	if !opts.Plan {
+		// One approval for the whole matrix, then its first writes: the
+		// large templates staged, a pair whose staging fails refused.
 		if err := mx.approve(ctx, shared, runs); err != nil {
 			refuseMatrix(shared, runs, err)
 			return err
+		}
+		if err := shared.r.stageTemplates(ctx, shared.ds); err != nil {
+			refuseMatrix(shared, runs, err)
+			return err
+		}
+		for i, rn := range runs {
+			if rn.r == nil {
+				continue
+			}
+			if err := rn.r.stageTemplates(ctx, rn.ds); err != nil {
+				markRefused(rn.res, err)
+				rn.res.Error = err.Error()
+				perr[i], runs[i].r = err, nil
+				failed++
+			}
+		}
+		if tooMany() {
+			return joined()
 		}
 	}
 	// The droplets with their own environment, once.
