@@ -31,7 +31,7 @@ var (
 	// ErrManifest: manifest.json is missing or invalid, or names what the
 	// archive does not hold. Every finding of Check matches it.
 	ErrManifest = errcode.New("manifest", "invalid manifest",
-		"the assembly is invalid: every command refuses it (see FINDINGS in 'assemble verify --help'); fix it and build it again")
+		"the assembly is invalid: every command refuses it (each finding names its rule); fix it and build it again")
 )
 
 // ErrTruncated: the file starts as a zip archive but ends before its end
@@ -56,7 +56,7 @@ var (
 	// ErrUnknownKey: a key the spec does not define (a warning when
 	// reading someone else's assembly).
 	ErrUnknownKey error = errcode.Sub(ErrManifest, "unknown_key", "unknown key",
-		"remove the key the spec does not define (FINDINGS in 'assemble verify --help' lists the rules), then build again")
+		"remove the key the spec does not define (the spec's manifest schema lists the keys), then build again")
 	// ErrLogicalID: a droplet's logical ID breaks the spec's rules.
 	ErrLogicalID error = errcode.Sub(ErrManifest, "logical_id", "bad logical id",
 		"rename the droplet: a logical ID is 1 to 256 of the characters A-Z a-z 0-9 + / _ -")

@@ -32,7 +32,7 @@ var (
 	// ErrApprovalRequired: the changes need approval and there is no one
 	// to ask (no terminal).
 	ErrApprovalRequired = errcode.New("approval_required", "changes need approval",
-		"review them with 'assemble diff', then approve them with --require-approval never (or deploy at a terminal to be asked)")
+		"review them with 'assemble diff', then approve them with Options.RequireApproval never (or deploy at a terminal to be asked)")
 	// ErrNotApproved: the person asked said no.
 	ErrNotApproved = errcode.New("not_approved", "changes not approved", "nothing was changed; deploy again when the changes are right")
 	// ErrAccountChanged: the credentials' account after approval is not
@@ -41,7 +41,7 @@ var (
 		"the approval was for another account's diff: deploy again, and approve the diff of this account")
 	// ErrApprovalLevel: an approval level that is none of the three.
 	ErrApprovalLevel = errcode.New("bad_approval_level", "unknown approval level",
-		"use --require-approval never, any-change or broadening")
+		"use Options.RequireApproval never, any-change or broadening")
 )
 
 // ParseApproval reads an approval level ("" is the default). Its error
@@ -104,7 +104,7 @@ type ApprovalError struct {
 }
 
 func (e *ApprovalError) Error() string {
-	return fmt.Sprintf("%v (--require-approval %s): %s", e.Err, e.Level, strings.Join(e.Reasons, "; "))
+	return fmt.Sprintf("%v (Options.RequireApproval %s): %s", e.Err, e.Level, strings.Join(e.Reasons, "; "))
 }
 
 func (e *ApprovalError) Unwrap() error { return e.Err }

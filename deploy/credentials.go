@@ -172,7 +172,7 @@ func (c *credProvider) reachOnce(ctx context.Context, account, region string, p 
 
 func (c *credProvider) advice(bootstrap bool) string {
 	if bootstrap {
-		return ": name a role that reaches it (the target's deployRole, or --role-arn), use credentials of that account, or cdk bootstrap it (--qualifier)"
+		return ": name a role that reaches it (the target's deployRole, or Options.RoleARN), use credentials of that account, or cdk bootstrap it (Options.Qualifier)"
 	}
 	return ""
 }

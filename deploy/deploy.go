@@ -376,7 +376,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 	if len(opts.Only) > 0 {
 		for _, id := range opts.Only {
 			if m.Droplets[id] == nil {
-				errs = append(errs, fmt.Errorf("%w: --only %s: the assembly holds %s", ErrOnly, id, strings.Join(m.IDs(), ", ")))
+				errs = append(errs, fmt.Errorf("%w: Options.Only %s: the assembly holds %s", ErrOnly, id, strings.Join(m.IDs(), ", ")))
 				continue
 			}
 			targeted[id] = true
@@ -413,7 +413,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 			}
 			res.Notices = append(res.Notices, Notice{Droplet: id, Name: name, Kind: md.Kind, Message: msg})
 			if md.Kind == "error" && !opts.Force && !forStatus {
-				errs = append(errs, dropletErr(id, ErrMetadataError, "metadata %s: %s (--force deploys it anyway)", name, msg))
+				errs = append(errs, dropletErr(id, ErrMetadataError, "metadata %s: %s (Options.Force deploys it anyway)", name, msg))
 			}
 		}
 		if kind == nil && forStatus {
@@ -426,7 +426,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 			if alias != "" {
 				what = fmt.Sprintf("no deployer for its type %s (%s)", spec.Type, alias)
 			}
-			errs = append(errs, dropletErr(id, ErrUndeployable, "%s: leave it out with --only, naming the droplets to deploy", what))
+			errs = append(errs, dropletErr(id, ErrUndeployable, "%s: leave it out with Options.Only, naming the droplets to deploy", what))
 			continue
 		}
 		env, err := sc.environment(spec)

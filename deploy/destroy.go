@@ -25,7 +25,7 @@ const (
 // ErrNotOwned: Destroy found a stack or object of a droplet's name that
 // this droplet did not deploy (no assemble:droplet tag naming it).
 var ErrNotOwned = errcode.New("not_owned", "not deployed by this droplet",
-	"destroy only removes what the droplet deployed: delete it yourself, or leave it out with --only")
+	"destroy only removes what the droplet deployed: delete it yourself, or leave it out with Options.Only")
 
 // DestroyOptions tune Destroy: Options (Only, Target, RoleARN, Qualifier,
 // Plan, Concurrency, AWS ...) and Purge.
@@ -219,7 +219,7 @@ func (stackKind) look(ctx context.Context, d *droplet, purge bool) error {
 			return &DropletError{Droplet: d.id, Err: err}
 		}
 		for _, b := range buckets {
-			d.res.action("empty bucket %s (--purge)", b)
+			d.res.action("empty bucket %s (DestroyOptions.Purge)", b)
 		}
 	}
 	return nil

@@ -12,7 +12,7 @@ var (
 	// ErrAccount: a droplet's environment names an account other than the
 	// caller's (STS GetCallerIdentity).
 	ErrAccount = errcode.New("wrong_account", "wrong AWS account",
-		"use credentials of the droplet's account, or name a role that reaches it: the target's deployRole, --role-arn, or a CDK-bootstrapped account (--qualifier)")
+		"use credentials of the droplet's account, or name a role that reaches it: the target's deployRole, Options.RoleARN, or a CDK-bootstrapped account (Options.Qualifier)")
 	// ErrRoleAccount: the credentials a role gave (or the caller's own)
 	// belong to another account than the droplet's: STS
 	// GetCallerIdentity, asked after the role is assumed, says so. AWS
@@ -22,12 +22,12 @@ var (
 		"name a role of the pair's own account: write the account in the target's deployRole (or the role ARN option) as ${AWS::AccountId}, which stands for each pair's")
 	// ErrMissing: a manifest `missing` entry is not supplied.
 	ErrMissing = errcode.New("missing_information", "missing information not supplied",
-		"supply each value the assembly lists under missing with --parameter ID.NAME=VALUE")
+		"supply each value the assembly lists under missing with Options.Parameters ID.NAME=VALUE")
 	// ErrParameter: a --parameter that names no stack droplet, no
 	// parameter its template declares, one the signer did not leave open
 	// (missing, or the policy's deployer-parameters), or is malformed.
 	ErrParameter = errcode.New("bad_parameter", "bad parameter",
-		"write --parameter as DROPLET.NAME=VALUE, naming a parameter the template declares and the assembly lists under missing (or the policy file names under deployer-parameters)")
+		"write Options.Parameters as DROPLET.NAME=VALUE, naming a parameter the template declares and the assembly lists under missing (or the policy file names under deployer-parameters)")
 	// ErrOption: an Options field holds a value Deploy does not take (a
 	// Method other than change-set or direct, a negative MaxFailures,
 	// NoExecute without a change set); the error is an
@@ -36,19 +36,19 @@ var (
 		"stacks deploy by change-set or direct, no-execute needs change-set, and the failures allowed are 0 or more")
 	// ErrUndeployable: a targeted droplet's type has no deployer.
 	ErrUndeployable = errcode.New("undeployable", "no deployer for the droplet's type",
-		"this tool has no deployer for the droplet's type: deploy it another way, or leave it out with --only")
+		"this tool has no deployer for the droplet's type: deploy it another way, or leave it out with Options.Only")
 	// ErrEnvironment: a targeted droplet's environment is not aws://.
 	ErrEnvironment = errcode.New("unsupported_environment", "unsupported environment",
 		"deploy droplets whose environment is aws://ACCOUNT/REGION")
 	// ErrMetadataError: a targeted droplet carries `error` metadata.
 	ErrMetadataError = errcode.New("error_metadata", "droplet carries an error",
-		"fix what the error says and build again, or deploy anyway with --force")
+		"fix what the error says and build again, or deploy anyway with Options.Force")
 	// ErrNoDocker: a docker-build droplet and no Docker engine answers.
 	ErrNoDocker = errcode.New("no_docker", "no Docker engine",
-		"start a Docker engine (or set DOCKER_HOST) to build and push images, or leave the image droplets out with --only")
+		"start a Docker engine (or set DOCKER_HOST) to build and push images, or leave the image droplets out with Options.Only")
 	// ErrStagingBucket: a template over 51,200 bytes and no staging bucket.
 	ErrStagingBucket = errcode.New("no_staging_bucket", "template too large to send inline",
-		"give --staging-bucket BUCKET (an existing bucket in the stack's region; or staging-bucket in the policy file) for templates over 51,200 bytes")
+		"give Options.StagingBucket BUCKET (an existing bucket in the stack's region; or staging-bucket in the policy file) for templates over 51,200 bytes")
 	// ErrOnly: --only names a droplet the assembly does not hold.
 	ErrOnly = errcode.New("no_such_droplet", "no such droplet",
 		"name droplets the assembly holds ('assemble inspect' lists them)")

@@ -342,7 +342,7 @@ func (buildKind) check(r *runner, id string, spec *assembly.Droplet) error {
 	p := spec.Properties
 	for _, k := range buildUnsupported {
 		if v, ok := p[k]; ok && v != nil {
-			return fmt.Errorf("%w: properties.%s: deploy builds from the verified archive only, and %s reaches outside it: build and push this image with cdk-assets, and leave the droplet out with --only", ErrUndeployable, k, k)
+			return fmt.Errorf("%w: properties.%s: deploy builds from the verified archive only, and %s reaches outside it: build and push this image with cdk-assets, and leave the droplet out with Options.Only", ErrUndeployable, k, k)
 		}
 	}
 	if len(r.src.filesUnder(str(p, "directory"))) == 0 {
@@ -352,7 +352,7 @@ func (buildKind) check(r *runner, id string, spec *assembly.Droplet) error {
 		return fmt.Errorf("properties: a docker-build droplet needs repositoryName and imageTag")
 	}
 	if !r.forStatus && !dockerAvailable(context.Background(), &r.opts) {
-		return fmt.Errorf("%w: droplet %s is a Docker build context (%s): building it needs a Docker engine, and none answers (docker version); start one, or leave the droplet out with --only", ErrNoDocker, id, spec.Type)
+		return fmt.Errorf("%w: droplet %s is a Docker build context (%s): building it needs a Docker engine, and none answers (docker version); start one, or leave the droplet out with Options.Only", ErrNoDocker, id, spec.Type)
 	}
 	return nil
 }

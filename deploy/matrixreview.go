@@ -169,40 +169,29 @@ func (mx *matrix) diff(ctx context.Context, shared pairRun, runs []pairRun, chan
 // approve asks one approval for the whole matrix, before its first write:
 // the diff of the shared droplets and of every pair that will run (a pair
 // refused already does not), what needs approval listed pair by pair, asked
-// once (askApproval). Then the large templates are staged.
+// once (askApproval).
 func (mx *matrix) approve(ctx context.Context, shared pairRun, runs []pairRun) error {
+	level := mx.opts.approvalLevel()
+	if level == ApproveNever {
+		return nil
+	}
 	var live []pairRun
 	for _, rn := range runs {
 		if rn.r != nil {
 			live = append(live, rn)
 		}
 	}
-	if level := mx.opts.approvalLevel(); level != ApproveNever {
-		var restores []func()
-		for _, rn := range append([]pairRun{shared}, live...) {
-			restores = append(restores, rn.r.reviewing(rn.ds))
-		}
-		out := newDiffResult(mx.src)
-		out.Target = shared.res.Target
-		diff, err := mx.diff(ctx, shared, live, false, level, out)
-		for _, restore := range restores {
-			restore()
-		}
-		if err := askApproval(ctx, mx.opts, mx.creds, level, diff, err); err != nil {
-			return err
-		}
-	}
-	var errs []error
+	var restores []func()
 	for _, rn := range append([]pairRun{shared}, live...) {
-		if err := rn.r.stageTemplates(ctx, rn.ds); err != nil {
-			where := "the droplets with an environment of their own"
-			if rn.env != "" {
-				where = rn.env
-			}
-			errs = append(errs, fmt.Errorf("%s: %w", where, err))
-		}
+		restores = append(restores, rn.r.reviewing(rn.ds))
 	}
-	return errors.Join(errs...)
+	out := newDiffResult(mx.src)
+	out.Target = shared.res.Target
+	diff, err := mx.diff(ctx, shared, live, false, level, out)
+	for _, restore := range restores {
+		restore()
+	}
+	return askApproval(ctx, mx.opts, mx.creds, level, diff, err)
 }
 
 // refuseMatrix records a refusal of the whole matrix before any change

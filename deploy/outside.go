@@ -75,14 +75,14 @@ func (r *runner) readOutside(ctx context.Context, ds []*droplet, targeted map[st
 			return append(errs, fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err()))
 		}
 		by := need[id]
-		fix := fmt.Sprintf("deploy it first, or both together (--only %s,%s)", by, id)
+		fix := fmt.Sprintf("deploy it first, or both together (Options.Only %s,%s)", by, id)
 		notDeployed := func(why string) {
-			errs = append(errs, dropletErr(id, ErrUnresolved, "%s needs it, --only leaves it out, and it is not deployed (%s): %s", by, why, fix))
+			errs = append(errs, dropletErr(id, ErrUnresolved, "%s needs it, Options.Only leaves it out, and it is not deployed (%s): %s", by, why, fix))
 		}
 		spec := m.Droplets[id]
 		kind, _ := kindOf(spec.Type)
 		if kind == nil {
-			errs = append(errs, dropletErr(id, ErrUnresolved, "%s needs it, --only leaves it out, and its type %s has no deployer to read it from the account", by, spec.Type))
+			errs = append(errs, dropletErr(id, ErrUnresolved, "%s needs it, Options.Only leaves it out, and its type %s has no deployer to read it from the account", by, spec.Type))
 			continue
 		}
 		o, err := r.outsideDroplet(ctx, id, spec, kind)

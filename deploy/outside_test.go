@@ -42,11 +42,11 @@ func TestOnlyNeverDeploysAPlaceholder(t *testing.T) {
 			"Net":  stack("Net", env, "net-b-"+u, "net.yaml", nil),
 			"File": fileDroplet("${Net.output.BucketName}"),
 			"App":  stack("App", env, "app-b-"+u, "app.yaml", map[string]string{"Target": "${File.bucketName}"}),
-		}, nil, "droplet File: reference cannot be resolved: App needs it, --only leaves it out, and it is not deployed (it refers to Net.output.BucketName"},
+		}, nil, "droplet File: reference cannot be resolved: App needs it, Options.Only leaves it out, and it is not deployed (it refers to Net.output.BucketName"},
 		{"file not uploaded", map[string]any{
 			"File": fileDroplet(bucket),
 			"App":  stack("App", env, "app-c-"+u, "app.yaml", map[string]string{"Target": "${File.objectKey}"}),
-		}, nil, "s3://" + bucket + "/logo.txt does not exist): deploy it first, or both together (--only App,File)"},
+		}, nil, "s3://" + bucket + "/logo.txt does not exist): deploy it first, or both together (Options.Only App,File)"},
 		{"file holding other bytes", map[string]any{
 			"File": fileDroplet(bucket),
 			"App":  stack("App", env, "app-d-"+u, "app.yaml", map[string]string{"Target": "${File.objectKey}"}),
@@ -59,7 +59,7 @@ func TestOnlyNeverDeploysAPlaceholder(t *testing.T) {
 		{"dependsOn a stack not deployed", map[string]any{
 			"Net": stack("Net", env, "net-e-"+u, "net.yaml", nil),
 			"App": stack("App", env, "app-e-"+u, "app.yaml", map[string]string{"Target": "fixed"}, "Net"),
-		}, nil, "droplet Net: reference cannot be resolved: App needs it, --only leaves it out, and it is not deployed (no complete stack net-e-" + u + "): deploy it first, or both together (--only App,Net)"},
+		}, nil, "droplet Net: reference cannot be resolved: App needs it, Options.Only leaves it out, and it is not deployed (no complete stack net-e-" + u + "): deploy it first, or both together (Options.Only App,Net)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.before != nil {

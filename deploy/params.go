@@ -109,7 +109,7 @@ func checkParameters(src *Source, targeted map[string]bool, params map[string]st
 				continue
 			}
 			if _, ok := params[id+"."+param]; !ok {
-				errs = append(errs, dropletErr(id, ErrMissing, "stack parameter %s has no value: supply it with --parameter %s.%s=VALUE", param, id, param))
+				errs = append(errs, dropletErr(id, ErrMissing, "stack parameter %s has no value: supply it with Options.Parameters %s.%s=VALUE", param, id, param))
 			}
 			continue
 		}

@@ -25,7 +25,7 @@ var (
 	// ErrForeignStack: a stack of the droplet's name exists and was not
 	// made by this droplet (no assemble:droplet tag naming it).
 	ErrForeignStack = errcode.New("foreign_stack", "stack not made by this droplet",
-		"if the stack is meant to be this droplet's from now on, adopt it (deploy --adopt ID); else rename the droplet's stack")
+		"if the stack is meant to be this droplet's from now on, adopt it (Options.Adopt ID); else rename the droplet's stack")
 	// ErrRepository: an ECR repository deploy pushes an image to does not
 	// exist or cannot be read with that account's credentials.
 	ErrRepository = errcode.New("repository_unusable", "image repository missing or unusable",

@@ -82,7 +82,7 @@ func (stackKind) check(r *runner, id string, spec *assembly.Droplet) error {
 		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template (in S3): split the stack (nested stacks), or move content out of the template", ErrUndeployable, tpl, size, MaxTemplateSize)
 	}
 	if size > MaxTemplateBody && r.opts.StagingBucket == "" && !r.forStatus {
-		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template body: name a bucket to stage it in with --staging-bucket (or the policy file's staging-bucket)", ErrStagingBucket, tpl, size, MaxTemplateBody)
+		return fmt.Errorf("%w: template %s is %d bytes, over CloudFormation's %d for a template body: name a bucket to stage it in with Options.StagingBucket (or the policy file's staging-bucket)", ErrStagingBucket, tpl, size, MaxTemplateBody)
 	}
 	if sp := str(p, "stackPolicy"); sp != "" {
 		size, ok := r.src.sizes[sp]
@@ -479,7 +479,7 @@ func noRollback(d *droplet) *bool {
 func stackCallError(op, name string, err error) error {
 	msg := apiMessage(err)
 	if apiCode(err) == "InsufficientCapabilitiesException" || strings.Contains(msg, "Requires capabilities") {
-		return fmt.Errorf("%w: stack %s: cloudformation:%s: %s: grant them with --capabilities (or the policy file's capabilities)", ErrStackFailed, name, op, msg)
+		return fmt.Errorf("%w: stack %s: cloudformation:%s: %s: grant them with Options.Capabilities (or the policy file's capabilities)", ErrStackFailed, name, op, msg)
 	}
 	return fmt.Errorf("%w: stack %s: cloudformation:%s: %s", ErrStackFailed, name, op, msg)
 }

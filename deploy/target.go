@@ -17,12 +17,12 @@ import (
 // ErrTarget: no --target for an assembly that declares targets, one it
 // does not declare, or one for an assembly that declares none.
 var ErrTarget = errcode.New("bad_target", "bad target",
-	"choose one of the assembly's targets with --target NAME ('assemble inspect' lists them)")
+	"choose one of the assembly's targets with Options.Target NAME ('assemble inspect' lists them)")
 
 // ErrPairNotStarted: an account/region pair of a target was not started
 // because more pairs failed than Options.MaxFailures allows.
 var ErrPairNotStarted = errcode.New("pair_not_started", "not started: too many account/region pairs failed",
-	"fix the failed pairs and deploy again, or allow more failures with --max-failures N")
+	"fix the failed pairs and deploy again, or allow more failures with Options.MaxFailures N")
 
 // scope is one run's share of a deploy or status: the target chosen (nil
 // when the assembly declares none), the account/region pair its
@@ -77,13 +77,13 @@ func chooseTarget(src *Source, opts Options) (string, *assembly.Target, error) {
 	case len(names) == 0 && opts.Target == "":
 		return "", nil, nil
 	case len(names) == 0:
-		return "", nil, fmt.Errorf("%w: --target %s: the assembly declares no targets (deploy it without --target)", ErrTarget, opts.Target)
+		return "", nil, fmt.Errorf("%w: Options.Target %s: the assembly declares no targets (deploy it without Options.Target)", ErrTarget, opts.Target)
 	case opts.Target == "":
-		return "", nil, fmt.Errorf("%w: the assembly declares targets %s: choose one with --target NAME", ErrTarget, strings.Join(names, ", "))
+		return "", nil, fmt.Errorf("%w: the assembly declares targets %s: choose one with Options.Target NAME", ErrTarget, strings.Join(names, ", "))
 	}
 	t := m.Targets[opts.Target]
 	if t == nil {
-		return "", nil, fmt.Errorf("%w: --target %s: the assembly declares %s%s", ErrTarget, opts.Target, strings.Join(names, ", "), suggest.Hint(opts.Target, names))
+		return "", nil, fmt.Errorf("%w: Options.Target %s: the assembly declares %s%s", ErrTarget, opts.Target, strings.Join(names, ", "), suggest.Hint(opts.Target, names))
 	}
 	if err := PolicyOf(src.policy).AllowTarget(opts.Target); err != nil {
 		return "", nil, err
@@ -190,20 +190,45 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 		}
 		return errors.Join(errs...)
 	}
-	if failed > opts.MaxFailures {
+	tooMany := func() bool {
+		if failed <= opts.MaxFailures {
+			return false
+		}
 		for i, rn := range runs {
 			if rn.r != nil {
-				perr[i] = fmt.Errorf("%w (%d refused before any change, --max-failures %d)", ErrPairNotStarted, failed, opts.MaxFailures)
+				perr[i] = fmt.Errorf("%w (%d refused before any change, Options.MaxFailures %d)", ErrPairNotStarted, failed, opts.MaxFailures)
 				notStarted(rn.res, perr[i])
 			}
 		}
+		return true
+	}
+	if tooMany() {
 		return joined()
 	}
-	// One approval for the whole matrix, then its first writes.
 	if !opts.Plan {
+		// One approval for the whole matrix, then its first writes: the
+		// large templates staged, a pair whose staging fails refused.
 		if err := mx.approve(ctx, shared, runs); err != nil {
 			refuseMatrix(shared, runs, err)
 			return err
+		}
+		if err := shared.r.stageTemplates(ctx, shared.ds); err != nil {
+			refuseMatrix(shared, runs, err)
+			return err
+		}
+		for i, rn := range runs {
+			if rn.r == nil {
+				continue
+			}
+			if err := rn.r.stageTemplates(ctx, rn.ds); err != nil {
+				markRefused(rn.res, err)
+				rn.res.Error = err.Error()
+				perr[i], runs[i].r = err, nil
+				failed++
+			}
+		}
+		if tooMany() {
+			return joined()
 		}
 	}
 	// The droplets with their own environment, once.
@@ -252,7 +277,7 @@ func deployMatrix(ctx context.Context, src *Source, opts Options, res *Result, t
 			if ctx.Err() != nil {
 				perr[i] = fmt.Errorf("%w: not started", ErrInterrupted)
 			} else {
-				perr[i] = fmt.Errorf("%w (%d failed, --max-failures %d)", ErrPairNotStarted, failed, opts.MaxFailures)
+				perr[i] = fmt.Errorf("%w (%d failed, Options.MaxFailures %d)", ErrPairNotStarted, failed, opts.MaxFailures)
 			}
 			notStarted(rn.res, perr[i])
 			continue

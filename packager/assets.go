@@ -71,7 +71,7 @@ func CheckAssetBucket(b string) error {
 }
 
 // noBucketHint is the fix for local artifacts with no bucket.
-const noBucketHint = "add assets: {bucketName: BUCKET} to " + ProjectFile + ", or pass --asset-bucket BUCKET"
+const noBucketHint = "add assets: {bucketName: BUCKET} to " + ProjectFile + ", or name one with BuildOptions.AssetBucket"
 
 // assetSet returns the Set a stack's template packages its artifacts into.
 func (b *builder) assetSet(read func(string), environment string) (*artifacts.Set, error) {
@@ -86,13 +86,13 @@ func (b *builder) assetSet(read func(string), environment string) (*artifacts.Se
 	}
 	if b.opts.AssetBucket != "" {
 		if err := CheckAssetBucket(b.opts.AssetBucket); err != nil {
-			return nil, fmt.Errorf("%w: --asset-bucket: %w", ErrProject, err)
+			return nil, fmt.Errorf("%w: BuildOptions.AssetBucket: %w", ErrProject, err)
 		}
 		bucket = b.opts.AssetBucket
 	}
 	if b.opts.AssetKeyPrefix != "" {
 		if err := artifacts.CheckKeyPrefix(b.opts.AssetKeyPrefix); err != nil {
-			return nil, fmt.Errorf("%w: --asset-prefix: %v", ErrProject, err)
+			return nil, fmt.Errorf("%w: BuildOptions.AssetKeyPrefix: %v", ErrProject, err)
 		}
 		prefix = b.opts.AssetKeyPrefix
 	}

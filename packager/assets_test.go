@@ -277,7 +277,7 @@ func TestBuildAssetBucketFlag(t *testing.T) {
 	if err := p.CheckOutput(filepath.Join(dir, "src", "out.cloud")); err == nil {
 		t.Error("an output inside a zipped folder was accepted")
 	}
-	if _, err := Load(filepath.Join(dir, "template.yaml"), BuildOptions{AssetBucket: "Not_A_Bucket"}); err == nil || !strings.Contains(err.Error(), "--asset-bucket") {
+	if _, err := Load(filepath.Join(dir, "template.yaml"), BuildOptions{AssetBucket: "Not_A_Bucket"}); err == nil || !strings.Contains(err.Error(), "BuildOptions.AssetBucket") {
 		t.Errorf("a bad --asset-bucket: %v", err)
 	}
 }

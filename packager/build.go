@@ -729,7 +729,7 @@ func singleTemplate(file, env string) (*projectSpec, *assembly.Finding) {
 	var warn *assembly.Finding
 	if env == "" {
 		env = "aws://" + assembly.UnknownAccount + "/" + assembly.UnknownRegion
-		warn = &assembly.Finding{Severity: assembly.Warning, Droplet: id, Field: "environment", Message: "no environment given: built for " + env + " (pass --environment to choose one)"}
+		warn = &assembly.Finding{Severity: assembly.Warning, Droplet: id, Field: "environment", Message: "no environment given: built for " + env + " (choose one with BuildOptions.Environment)"}
 	}
 	m := &assembly.Manifest{Schema: assembly.SchemaVersion, Droplets: map[string]*assembly.Droplet{
 		id: {Type: droplets.StackType, Environment: env, Properties: map[string]any{"stackName": stackName, "template": base}},

@@ -57,7 +57,7 @@ func loadCDK(dir string, opts BuildOptions) (*Plan, error) {
 	}
 	warnings := mp.Warnings
 	if opts.Environment != "" {
-		warnings = append(warnings, assembly.Finding{Severity: assembly.Warning, Message: "--environment is not used for a CDK cloud assembly: its stacks name their own environments"})
+		warnings = append(warnings, assembly.Finding{Severity: assembly.Warning, Message: "BuildOptions.Environment is not used for a CDK cloud assembly: its stacks name their own environments"})
 	}
 	if opts.Schemas != nil {
 		for _, id := range m.IDs() {

@@ -20,7 +20,7 @@ var (
 	ErrOutsideProject error = &classError{"path outside the project", assembly.ErrPathUnsafe}
 	// ErrMissing: with Strict, something the assembly needs has no value.
 	ErrMissing = errcode.New("missing", "missing information",
-		"give the value (properties.parameters in assembly.yaml, or a Default), or build without --strict: the assembly then lists it under missing for the deployer")
+		"give the value (properties.parameters in assembly.yaml, or a Default), or build without BuildOptions.Strict: the assembly then lists it under missing for the deployer")
 	// ErrOption: a PackageOptions field holds a value PackageTemplate
 	// does not take (a Format other than yaml or json); the error is an
 	// *errcode.FieldError naming the field.

@@ -13,7 +13,7 @@ import (
 // ErrSchemaCheck: a packaged template does not match the resource type
 // schemas given with BuildOptions.Schemas.
 var ErrSchemaCheck = errcode.New("schema_check", "template does not match the resource type schemas",
-	"fix the template where the schema check says, or pass --schemas-warn to make these warnings")
+	"fix the template where the schema check says, or make these warnings with BuildOptions.SchemasWarn")
 
 // SchemaCheckError lists every finding of the schema check, each with the
 // template file, line and column.

@@ -158,7 +158,7 @@ func verifySig(pub crypto.PublicKey, msg, sig []byte) bool {
 
 // ErrBundle is a provenance bundle that cannot be read.
 var ErrBundle = errcode.New("provenance_bundle", "not a provenance bundle",
-	"give the Sigstore bundle (v0.3, a DSSE envelope of an in-toto statement) that 'assemble attest --provenance' or cosign wrote")
+	"give the Sigstore bundle (v0.3, a DSSE envelope of an in-toto statement) that AttestBundle or cosign wrote")
 
 // maxBundle bounds a bundle read.
 const maxBundle = 8 << 20

@@ -33,7 +33,7 @@ var (
 	// ErrDigestMismatch: the bytes read do not have the digest the
 	// location or the caller asked for.
 	ErrDigestMismatch = errcode.New("remote_digest_mismatch", "digest mismatch",
-		"the bytes that arrived are not the ones asked for: the server or the --digest is wrong; do not use them")
+		"the bytes that arrived are not the ones asked for: the server or the digest asked for is wrong; do not use them")
 	// ErrRedirect: a redirect to another scheme, refused.
 	ErrRedirect = errcode.New("redirect_refused", "redirect refused",
 		"the server redirected to another scheme, which is refused; use the final https:// location")

@@ -18,7 +18,7 @@ var ErrVerification = errcode.New("verification_failed", "verification failed",
 var (
 	// ErrUnsigned: the assembly has no signature.asc.
 	ErrUnsigned = errcode.Sub(ErrVerification, "unsigned", "assembly is not signed",
-		"sign it with 'assemble sign', or pass --allow-unsigned to check it without authenticating it")
+		"sign it, or read it unsigned where the caller allows that (it is then not authenticated)")
 	// ErrUnsignedContent: signature.asc holds text outside the one signed
 	// message, or more than one message.
 	ErrUnsignedContent = errcode.Sub(ErrVerification, "unsigned_content", "text outside the signed message",
@@ -27,7 +27,7 @@ var (
 	// cleartext (RFC 4880 §7, as sign writes it) or inline and armored (gpg
 	// --sign --armor): a detached signature, bad armor, no signature packet.
 	ErrMalformedSignature = errcode.Sub(ErrVerification, "malformed_signature", "malformed signature",
-		"give exactly one cleartext-signed message, as 'gpg --clearsign' writes it (not --detach-sign, not --sign)")
+		"give exactly one cleartext-signed message, as 'gpg --clearsign' writes it (not gpg --detach-sign, not gpg --sign)")
 	// ErrBadSignature: the OpenPGP signature does not match the signed text.
 	ErrBadSignature = errcode.Sub(ErrVerification, "bad_signature", "bad signature",
 		"the archive changed after it was signed; rebuild it and sign it again")
@@ -41,7 +41,7 @@ var (
 		"the signer's key or signature carries a critical OpenPGP subpacket this tool does not know: sign again with a key without it")
 	// ErrUnknownSigner: no trusted key made the signature.
 	ErrUnknownSigner = errcode.Sub(ErrVerification, "unknown_signer", "unknown signer",
-		"if you trust the signer, add their public key with --keyring FILE")
+		"if you trust the signer, add their public key to the trusted keyrings")
 	// ErrKeyExpired: the signer's key had expired when the signature was made.
 	ErrKeyExpired = errcode.Sub(ErrVerification, "key_expired", "key expired",
 		"the signer's key had expired when it signed: the signer must sign again with a valid key")
@@ -93,31 +93,31 @@ var (
 // ErrPolicy is the umbrella of the policy failures below: the signatures
 // are sound, but not the ones the Policy asks for. It wraps ErrVerification.
 var ErrPolicy = errcode.Sub(ErrVerification, "policy_not_met", "signature policy not met",
-	"the signatures do not meet the policy: see the signature lines above, and have the missing signers sign with 'assemble sign --add'")
+	"the signatures do not meet the policy: see the signature lines above, and have the missing signers co-sign (SignOptions.Add)")
 
 // Policy failures, each wrapping ErrPolicy (and so ErrVerification).
 var (
 	// ErrThreshold: fewer distinct trusted keys signed than Policy.MinSigners.
 	ErrThreshold = errcode.Sub(ErrPolicy, "too_few_signers", "too few trusted signers",
-		"more trusted keys must sign: each co-signer runs 'assemble sign --add' (with --key, --gpg or --signature)")
+		"more trusted keys must sign: each co-signer adds a signature (SignOptions.Add)")
 	// ErrRequiredSigner: a key that Policy.Signers requires did not sign.
 	ErrRequiredSigner = errcode.Sub(ErrPolicy, "required_signer_missing", "required signer missing",
-		"the required signer must add a signature: 'assemble sign --add' with their key")
+		"the required signer must add a signature with their key (SignOptions.Add)")
 	// ErrAlgorithmNotAllowed: the attestation or a trusted signature uses a
 	// hash that Policy.Algorithms does not list.
 	ErrAlgorithmNotAllowed = errcode.Sub(ErrPolicy, "algorithm_not_allowed", "algorithm not allowed by the policy",
-		"sign again with an allowed algorithm (assemble sign --algorithm)")
+		"sign again with an allowed algorithm (SignOptions.Algorithm)")
 )
 
 // Signing failures.
 var (
 	// ErrNoKey: no signing key was given; the spec forbids signing without one.
 	ErrNoKey = errcode.New("no_key", "no signing key configured",
-		"name a secret key with --key FILE (or $ASSEMBLE_SIGNING_KEY), or sign with --gpg or --signature")
+		"name a secret key (SignerOptions.KeyFile, or $ASSEMBLE_SIGNING_KEY), or sign with gpg or a made signature")
 	// ErrNoSigningKey: the key holds no usable secret signing key (for
 	// instance a public key, or a primary-only key without the sign flag).
 	ErrNoSigningKey = errcode.New("no_signing_key", "no usable signing key",
-		"--key takes a secret key (gpg --export-secret-keys --armor KEYID > key.asc); a public key belongs in verify --keyring")
+		"a signer needs a secret key (gpg --export-secret-keys --armor KEYID > key.asc); a public key belongs in the trusted keyrings")
 	// ErrSignerExpired: the signing key has expired (as of the signing time).
 	ErrSignerExpired = errcode.New("signer_expired", "signing key expired",
 		"sign with a valid key; extend an expired key with gpg --quick-set-expire")
@@ -126,13 +126,13 @@ var (
 		"sign with a key that is not revoked")
 	// ErrPassphraseNeeded: the key is protected and no passphrase was given.
 	ErrPassphraseNeeded = errcode.New("passphrase_needed", "key is passphrase-protected",
-		"pass the passphrase with --passphrase-file FILE or $ASSEMBLE_PASSPHRASE; assemble prompts for it only at a terminal")
+		"give the passphrase (SignerOptions.PassphraseFile, or $ASSEMBLE_PASSPHRASE); assemble prompts for it only at a terminal")
 	// ErrWrongPassphrase: the passphrase does not decrypt the key.
 	ErrWrongPassphrase = errcode.New("wrong_passphrase", "wrong passphrase",
 		"check the passphrase file, $ASSEMBLE_PASSPHRASE or what was typed at the prompt (a trailing newline is ignored)")
 	// ErrKeyFormat: the key file cannot be read as OpenPGP keys.
 	ErrKeyFormat = errcode.New("key_format", "unreadable key",
-		"give an OpenPGP key, armored or binary (gpg --export --armor KEYID, or --export-secret-keys for a signing key)")
+		"give an OpenPGP key, armored or binary (gpg --export --armor KEYID, or gpg --export-secret-keys for a signing key)")
 	// ErrAttestationMismatch: an attestation to sign or co-sign (sign
 	// --signature, sign --add) does not match the assembly: a file changed,
 	// was added or removed since it was made, or it is another assembly's.
@@ -144,22 +144,22 @@ var (
 	// co-signing (SignOptions.Add) nor replacing (SignOptions.Replace),
 	// would drop signatures by keys that do not sign again.
 	ErrWouldDropSignatures = errcode.New("would_drop_signatures", "signing would drop the assembly's signatures",
-		"add your signature beside theirs with --add (co-sign), or re-sign with --replace to drop theirs; 'assemble verify' lists who signed")
+		"add your signature beside theirs (SignOptions.Add, co-sign), or re-sign to drop theirs (SignOptions.Replace); verifying lists who signed")
 	// ErrNotSigned: sign --add on an assembly that has no signature yet.
 	ErrNotSigned = errcode.New("not_signed", "no signature to add to",
-		"--add adds a co-signature: sign the assembly first, without --add")
+		"a co-signature (SignOptions.Add) needs a signature to add to: sign the assembly first")
 	// ErrAlreadySigned: a new signature (sign --add, several keys, an
 	// attached message) is by a key whose primary key already signed the
 	// attestation; it would not count as another signer.
 	ErrAlreadySigned = errcode.New("already_signed", "the key already signed this attestation",
-		"each co-signer signs with a key of their own (gpg's default key may be the one that signed: choose with --local-user); 'assemble verify' lists who signed")
+		"each co-signer signs with a key of their own (gpg's default key may be the one that signed: choose one with SignerOptions.LocalUsers); verifying lists who signed")
 	// ErrNoMatchingKey: no key matches a LocalUsers entry.
 	ErrNoMatchingKey = errcode.New("no_matching_key", "no matching key",
-		"check --local-user: a fingerprint, key ID or part of a user ID of a key in the file")
+		"check the key choice (SignerOptions.LocalUsers): a fingerprint, key ID or part of a user ID of a key in the file")
 	// ErrAmbiguousKey: a LocalUsers entry matches more than one key, or a
 	// key file holds several usable secret keys and none was chosen.
 	ErrAmbiguousKey = errcode.New("ambiguous_key", "ambiguous key choice",
-		"choose the key with --local-user FINGERPRINT (repeat it to sign with several)")
+		"choose the key by its fingerprint (SignerOptions.LocalUsers; several sign with several)")
 	// ErrSignerOptions: SignerOptions name two ways to sign at once (a
 	// key and gpg), or a passphrase file for gpg.
 	ErrSignerOptions = errcode.New("signer_options", "conflicting ways to sign",

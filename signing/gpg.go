@@ -23,11 +23,11 @@ var (
 		"run the same gpg command by hand to see why it fails (GNUPGHOME is honoured)")
 	// ErrGPGNotFound: no gpg program to run.
 	ErrGPGNotFound = errcode.Sub(ErrGPG, "gpg_not_found", "gpg not found",
-		"install GnuPG (apt-get install gnupg) or name it with $ASSEMBLE_GPG, or sign with a key file (--key FILE)")
+		"install GnuPG (apt-get install gnupg) or name it with $ASSEMBLE_GPG, or sign with a key file (SignerOptions.KeyFile)")
 	// ErrGPGUnknownKey: gpg has no usable secret key for a LocalUsers entry
 	// (or, without one, no default secret key).
 	ErrGPGUnknownKey = errcode.Sub(ErrGPG, "gpg_unknown_key", "gpg has no such secret key",
-		"list the keys gpg can sign with: gpg --list-secret-keys (GNUPGHOME chooses the keyring); choose one with --local-user")
+		"list the keys gpg can sign with: gpg --list-secret-keys (GNUPGHOME chooses the keyring); choose one with GPG.LocalUsers")
 	// ErrGPGNoPinentry: the key needs its passphrase and gpg-agent could
 	// not run a pinentry to ask for it (no terminal, no display, none
 	// installed).

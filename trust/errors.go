@@ -16,10 +16,10 @@ var (
 	// required signer that is not a trusted key, more signers than
 	// keys, an unknown algorithm): a usage error of whoever set them.
 	ErrOption = errcode.New("trust_option", "invalid trust option",
-		"check the trust options (--min-signers, --require-signer, --allow-algorithm)")
+		"check the trust options (Options.MinSigners, Options.RequireSigners, Options.Algorithms)")
 	// ErrNoKeyring: a signed assembly is verified with no trusted keys.
 	ErrNoKeyring = errcode.New("no_keyring", "no trusted keyring",
-		"name the trusted public keys with --keyring FILE (gpg --export --armor KEYID > keyring.asc), or a --policy file")
+		"name the trusted public keys (Options.Keyrings; gpg --export --armor KEYID > keyring.asc), or a policy file naming them (Options.PolicyFile)")
 	// ErrInvalidPolicy: a policy file is not a valid policy (its YAML
 	// or its settings).
 	ErrInvalidPolicy = errcode.New("invalid_policy", "invalid policy",
@@ -27,7 +27,7 @@ var (
 	// ErrKeyringFile: a keyring path cannot be used (missing, not a
 	// regular file in a keyring folder, an empty folder, too large).
 	ErrKeyringFile = errcode.New("keyring_file", "unusable keyring",
-		"give --keyring an armored or binary OpenPGP public keyring (gpg --export --armor KEYID > keyring.asc)")
+		"a keyring is an armored or binary OpenPGP public keyring (gpg --export --armor KEYID > keyring.asc)")
 )
 
 // An OptionError is a mistake in the options that is about no single

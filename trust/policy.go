@@ -199,7 +199,7 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 	data, err := limitio.ReadFile(file, maxPolicySize)
 	var tl *limitio.TooLargeError
 	if errors.As(err, &tl) {
-		return nil, hint.With(&PolicyError{File: file, Msg: fmt.Sprintf("the policy is %s", tl)}, "a policy is a short YAML mapping: check that --policy names the policy file")
+		return nil, hint.With(&PolicyError{File: file, Msg: fmt.Sprintf("the policy is %s", tl)}, "a policy is a short YAML mapping: check that Options.PolicyFile names the policy file")
 	}
 	if err != nil {
 		return nil, fileError("PolicyFile", err)
@@ -210,7 +210,7 @@ func ReadPolicy(file string) (*PolicyFile, error) {
 		if n != nil {
 			e.Line, e.Column = n.Line, n.Column
 		}
-		return hint.With(e, "a policy is a YAML mapping of the sections "+strings.Join(top, ", ")+"; trust takes "+strings.Join(PolicyKeys(), ", ")+" (see 'assemble verify --help')")
+		return hint.With(e, "a policy is a YAML mapping of the sections "+strings.Join(top, ", ")+"; trust takes "+strings.Join(PolicyKeys(), ", "))
 	}
 	if le := yamlpos.CheckNodes(data); le != nil {
 		return nil, hint.With(&PolicyError{File: file, Line: le.Pos.Line, Column: le.Pos.Column, Msg: le.Reason()}, "a policy is a short YAML mapping")

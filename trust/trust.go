@@ -260,7 +260,7 @@ func readKeyFile(name string, inFolder bool, left int64) (openpgp.EntityList, in
 	br := bufio.NewReader(cr)
 	if head, _ := br.Peek(12); isKeybox(head) {
 		return nil, cr.N, &keyringError{"a GnuPG keybox (pubring.kbx): keyboxes are not read",
-			"export the trusted keys from it to a keyring: gpg --export --armor KEYID... > keyring.asc, then --keyring keyring.asc"}
+			"export the trusted keys from it to a keyring: gpg --export --armor KEYID... > keyring.asc, then name keyring.asc in Options.Keyrings"}
 	}
 	keys, err := signing.ReadKeys(br)
 	if cr.N > left {
@@ -278,7 +278,7 @@ func isKeybox(head []byte) bool {
 }
 
 // folderHint is the fix for a keyring folder entry that is not a file.
-const folderHint = "a keyring folder holds key files only: move it out of the folder, or name it with its own --keyring"
+const folderHint = "a keyring folder holds key files only: move it out of the folder, or name it on its own in Options.Keyrings"
 
 // fileError names the option whose file could not be read:
 // "--keyring release.asc: no such file or directory".

@@ -13,7 +13,6 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
-	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/signing"
 )
@@ -165,7 +164,7 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 	}
 	if !rd.Signed() {
 		if !opts.AllowUnsigned {
-			return res, hint.With(signing.ErrUnsigned, "sign it with 'assemble sign --key FILE', or pass --allow-unsigned to check only its structure and manifest")
+			return res, signing.ErrUnsigned
 		}
 		rep, err := rd.Check(opts.Check)
 		res.Report = rep

@@ -265,7 +265,7 @@ type diagnosticJSON struct {
 func diagnosticsJSON(fs []assembly.Finding) []diagnosticJSON {
 	out := []diagnosticJSON{}
 	for _, f := range fs {
-		out = append(out, diagnosticJSON{f.Severity.String(), f.Rule, f.Droplet, f.Field, f.Message})
+		out = append(out, diagnosticJSON{f.Severity.String(), f.Rule, f.Droplet, f.Field, flagWords(f.Message)})
 	}
 	return out
 }

@@ -203,7 +203,7 @@ Install it with: assemble man > /usr/local/share/man/man1/assemble.1`,
 			if err != nil {
 				return err
 			}
-			page += manEnvironment
+			page += manFindings() + manEnvironment
 			// A manual page is read without the repository: name the URL.
 			page = bareDocsJSON.ReplaceAllString(page, "${1}"+jsonDocsURL)
 			if c.Bool("json") {
@@ -223,6 +223,28 @@ var bareDocsJSON = regexp.MustCompile(`(^|[^/])docs/json`)
 
 // jsonDocsURL is where the --json objects' schemas are published.
 const jsonDocsURL = "https://github.com/cloud-assembly/assemble/tree/main/docs/json"
+
+// manFindings is the manual page's FINDINGS section, which --strict's
+// help refers to: the assembly check's rules, as verify --help lists them.
+func manFindings() string {
+	head, table, _ := strings.Cut(findingsHelp(), "\n")
+	var b strings.Builder
+	b.WriteString(".SH FINDINGS\n" + roffText(strings.TrimPrefix(strings.TrimSuffix(head, ":"), "FINDINGS ")) + ".\n.PP\n.nf\n")
+	for _, line := range strings.Split(table, "\n") {
+		b.WriteString(roffText(line) + "\n")
+	}
+	b.WriteString(".fi\n")
+	return b.String()
+}
+
+// roffText escapes s as a line of roff text.
+func roffText(s string) string {
+	s = strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
+		s = `\&` + s
+	}
+	return s
+}
 
 // manEnvironment are the manual page's ENVIRONMENT and EXIT STATUS
 // sections, which no command's help holds.

@@ -209,7 +209,7 @@ func deployOptions(c *cli.Context) (deploy.Options, error) {
 		w := c.App.ErrWriter
 		o.Progress = func(e deploy.Event) {
 			if !chatter(e) {
-				fmt.Fprintf(w, "assemble: %s: %s\n", eventWho(e), e.Message)
+				fmt.Fprintf(w, "assemble: %s: %s\n", eventWho(e), flagWords(e.Message))
 			}
 		}
 	}
@@ -560,7 +560,7 @@ func printStatus(c *cli.Context, st *deploy.StatusResult, indent string) {
 			fmt.Fprintf(c.App.Writer, "%s   %s\n", indent, diff)
 		}
 		if d.Error != "" {
-			fmt.Fprintf(c.App.Writer, "%s   %s\n", indent, d.Error)
+			fmt.Fprintf(c.App.Writer, "%s   %s\n", indent, flagWords(d.Error))
 		}
 		printDrift(c.App.Writer, indent, d.Drift)
 	}

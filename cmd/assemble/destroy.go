@@ -51,7 +51,7 @@ Examples:
 			}, Purge: c.Bool("purge")}
 			if !c.Bool("quiet") {
 				w := c.App.ErrWriter
-				opts.Progress = func(e deploy.Event) { fmt.Fprintf(w, "assemble: %s: %s\n", eventWho(e), e.Message) }
+				opts.Progress = func(e deploy.Event) { fmt.Fprintf(w, "assemble: %s: %s\n", eventWho(e), flagWords(e.Message)) }
 			}
 			name, src, vres, err := openDeploySource(c)
 			defer vres.close()

@@ -60,9 +60,6 @@ Example:
 			case dir == "":
 				return usagef("extract needs -d DIR (or --cdk-out DIR)")
 			}
-			if len(c.StringSlice("keyring")) == 0 && c.String("policy") == "" && !c.Bool("allow-unsigned") {
-				return usagef("extract needs at least one --keyring FILE of trusted public keys")
-			}
 			// Refuse a full folder before verifying anything.
 			if err := trust.CheckExtractDir(dir); err != nil {
 				return extractDirError(err)

@@ -91,3 +91,42 @@ func algErr(s string) error {
 	_, err := signing.ParseAlgorithm(s)
 	return err
 }
+
+// Keyring presence is the library's verdict (trust: a signed assembly
+// and no trusted keys is ErrNoKeyring, said without a flag); the command
+// names its flags, exit 2, as its own check did before.
+func TestNoKeyringIsTheLibrarys(t *testing.T) {
+	dir := t.TempDir()
+	fixtures := filepath.Join("..", "..", "fixtures")
+	unsigned, signed := filepath.Join(dir, "u.cloud"), filepath.Join(dir, "s.cloud")
+	for _, args := range [][]string{
+		{"build", "-q", "-o", unsigned, filepath.Join(fixtures, "examples", "webapp")},
+		{"sign", "-q", "--key", filepath.Join(fixtures, "keys", "ed25519.sec.asc"), "-o", signed, unsigned},
+	} {
+		var stderr strings.Builder
+		if code := run(context.Background(), append([]string{"assemble"}, args...), strings.NewReader(""), &strings.Builder{}, &stderr); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, stderr.String())
+		}
+	}
+	for cmd, or := range map[string]string{"verify": ", or --allow-unsigned", "deploy": ", or --allow-unsigned", "status": ", or --allow-unsigned", "extract": ", or --allow-unsigned"} {
+		args := []string{"assemble", cmd, signed}
+		if cmd == "extract" {
+			args = []string{"assemble", cmd, "-d", filepath.Join(dir, "out"), signed}
+		}
+		var stderr strings.Builder
+		if code := run(context.Background(), args, strings.NewReader(""), &strings.Builder{}, &stderr); code != exitUsage {
+			t.Errorf("%s: exit %d, want %d: %s", cmd, code, exitUsage, stderr.String())
+		}
+		if want := "assemble: error: " + cmd + " needs at least one --keyring FILE of trusted public keys (or a --policy FILE naming keyrings" + or + ")\n"; !strings.Contains(stderr.String(), want) {
+			t.Errorf("%s: stderr %q, want %q", cmd, stderr.String(), want)
+		}
+		err := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).RunContext(context.Background(), args)
+		if !errors.Is(err, trust.ErrNoKeyring) {
+			t.Errorf("%s: %v is not trust.ErrNoKeyring", cmd, err)
+		}
+	}
+	_, err := trust.Open(context.Background(), signed, nil, nil)
+	if !errors.Is(err, trust.ErrNoKeyring) || strings.Contains(err.Error(), "--") {
+		t.Errorf("the library's verdict: %v", err)
+	}
+}

@@ -34,8 +34,9 @@ var ownHints = map[string]string{
 	codePermission: "check the file's permissions, or name a file you may read (or a folder you may write)",
 }
 
-// codeHint is the one hint of code: its sentinel's (package errcode), or
-// the command's own (ownHints); "" for none.
+// codeHint is the one hint the command prints for code: the command's
+// own (ownHints), else the one that names the flag (flagHints), else its
+// sentinel's (package errcode); "" for none.
 func codeHint(code string) string {
 	if h, ok := ownHints[code]; ok {
 		return h
@@ -43,11 +44,15 @@ func codeHint(code string) string {
 	return sentinelHints()[code]
 }
 
-// sentinelHints maps each sentinel's code to its hint.
+// sentinelHints maps each sentinel's code to the hint the command prints:
+// flagHints' where it has one, else the library's.
 var sentinelHints = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, e := range errcode.All() {
 		m[e.Code()] = e.Hint()
+	}
+	for e, h := range flagHints {
+		m[errcode.Of(e)] = h
 	}
 	return m
 })

@@ -28,12 +28,18 @@ var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print the result, or the erro
 // printJSON prints a command's --json result on standard output.
 func printJSON(c *cli.Context, v any) error { return encodeJSON(c.App.Writer, v) }
 
-// encodeJSON writes v to w as indented JSON with a final newline.
+// encodeJSON writes v to w as indented JSON with a final newline, the
+// libraries' messages in the command's words (flagWords).
 func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, flagWords(b.String()))
+	return err
 }
 
 // marshalJSON is json.Marshal without HTML escaping, as encodeJSON
@@ -158,7 +164,7 @@ type errorJSON struct {
 
 // newErrorJSON describes err (hint is "" for none).
 func newErrorJSON(err error, hint string) errorJSON {
-	out := errorJSON{Code: codeOf(err), Message: err.Error()}
+	out := errorJSON{Code: codeOf(err), Message: flagWords(err.Error())}
 	p := placeOf(err)
 	if p.file != "" {
 		out.File = &p.file

@@ -181,6 +181,12 @@ func commands() []*cli.Command {
 	}
 }
 
+// -v is --verbose wherever a command has it; the version is --version
+// (and 'assemble version'), without urfave/cli's default -v alias.
+func init() {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+}
+
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:  "assemble",
@@ -306,7 +312,7 @@ func report(stderr, jsonOut io.Writer, err error) int {
 	case errors.As(err, &ec):
 		code = ec.ExitCode()
 	}
-	fix := hintOf(err, hint.Of(err))
+	fix := flagWords(hintOf(err, hint.Of(err)))
 	if jsonOut != nil {
 		var b bytes.Buffer
 		if werr := writeErrorJSON(&b, err, fix); werr != nil {
@@ -318,7 +324,7 @@ func report(stderr, jsonOut io.Writer, err error) int {
 	if errors.As(err, &se) {
 		return code
 	}
-	fmt.Fprintf(stderr, "assemble: error: %s\n", redact(err.Error(), false))
+	fmt.Fprintf(stderr, "assemble: error: %s\n", redact(flagWords(err.Error()), false))
 	if fix != "" {
 		fmt.Fprintf(stderr, "assemble: hint: %s\n", redact(fix, false))
 	}
@@ -327,5 +333,5 @@ func report(stderr, jsonOut io.Writer, err error) int {
 
 // warnf prints a warning line to the command's error stream.
 func warnf(c *cli.Context, format string, args ...any) {
-	fmt.Fprintf(c.App.ErrWriter, "assemble: warning: "+format+"\n", args...)
+	fmt.Fprintf(c.App.ErrWriter, "assemble: warning: %s\n", flagWords(fmt.Sprintf(format, args...)))
 }

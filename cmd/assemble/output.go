@@ -113,7 +113,7 @@ func printf(c *cli.Context, w io.Writer, format string, args ...any) {
 	if c.Bool("quiet") {
 		return
 	}
-	fmt.Fprintf(w, format, args...)
+	io.WriteString(w, flagWords(fmt.Sprintf(format, args...)))
 }
 
 // A progress reports bytes done of a total on standard error: redrawn in

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -319,7 +318,5 @@ func union[V any](a, b map[string]V) []string {
 	for k := range b {
 		keys[k] = true
 	}
-	ks := slices.Sorted(maps.Keys(keys))
-	sort.Strings(ks)
-	return ks
+	return slices.Sorted(maps.Keys(keys))
 }

@@ -15,7 +15,7 @@ var (
 	// an absolute path, a symbolic link out). It matches
 	// assembly.ErrInsecurePath too.
 	ErrOutsideProject error = errcode.Sub(assembly.ErrInsecurePath, "artifact_outside_project", "artifact outside the project",
-		"keep local artifacts (Lambda code, nested templates) inside the project folder: assemble package --root DIR names a folder that holds the template and its artifacts; assemble build reads the folder of assembly.yaml, so put one in a folder that holds both")
+		"keep local artifacts (Lambda code, nested templates) inside the project folder (Options.Root): the folder that holds the template and its artifacts")
 	// ErrCycle: nested templates include each other.
 	ErrCycle = errcode.New("nested_template_cycle", "nested template cycle",
 		"a nested stack includes itself through the chain shown: break the cycle")

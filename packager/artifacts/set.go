@@ -342,7 +342,7 @@ func (s *Set) checkPlainURL(at Pos) error {
 	case !s.HasBucket():
 		return nil // resolve reports it
 	case s.opts.Bucket == "":
-		return s.errAt(at, fmt.Errorf("%w: %s, and the asset bucket is a reference: name the bucket (assets: {bucketName: NAME}, --asset-bucket NAME), or use AWS::CloudFormation::Stack with TemplateURL", ErrArtifact, why))
+		return s.errAt(at, fmt.Errorf("%w: %s, and the asset bucket is a reference: name the bucket (assets: {bucketName: NAME}, or Options.Bucket), or use AWS::CloudFormation::Stack with TemplateURL", ErrArtifact, why))
 	case s.opts.Region == "":
 		return s.errAt(at, fmt.Errorf("%w: %s, and the region of the bucket is not known: %s", ErrArtifact, why, s.regionHint()))
 	}
@@ -351,9 +351,9 @@ func (s *Set) checkPlainURL(at Pos) error {
 
 func (s *Set) regionHint() string {
 	if s.opts.Parameter {
-		return "give the droplet an environment with its region (environment: aws://ACCOUNT/REGION, or --environment), or use AWS::CloudFormation::Stack with TemplateURL"
+		return "give the droplet an environment with its region (environment: aws://ACCOUNT/REGION, or BuildOptions.Environment), or use AWS::CloudFormation::Stack with TemplateURL"
 	}
-	return "pass --region REGION (or set AWS_REGION), as aws cloudformation package takes its region"
+	return "give the region with Options.Region (or AWS_REGION), as aws cloudformation package takes its region"
 }
 
 // urlSuffix is the domain of S3 endpoints in region's partition.

@@ -17,7 +17,7 @@ import (
 // !Rain::S3Http) and the packaging was given nowhere to put it
 // (Options.Artifacts is nil).
 var ErrNoArtifacts = errcode.New("no_asset_bucket", "no place for local artifacts",
-	"give a bucket for local artifacts: --asset-bucket NAME, or assets: {bucketName: NAME} in assembly.yaml")
+	"give the packaging a place for local artifacts (Options.Artifacts): a bucket, from assets: {bucketName: NAME} in assembly.yaml or the caller")
 
 // An Artifact is a local file or folder that a template ships with it.
 type Artifact struct {
@@ -157,7 +157,7 @@ func (sc *scope) shipArtifact(n, at *yaml.Node, a Artifact, format, bucketProp, 
 		}
 	}
 	if e.opts.Artifacts == nil {
-		return nil, sc.errorf(at, ErrNoArtifacts, "%s ships %s as a local artifact, and this packaging has nowhere to put it: give a bucket (assemble build or package --asset-bucket NAME, or assets: {bucketName: NAME} in assembly.yaml)", directiveName(n), at.Value)
+		return nil, sc.errorf(at, ErrNoArtifacts, "%s ships %s as a local artifact, and this packaging has nowhere to put it: give a bucket (Options.Artifacts, or assets: {bucketName: NAME} in assembly.yaml)", directiveName(n), at.Value)
 	}
 	k := rainArtifactKey{a.Path, a.Extension, a.Zip}
 	got, ok := e.rainArtifacts[k]

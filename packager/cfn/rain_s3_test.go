@@ -131,7 +131,7 @@ func TestRainS3Errors(t *testing.T) {
 		place       string
 		words       []string
 	}{
-		{"no-bucket", "!Rain::S3 f.txt", nil, nil, ErrNoArtifacts, "template.yaml:5:10", []string{"f.txt", "--asset-bucket", "assets:"}},
+		{"no-bucket", "!Rain::S3 f.txt", nil, nil, ErrNoArtifacts, "template.yaml:5:10", []string{"f.txt", "Options.Artifacts", "assets:"}},
 		{"no-bucket-http", "!Rain::S3Http f.txt", nil, nil, ErrNoArtifacts, "template.yaml:5:10", []string{"!Rain::S3Http"}},
 		{"unknown-option", "!Rain::S3 {Paht: f.txt}", nil, nil, ErrInvalid, "template.yaml:5:21", []string{"unknown option Paht", "Path"}},
 		{"run", "!Rain::S3 {Path: f.txt, Run: build.sh}", nil, nil, ErrInvalid, "template.yaml:5:34", []string{"runs a program", "build.sh"}},

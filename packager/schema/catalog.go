@@ -31,7 +31,7 @@ const (
 
 // ErrCatalog is wrapped by LoadCatalog's errors.
 var ErrCatalog = errcode.New("schema_catalog", "cannot load resource type schemas",
-	"--schemas names a folder of resource type schemas (JSON files)")
+	"LoadCatalog reads a folder of resource type schemas (JSON files)")
 
 // Catalog holds resource type schemas by type name, for checking templates.
 type Catalog struct {
