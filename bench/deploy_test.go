@@ -15,7 +15,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -37,6 +36,7 @@ import (
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/testenv/moto"
 	"github.com/cloud-assembly/assemble/signing"
 )
@@ -93,8 +93,7 @@ func signedSourceWith(b *testing.B, droplets map[string]any, files map[string]st
 		b.Fatal(err)
 	}
 	raw, _ := os.ReadFile(out)
-	sum := sha256.Sum256(raw)
-	return deploy.FromVerified(v, hex.EncodeToString(sum[:]))
+	return deploy.FromVerified(v, digest.Of(raw))
 }
 
 func readKeys(b *testing.B, name string) openpgp.EntityList {

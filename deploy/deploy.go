@@ -19,6 +19,8 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
+	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/trust"
 )
@@ -176,9 +178,13 @@ type Change struct {
 
 // A DropletResult is what deploy did, or would do, with one droplet.
 type DropletResult struct {
-	ID          string  `json:"id"`
-	Type        string  `json:"type"`
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	// Kind is the droplet's kind as the manifest names it (its class,
+	// "StackDroplet": droplets.KindName), Alias its short name in
+	// assembly.yaml ("stack"), which the text output shows.
 	Kind        string  `json:"kind,omitempty"`
+	Alias       string  `json:"alias,omitempty"`
 	Environment string  `json:"environment"`
 	Region      string  `json:"region,omitempty"`
 	Outcome     Outcome `json:"outcome"`
@@ -214,9 +220,9 @@ type Notice struct {
 
 // A Result is what Deploy did (or, with Plan, would do).
 type Result struct {
-	SHA256  string `json:"sha256"`
-	Account string `json:"account,omitempty"`
-	Plan    bool   `json:"plan"`
+	SHA256  digest.Digest `json:"sha256"`
+	Account string        `json:"account,omitempty"`
+	Plan    bool          `json:"plan"`
 	// Order is the deploy order of the targeted droplets.
 	Order    []string         `json:"order"`
 	Droplets []*DropletResult `json:"droplets"`
@@ -261,9 +267,9 @@ type droplet struct {
 	res     *DropletResult
 	run     *runner
 	doing   atomic.Pointer[string] // the last progress message: what it does
-	// deployedBy is, for Status, the hex SHA-256 of the assembly that
+	// deployedBy is, for Status, the SHA-256 of the assembly that
 	// deployed what runs, when it is not this one.
-	deployedBy string
+	deployedBy digest.Digest
 }
 
 func (d *droplet) progress(format string, args ...any) {
@@ -396,7 +402,7 @@ func prepare(ctx context.Context, src *Source, opts Options, res *Result, forSta
 		dr := &DropletResult{ID: id, Type: spec.Type, Environment: spec.Environment, Actions: []string{}}
 		res.Droplets = append(res.Droplets, dr)
 		kind, alias := kindOf(spec.Type)
-		dr.Kind = alias
+		dr.Kind, dr.Alias = droplets.KindName(spec.Type), alias
 		if !targeted[id] {
 			dr.Outcome = Excluded
 			continue
@@ -526,7 +532,7 @@ func (o Options) Check() error {
 func Run(ctx context.Context, a *trust.Assembly, opts Options) (*Result, error) {
 	o, err := opts.WithPolicy(a.Trust())
 	if err != nil {
-		return &Result{SHA256: a.Digest().Hex()}, err
+		return &Result{SHA256: a.Digest()}, err
 	}
 	return Deploy(ctx, FromAssembly(a), o)
 }

@@ -94,7 +94,7 @@ func TestStackOutputsFeedNextStack(t *testing.T) {
 	for _, tg := range out.Stacks[0].Tags {
 		tags[aws.ToString(tg.Key)] = aws.ToString(tg.Value)
 	}
-	if tags[TagSHA256] != src.SHA256 || tags[TagDroplet] != "App" {
+	if tags[TagSHA256] != src.SHA256.Hex() || tags[TagDroplet] != "App" {
 		t.Errorf("tags %v, want %s=%s %s=App", tags, TagSHA256, src.SHA256, TagDroplet)
 	}
 
@@ -182,7 +182,7 @@ func TestFilesAndDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if head.Metadata[MetaSHA256] != src.SHA256 || head.Metadata[MetaDroplet] != "Logo" ||
+	if head.Metadata[MetaSHA256] != src.SHA256.Hex() || head.Metadata[MetaDroplet] != "Logo" ||
 		head.Metadata[MetaContentSHA256] != hexSHA256([]byte("logo")) {
 		t.Errorf("metadata %v", head.Metadata)
 	}
@@ -448,7 +448,7 @@ func TestDirectUpdateAndStackSettings(t *testing.T) {
 	for _, tg := range s.Tags {
 		tags[aws.ToString(tg.Key)] = aws.ToString(tg.Value)
 	}
-	if tags["team"] != "web" || tags[TagSHA256] != src.SHA256 {
+	if tags["team"] != "web" || tags[TagSHA256] != src.SHA256.Hex() {
 		t.Errorf("tags %v", tags)
 	}
 	pol, err := c.GetStackPolicy(context.Background(), &cloudformation.GetStackPolicyInput{StackName: aws.String(name)})

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/cloud-assembly/assemble/deploy/review"
+	"github.com/cloud-assembly/assemble/digest"
 )
 
 // DiffOptions tune Diff: Options (Only, Parameters, Concurrency, AWS...)
@@ -41,15 +42,15 @@ const (
 // A DiffResult is what a deploy of the assembly would change.
 type DiffResult struct {
 	// SHA256 is the assembly under review.
-	SHA256 string `json:"sha256"`
+	SHA256 digest.Digest `json:"sha256"`
 	// Target is the manifest's target compared ("" when it has none).
 	Target  string   `json:"target,omitempty"`
 	Account string   `json:"account"`
 	Regions []string `json:"regions"`
 	// Deployed lists the assemblies (SHA-256) that deployed what runs now,
 	// as their stacks' and objects' tags say.
-	Deployed []string       `json:"deployed"`
-	Droplets []*DropletDiff `json:"droplets"`
+	Deployed []digest.Digest `json:"deployed"`
+	Droplets []*DropletDiff  `json:"droplets"`
 	// Total droplets targeted; Changed of them change; Broadened of them
 	// allow something new (their Security lists).
 	Total     int `json:"total"`
@@ -72,8 +73,15 @@ func jsonList(set map[string]bool) []string {
 	return append([]string{}, slices.Sorted(maps.Keys(set))...)
 }
 
+// digestList is the set's digests, sorted, never nil (JSON [], not null).
+func digestList(set map[digest.Digest]bool) []digest.Digest {
+	out := slices.AppendSeq([]digest.Digest{}, maps.Keys(set))
+	slices.SortFunc(out, func(a, b digest.Digest) int { return strings.Compare(a.Hex(), b.Hex()) })
+	return out
+}
+
 func newDiffResult(src *Source) *DiffResult {
-	return &DiffResult{SHA256: src.SHA256, Regions: []string{}, Deployed: []string{}, Droplets: []*DropletDiff{}}
+	return &DiffResult{SHA256: src.SHA256, Regions: []string{}, Deployed: []digest.Digest{}, Droplets: []*DropletDiff{}}
 }
 
 // A DropletDiff is what a deploy would change of one droplet.
@@ -81,11 +89,12 @@ type DropletDiff struct {
 	ID          string `json:"id"`
 	Type        string `json:"type"`
 	Kind        string `json:"kind,omitempty"`
+	Alias       string `json:"alias,omitempty"`
 	Environment string `json:"environment"`
 	Region      string `json:"region,omitempty"`
 	State       string `json:"state"`
 	// DeployedSHA256 is the assembly that deployed what runs now.
-	DeployedSHA256 string            `json:"deployedSha256,omitempty"`
+	DeployedSHA256 digest.Digest     `json:"deployedSha256,omitzero"`
 	StackName      string            `json:"stackName,omitempty"`
 	Stack          *review.StackDiff `json:"stack,omitempty"`
 	Objects        []ObjectChange    `json:"objects,omitempty"`
@@ -154,7 +163,7 @@ func Diff(ctx context.Context, src *Source, opts DiffOptions) (*DiffResult, erro
 // refusedDiff lists the droplets of a run refused before comparing.
 func refusedDiff(out *DiffResult, res *Result) {
 	for _, dr := range res.Droplets {
-		out.Droplets = append(out.Droplets, &DropletDiff{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Environment: dr.Environment, State: StateFailed, Err: dr.Err})
+		out.Droplets = append(out.Droplets, &DropletDiff{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Alias: dr.Alias, Environment: dr.Environment, State: StateFailed, Err: dr.Err})
 	}
 }
 
@@ -164,7 +173,7 @@ func (r *runner) diff(ctx context.Context, ds []*droplet, res *Result, out *Diff
 	out.Account = r.account
 	byID := map[string]*DropletDiff{}
 	for _, dr := range res.Droplets {
-		dd := &DropletDiff{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Environment: dr.Environment, Region: dr.Region, State: StateExcluded}
+		dd := &DropletDiff{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Alias: dr.Alias, Environment: dr.Environment, Region: dr.Region, State: StateExcluded}
 		byID[dr.ID] = dd
 		out.Droplets = append(out.Droplets, dd)
 	}
@@ -187,13 +196,13 @@ func (r *runner) diff(ctx context.Context, ds []*droplet, res *Result, out *Diff
 			dd.State, dd.Err = StateFailed, d.res.Err // not started: interrupted
 		}
 	}
-	regions, deployed := map[string]bool{}, map[string]bool{}
+	regions, deployed := map[string]bool{}, map[digest.Digest]bool{}
 	var errs []error
 	for _, d := range ds {
 		dd := byID[d.id]
 		out.Total++
 		regions[d.region] = true
-		if dd.DeployedSHA256 != "" {
+		if !dd.DeployedSHA256.IsZero() {
 			deployed[dd.DeployedSHA256] = true
 		}
 		switch dd.State {
@@ -206,7 +215,7 @@ func (r *runner) diff(ctx context.Context, ds []*droplet, res *Result, out *Diff
 			out.Broadened++
 		}
 	}
-	out.Regions, out.Deployed = jsonList(regions), jsonList(deployed)
+	out.Regions, out.Deployed = jsonList(regions), digestList(deployed)
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
 	}
@@ -283,7 +292,7 @@ func (k stackKind) diff(ctx context.Context, d *droplet, dd *DropletDiff, change
 		for _, o := range s.Outputs {
 			prev.Outputs[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
 		}
-		dd.DeployedSHA256 = prev.Tags[TagSHA256]
+		dd.DeployedSHA256 = tagDigest(prev.Tags[TagSHA256])
 	}
 	// Settings: those the droplet sets.
 	if in.set {
@@ -456,7 +465,7 @@ func (k objectKind) diff(ctx context.Context, d *droplet, dd *DropletDiff, _ boo
 			return fmt.Errorf("%w: s3:HeadObject %s: %s", ErrAWS, o.url(), apiMessage(err))
 		}
 		anyDeployed = true
-		if sha := head.Metadata[MetaSHA256]; sha != "" && dd.DeployedSHA256 == "" {
+		if sha := tagDigest(head.Metadata[MetaSHA256]); !sha.IsZero() && dd.DeployedSHA256.IsZero() {
 			dd.DeployedSHA256 = sha
 		}
 		old := head.Metadata[MetaContentSHA256]

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/testenv/moto"
 	"github.com/cloud-assembly/assemble/signing"
 )
@@ -120,12 +121,11 @@ func open(t testing.TB, p, keyring string) (*Source, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(b)
 	v, err := signing.Verify(context.Background(), &rc.Reader, readKeys(t, keyring), nil)
 	if err != nil {
 		return nil, err
 	}
-	return FromVerified(v, hex.EncodeToString(sum[:])), nil
+	return FromVerified(v, digest.Of(b)), nil
 }
 
 // awsConfig is the SDK configuration moto.Env points at moto_server.

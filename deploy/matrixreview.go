@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 )
 
 // A pairRun is one run of a matrix, prepared: the droplets with an
@@ -142,7 +143,7 @@ func (mx *matrix) diff(ctx context.Context, shared pairRun, runs []pairRun, chan
 		}(i, rn, po)
 	}
 	wg.Wait()
-	regions, deployed := map[string]bool{}, map[string]bool{}
+	regions, deployed := map[string]bool{}, map[digest.Digest]bool{}
 	for _, d := range append([]*DiffResult{own}, out.Pairs...) {
 		out.Total += d.Total
 		out.Changed += d.Changed
@@ -154,7 +155,7 @@ func (mx *matrix) diff(ctx context.Context, shared pairRun, runs []pairRun, chan
 			deployed[s] = true
 		}
 	}
-	out.Regions, out.Deployed = jsonList(regions), jsonList(deployed)
+	out.Regions, out.Deployed = jsonList(regions), digestList(deployed)
 	for i, err := range perr {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", runs[i].env, err))

@@ -56,7 +56,7 @@ func TestUnchangedReleaseCallsNothing(t *testing.T) {
 						t.Errorf("%s %s, want unchanged", d.ID, d.Outcome)
 					}
 				}
-				if a := strings.Join(res.Droplet("One").Actions, "\n"); !strings.Contains(a, "deployed by assembly sha256:"+first.SHA256) {
+				if a := strings.Join(res.Droplet("One").Actions, "\n"); !strings.Contains(a, "deployed by assembly "+first.SHA256.String()) {
 					t.Errorf("plan=%v: One's actions do not name the assembly that deployed it: %s", plan, a)
 				}
 			}
@@ -65,11 +65,11 @@ func TestUnchangedReleaseCallsNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, d := range st.Droplets {
-				if _, isStack := map[string]bool{"One": true, "Two": true}[d.ID]; isStack && (d.DeployedBy == nil || d.DeployedBy.Hex() != first.SHA256) {
+				if _, isStack := map[string]bool{"One": true, "Two": true}[d.ID]; isStack && (d.DeployedBy == nil || *d.DeployedBy != first.SHA256) {
 					t.Errorf("status: %s deployed by %v, want %s", d.ID, d.DeployedBy, first.SHA256)
 				}
 			}
-			if s := stackState(t, cfg, "one-"+u); !strings.Contains(s, TagSHA256+"="+first.SHA256) {
+			if s := stackState(t, cfg, "one-"+u); !strings.Contains(s, TagSHA256+"="+first.SHA256.Hex()) {
 				t.Errorf("One's tags changed: %s", s)
 			}
 			// Release 3: Two's parameter changes; One is left alone.

@@ -149,7 +149,7 @@ func (o *object) upload(ctx context.Context, d *droplet) error {
 	d.progress("uploading %s (%d bytes)", o.url(), o.size)
 	in := &transfermanager.UploadObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key), Body: body,
 		ContentLength: aws.Int64(o.size), ContentType: aws.String(ctype), ChecksumAlgorithm: tmtypes.ChecksumAlgorithmSha256,
-		Metadata: map[string]string{MetaContentSHA256: o.hexSum(), MetaSHA256: d.run.src.SHA256, MetaDroplet: d.id}}
+		Metadata: map[string]string{MetaContentSHA256: o.hexSum(), MetaSHA256: d.run.src.SHA256.Hex(), MetaDroplet: d.id}}
 	if o.size < multipartThreshold {
 		in.ChecksumSHA256 = aws.String(base64.StdEncoding.EncodeToString(o.sum))
 	}

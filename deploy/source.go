@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/signing"
 	"github.com/cloud-assembly/assemble/trust"
 )
@@ -15,9 +16,10 @@ import (
 // archive's files, read only through the verification (each file's
 // bytes checked against their signed hash before they are used).
 type Source struct {
-	// SHA256 is the hex SHA-256 of the .cloud file: what build, sign and
-	// verify print, and what deploy tags stacks and objects with.
-	SHA256 string
+	// SHA256 is the SHA-256 of the .cloud file: what build, sign and
+	// verify print, and what deploy tags stacks and objects with (as
+	// hex: TagSHA256, MetaSHA256).
+	SHA256 digest.Digest
 	// Authenticated is set for a source verified by a signature.
 	Authenticated bool
 
@@ -36,7 +38,7 @@ type Source struct {
 // deploy sends is read through v.Open, whose reader checks the file
 // against its signed size and salted hash as it reaches the end, and
 // fails there, with signing's sentinel, when they differ.
-func FromVerified(v *signing.Verified, sha256 string) *Source {
+func FromVerified(v *signing.Verified, sha256 digest.Digest) *Source {
 	rep := v.Report()
 	s := &Source{SHA256: sha256, Authenticated: true, manifest: v.Manifest(), graph: rep.Graph, order: rep.Order, open: v.Open, sizes: map[string]int64{}}
 	for name, it := range v.Attestation().Items {
@@ -64,7 +66,7 @@ func FromTrust(r *trust.Result) *Source {
 // fromUnsigned is the Source of an unsigned assembly that passed its
 // check (rep is r.Check's report): nothing is authenticated, the files
 // are read from r (their CRC-32 checked).
-func fromUnsigned(r *assembly.Reader, rep *assembly.Report, sha256 string) *Source {
+func fromUnsigned(r *assembly.Reader, rep *assembly.Report, sha256 digest.Digest) *Source {
 	s := &Source{SHA256: sha256, manifest: rep.Manifest, graph: rep.Graph, order: rep.Order, sizes: map[string]int64{}}
 	for _, f := range r.Files() {
 		if f.Name() == assembly.SignatureName {
@@ -126,7 +128,7 @@ func (s *Source) filesUnder(dir string) []string {
 // read.
 func FromAssembly(a *trust.Assembly) *Source {
 	rep := a.Report()
-	s := &Source{SHA256: a.Digest().Hex(), Authenticated: a.Authenticated(), manifest: a.Manifest(), graph: rep.Graph, order: rep.Order,
+	s := &Source{SHA256: a.Digest(), Authenticated: a.Authenticated(), manifest: a.Manifest(), graph: rep.Graph, order: rep.Order,
 		open: a.Open, names: a.Files(), sizes: map[string]int64{}, policy: a.Result().PolicyFile}
 	for _, name := range s.names {
 		s.sizes[name], _ = a.Size(name)

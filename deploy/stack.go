@@ -19,12 +19,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/droplets"
 )
 
 // Tags and metadata deploy sets on what it deploys.
 const (
-	// TagSHA256 is the .cloud file's hex SHA-256.
+	// TagSHA256 is the .cloud file's SHA-256, in hex (tagDigest reads
+	// it).
 	TagSHA256 = "assemble:sha256"
 	// TagDroplet is the droplet's logical ID.
 	TagDroplet = "assemble:droplet"
@@ -196,7 +198,7 @@ func (stackKind) input(d *droplet) (*stackInput, error) {
 	for _, k := range in.open {
 		delete(in.params, k)
 	}
-	in.tags[TagSHA256] = r.src.SHA256
+	in.tags[TagSHA256] = r.src.SHA256.Hex()
 	in.tags[TagDroplet] = d.id
 	in.protect, in.set, _ = boolProp(p, "terminationProtection")
 	in.caps, _ = capabilities(r.opts.Capabilities)
@@ -224,7 +226,7 @@ func (in *stackInput) stage(ctx context.Context, d *droplet) (func(), error) {
 		return func() {}, nil
 	}
 	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(in.body),
-		ContentLength: aws.Int64(int64(len(in.body))), Metadata: map[string]string{"assemble-sha256": d.run.src.SHA256, "assemble-droplet": d.id}}); err != nil {
+		ContentLength: aws.Int64(int64(len(in.body))), Metadata: map[string]string{"assemble-sha256": d.run.src.SHA256.Hex(), "assemble-droplet": d.id}}); err != nil {
 		return nil, fmt.Errorf("%w: staging template of %d bytes at s3://%s/%s: %s", ErrUpload, len(in.body), bucket, key, apiMessage(err))
 	}
 	d.res.action("staged the template (%d bytes) at s3://%s/%s", len(in.body), bucket, key)
@@ -302,10 +304,21 @@ func sameStack(ctx context.Context, d *droplet, c *cloudformation.Client, s *cfn
 // deployedByNote is " (deployed by assembly sha256:...)" when the stack's
 // assemble:sha256 tag names another assembly than this one, else "".
 func deployedByNote(d *droplet, s *cfntypes.Stack) string {
-	if sha := tagValue(s.Tags, TagSHA256); sha != "" && sha != d.run.src.SHA256 {
-		return " (deployed by assembly sha256:" + sha + ")"
+	if sha := tagDigest(tagValue(s.Tags, TagSHA256)); !sha.IsZero() && sha != d.run.src.SHA256 {
+		return " (deployed by assembly " + sha.String() + ")"
 	}
 	return ""
+}
+
+// tagDigest reads the assembly digest of a TagSHA256 tag or MetaSHA256
+// metadata value: hex, as deploy writes it, or "sha256:HEX"; zero when
+// there is none or it is no digest (someone else's tag).
+func tagDigest(v string) digest.Digest {
+	d, err := digest.Parse(v)
+	if err != nil {
+		d, _ = digest.FromHex(v)
+	}
+	return d
 }
 
 // paramDiff lists the parameters whose deployed value differs from want
@@ -502,7 +515,7 @@ func changeSetName(sha string, plan bool) string {
 // not nil, is told the ids as soon as CloudFormation gives them.
 func createChangeSet(ctx context.Context, d *droplet, c *cloudformation.Client, in *stackInput, typ cfntypes.ChangeSetType, made *madeChangeSet) (*cloudformation.DescribeChangeSetOutput, string, error) {
 	body, url := in.template()
-	name := changeSetName(d.run.src.SHA256, d.run.opts.Plan)
+	name := changeSetName(d.run.src.SHA256.Hex(), d.run.opts.Plan)
 	out, err := c.CreateChangeSet(ctx, &cloudformation.CreateChangeSetInput{StackName: aws.String(in.name), ChangeSetName: aws.String(name),
 		ChangeSetType: typ, TemplateBody: body, TemplateURL: url, Parameters: in.cfnParams(typ == cfntypes.ChangeSetTypeUpdate), Tags: in.cfnTags(),
 		Capabilities: in.caps, NotificationARNs: in.notify, Description: aws.String("assemble deploy of droplet " + d.id)})
@@ -759,7 +772,7 @@ func (k stackKind) status(ctx context.Context, d *droplet) ([]string, error) {
 		return nil, absent("stack %s does not exist", in.name)
 	}
 	var diff []string
-	if sha := tagValue(s.Tags, TagSHA256); sha != d.run.src.SHA256 {
+	if sha := tagDigest(tagValue(s.Tags, TagSHA256)); sha != d.run.src.SHA256 {
 		d.deployedBy = sha
 	}
 	if !stackReady(s) {

@@ -12,9 +12,10 @@ import (
 
 // A DropletStatus is how one deployed droplet compares with the assembly.
 type DropletStatus struct {
-	ID   string `json:"id"`
-	Type string `json:"type"`
-	Kind string `json:"kind,omitempty"`
+	ID    string `json:"id"`
+	Type  string `json:"type"`
+	Kind  string `json:"kind,omitempty"`
+	Alias string `json:"alias,omitempty"`
 	// State is "match", "absent" (nothing of it is deployed: never
 	// deployed, or deleted), "differs", "excluded" (left out by Only) or
 	// "unknown" (it could not be compared: Error says why).
@@ -42,7 +43,7 @@ func absent(format string, args ...any) error {
 
 // A StatusResult compares what is deployed with the assembly.
 type StatusResult struct {
-	SHA256   string           `json:"sha256"`
+	SHA256   digest.Digest    `json:"sha256"`
 	Account  string           `json:"account,omitempty"`
 	Match    bool             `json:"match"`
 	Droplets []*DropletStatus `json:"droplets"`
@@ -133,7 +134,7 @@ func statusScope(ctx context.Context, src *Source, opts Options, out *StatusResu
 	}
 	out.Match = true
 	for _, dr := range res.Droplets {
-		st := &DropletStatus{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Differences: []string{}}
+		st := &DropletStatus{ID: dr.ID, Type: dr.Type, Kind: dr.Kind, Alias: dr.Alias, Differences: []string{}}
 		out.Droplets = append(out.Droplets, st)
 		d := byID[dr.ID]
 		switch {
@@ -159,10 +160,8 @@ func statusScope(ctx context.Context, src *Source, opts Options, out *StatusResu
 				st.Differences = []string{}
 			}
 		}
-		if d.deployedBy != "" {
-			if dg, derr := digest.FromHex(d.deployedBy); derr == nil {
-				st.DeployedBy = &dg
-			}
+		if dg := d.deployedBy; !dg.IsZero() {
+			st.DeployedBy = &dg
 		}
 		var ab *absentError
 		switch {

@@ -110,7 +110,7 @@ func TestStatusAbsentDiffersDeployedBy(t *testing.T) {
 	}
 	for _, d := range st.Droplets {
 		switch {
-		case d.ID == "S" && (d.DeployedBy == nil || d.DeployedBy.Hex() != first.SHA256):
+		case d.ID == "S" && (d.DeployedBy == nil || *d.DeployedBy != first.SHA256):
 			t.Errorf("S deployed by %v, want the first assembly, %s", d.DeployedBy, first.SHA256)
 		case d.ID != "S" && d.DeployedBy != nil:
 			t.Errorf("%s deployed by %v", d.ID, d.DeployedBy)

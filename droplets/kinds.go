@@ -208,6 +208,23 @@ func (k *Kind) Name() string {
 	return k.Type
 }
 
+// KindName is the kind a droplet's manifest Type string names, as every
+// command's --json says it: the registered kind's class name
+// ("StackDroplet"), else the specifier's class, else the Type as written.
+func KindName(typ string) string {
+	sp, err := ParseSpecifier(typ)
+	if err != nil {
+		return typ
+	}
+	if k, ok := Lookup(sp); ok {
+		return k.Name()
+	}
+	if sp.Class != "" {
+		return sp.Class
+	}
+	return typ
+}
+
 // CheckProperties checks that every required property is present and that
 // the known properties have the right JSON type. Values are as decoded from
 // JSON: strings, map[string]any, []any, json.Number, bool, nil. Properties

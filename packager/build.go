@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/droplets"
 	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/internal/output"
@@ -96,24 +97,61 @@ func (p *Plan) Files() []string { return p.writer.Names() }
 // their packaging read. No output may overwrite one of them.
 func (p *Plan) Inputs() []string { return append([]string(nil), p.inputs...) }
 
+// WriteOptions are Plan.Write's; nil is the zero value.
+type WriteOptions struct {
+	// Stdout receives the assembly when the output is "-" (default
+	// os.Stdout).
+	Stdout io.Writer
+	// Inputs are more files the output may not be, beside the project's
+	// own (the signing keys a caller read, say).
+	Inputs []string
+	// Waiting, if set, is called once when another writer holds the
+	// output, with the path waited for.
+	Waiting func(path string)
+}
+
+// Written is the assembly file Plan.Write wrote.
+type Written struct {
+	// Digest is the file's SHA-256, hashed from the bytes as they were
+	// written (never by reading the file back); Size is its length.
+	Digest digest.Digest
+	Size   int64
+	// Direct says the output was written as it went (standard output, a
+	// pipe, a device) rather than renamed into place.
+	Direct bool
+}
+
 // Write writes the assembly to output through the project's one output
 // writer (see internal/output: a temporary file renamed into place on
 // success only, a symbolic link kept, "-" for standard output), refusing
-// an output that is one of the project's files or lies in a folder the
-// assembly ships.
-func (p *Plan) Write(ctx context.Context, out string) error {
-	f, err := output.Create(ctx, out, output.Options{Inputs: p.inputs, Sync: true})
+// an output that is one of the project's files or opts.Inputs or lies in
+// a folder the assembly ships. It returns the file's digest and size.
+func (p *Plan) Write(ctx context.Context, out string, opts *WriteOptions) (*Written, error) {
+	if opts == nil {
+		opts = &WriteOptions{}
+	}
+	inputs := append(append([]string(nil), p.inputs...), opts.Inputs...)
+	f, err := output.Create(ctx, out, output.Options{Stdout: opts.Stdout, Inputs: inputs, Waiting: opts.Waiting, Sync: true})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	if err := p.CheckOutput(f.Target()); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := p.WriteTo(ctx, f); err != nil {
-		return err
+	dw := digest.NewWriter(f)
+	defer dw.Close()
+	if _, err := p.WriteTo(ctx, dw); err != nil {
+		return nil, err
 	}
-	return f.Commit()
+	d, err := dw.Digest()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Commit(); err != nil {
+		return nil, err
+	}
+	return &Written{Digest: d, Size: dw.Size(), Direct: f.Direct()}, nil
 }
 
 // WriteTo streams the assembly to w. Every project file is opened through
@@ -165,7 +203,7 @@ func Build(ctx context.Context, path, output string, opts BuildOptions) (*Plan, 
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Write(ctx, output); err != nil {
+	if _, err := p.Write(ctx, output, nil); err != nil {
 		return nil, err
 	}
 	return p, nil

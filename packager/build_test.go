@@ -14,7 +14,9 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/droplets"
+	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/packager/artifacts"
 	"github.com/cloud-assembly/assemble/packager/cfn"
 )
@@ -336,7 +338,7 @@ func TestBuildChecksWhatItWrites(t *testing.T) {
 		t.Fatalf("report %+v", p.Report)
 	}
 	out := filepath.Join(t.TempDir(), "app.cloud")
-	if err := p.Write(context.Background(), out); err != nil {
+	if _, err := p.Write(context.Background(), out, nil); err != nil {
 		t.Fatal(err)
 	}
 	rc, err := assembly.Open(out)
@@ -350,6 +352,47 @@ func TestBuildChecksWhatItWrites(t *testing.T) {
 	}
 	if texts(rep.Findings) != texts(p.Report.Findings) {
 		t.Errorf("the written assembly checks differently:\n%s\nbuild:\n%s", texts(rep.Findings), texts(p.Report.Findings))
+	}
+}
+
+// Plan.Write's digest and size are those of the bytes that reached the
+// output, to a file (renamed into place) and to standard output alike,
+// for every example project; an extra input is never written over.
+func TestWriteReturnsDigest(t *testing.T) {
+	dir := copyExample(t)
+	p, err := Load(dir, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "app.cloud")
+	w, err := p.Write(context.Background(), out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Digest != digest.Of(b) || w.Size != int64(len(b)) || w.Direct {
+		t.Fatalf("Write said %s, %d bytes, direct %v; the file has %s, %d bytes", w.Digest, w.Size, w.Direct, digest.Of(b), len(b))
+	}
+	var stdout bytes.Buffer
+	w2, err := p.Write(context.Background(), "-", &WriteOptions{Stdout: &stdout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w2.Digest != digest.Of(stdout.Bytes()) || w2.Size != int64(stdout.Len()) || !w2.Direct {
+		t.Fatalf("Write to stdout said %s, %d bytes, direct %v; it wrote %s, %d bytes", w2.Digest, w2.Size, w2.Direct, digest.Of(stdout.Bytes()), stdout.Len())
+	}
+	key := filepath.Join(t.TempDir(), "key.asc")
+	if err := os.WriteFile(key, []byte("key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Write(context.Background(), key, &WriteOptions{Inputs: []string{key}}); !errors.Is(err, output.ErrInput) {
+		t.Fatalf("writing over an input: %v, want output.ErrInput", err)
+	}
+	if got, _ := os.ReadFile(key); string(got) != "key" {
+		t.Fatalf("the input was written over: %q", got)
 	}
 }
 

@@ -74,7 +74,7 @@ func TestBuildRefusesSwappedFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "app.cloud")
-			err = plan.Write(context.Background(), out)
+			_, err = plan.Write(context.Background(), out, nil)
 			if !errors.Is(err, ErrChanged) {
 				t.Fatalf("got %v, want ErrChanged", err)
 			}
@@ -94,12 +94,12 @@ func TestBuildInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, in := range []string{"assembly.yaml", "data.txt"} {
-		err := plan.Write(context.Background(), filepath.Join(proj, in))
+		_, err := plan.Write(context.Background(), filepath.Join(proj, in), nil)
 		if !errors.Is(err, output.ErrInput) {
 			t.Errorf("-o %s: got %v, want output.ErrInput", in, err)
 		}
 	}
-	if err := plan.Write(context.Background(), filepath.Join(t.TempDir(), "app.cloud")); err != nil {
+	if _, err := plan.Write(context.Background(), filepath.Join(t.TempDir(), "app.cloud"), nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cloud-assembly/assemble/digest"
 )
 
 // fileServer serves one file with ranges (http.ServeContent) and an ETag,
@@ -77,10 +79,7 @@ func serve(t *testing.T, content []byte) (*fileServer, string, *Options) {
 	return fs, srv.URL + "/app.cloud", &Options{Transport: srv.Client().Transport, Retries: 2, RequestTimeout: 10 * time.Second}
 }
 
-func sha(b []byte) string {
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])
-}
+func sha(b []byte) digest.Digest { return digest.Of(b) }
 
 func TestHTTPSReads(t *testing.T) {
 	content := randomBytes(t, 5<<20+12345)

@@ -2,11 +2,8 @@ package remote
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -20,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-containerregistry/pkg/authn"
 
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 )
 
@@ -37,9 +35,9 @@ type Options struct {
 	// Keychain finds registry credentials; nil: authn.DefaultKeychain (the
 	// Docker configuration and its credential helpers).
 	Keychain authn.Keychain
-	// Digest, "sha256:HEX", pins what must arrive: an OCI manifest naming
+	// Digest, when set, pins what must arrive: an OCI manifest naming
 	// another blob fails at Open, and SHA256 fails on other bytes.
-	Digest string
+	Digest digest.Digest
 
 	// RequestTimeout bounds each request, headers and body (default 2m).
 	RequestTimeout time.Duration
@@ -130,7 +128,7 @@ type Object struct {
 	loc     *Location
 	size    int64
 	pin     string
-	want    string // the SHA-256 (hex) the bytes must have, when known
+	want    digest.Digest // the SHA-256 the bytes must have, when known
 	src     source
 	opts    Options
 	ctx     context.Context
@@ -152,10 +150,10 @@ type Object struct {
 	// The whole file's SHA-256, taken from the spool in order as the
 	// blocks arrive (see SHA256).
 	hmu  sync.Mutex
-	h    hash.Hash
+	h    *digest.Hasher
 	hoff int64
 	herr error
-	sum  string
+	sum  digest.Digest
 
 	requests, received atomic.Int64
 
@@ -193,14 +191,8 @@ func Open(ctx context.Context, location string, opts *Options) (*Object, error) 
 
 // OpenLocation is Open of a parsed location.
 func OpenLocation(ctx context.Context, loc *Location, opts *Options) (*Object, error) {
-	o := &Object{loc: loc, opts: opts.withDefaults(), inflight: map[int64]*fetch{}, h: sha256.New()}
-	if d := o.opts.Digest; d != "" {
-		hx, err := ParseDigest(d)
-		if err != nil {
-			return nil, err
-		}
-		o.want = hx
-	}
+	o := &Object{loc: loc, opts: opts.withDefaults(), inflight: map[int64]*fetch{}, h: digest.NewHasher()}
+	o.want = o.opts.Digest
 	o.sem = make(chan struct{}, o.opts.Parallel)
 	o.bufs.New = func() any { b := make([]byte, blockSize); return &b }
 	var err error
@@ -213,10 +205,14 @@ func OpenLocation(ctx context.Context, loc *Location, opts *Options) (*Object, e
 		var s *ociSource
 		s, err = newOCISource(ctx, loc, &o.opts, o)
 		if err == nil {
-			if o.want != "" && s.digest.Hex != o.want {
-				return nil, fmt.Errorf("%w: %s names blob %s, not the sha256:%s asked for", ErrDigestMismatch, loc, s.digest, o.want)
+			blob, err := digest.Parse(s.digest.String())
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s names blob %s: %w", ErrNotAssembly, loc, s.digest, err)
 			}
-			o.want = s.digest.Hex
+			if !o.want.IsZero() && blob != o.want {
+				return nil, fmt.Errorf("%w: %s names blob %s, not the %s asked for", ErrDigestMismatch, loc, blob, o.want)
+			}
+			o.want = blob
 		}
 		o.src = s
 	}
@@ -276,14 +272,9 @@ func (o *Object) Location() *Location { return o.loc }
 // response had, or the OCI blob's digest.
 func (o *Object) Version() string { return o.pin }
 
-// Digest is the SHA-256 the bytes must have ("sha256:HEX"): the OCI blob's
-// digest or Options.Digest; empty when neither says.
-func (o *Object) Digest() string {
-	if o.want == "" {
-		return ""
-	}
-	return "sha256:" + o.want
-}
+// Digest is the SHA-256 the bytes must have: the OCI blob's digest or
+// Options.Digest; zero when neither says.
+func (o *Object) Digest() digest.Digest { return o.want }
 
 // Stats are the requests made and the bytes received so far.
 func (o *Object) Stats() (requests, bytes int64) { return o.requests.Load(), o.received.Load() }
@@ -715,57 +706,45 @@ func (o *Object) advanceHash() {
 	}
 }
 
-// SHA256 returns the whole file's SHA-256 ("sha256:HEX"), and checks it
-// against Digest (ErrDigestMismatch). The bytes were hashed as they
-// arrived in order; SHA256 fetches those that never arrived, so that a
-// file read from start to end, as verify reads it, is fetched once.
-func (o *Object) SHA256(ctx context.Context) (string, error) {
+// SHA256 returns the whole file's SHA-256, and checks it against Digest
+// (ErrDigestMismatch). The bytes were hashed as they arrived in order;
+// SHA256 fetches those that never arrived, so that a file read from start
+// to end, as verify reads it, is fetched once.
+func (o *Object) SHA256(ctx context.Context) (digest.Digest, error) {
 	for {
 		o.advanceHash()
 		o.hmu.Lock()
 		off, herr, sum := o.hoff, o.herr, o.sum
 		o.hmu.Unlock()
 		if herr != nil {
-			return "", fmt.Errorf("read %s: %w", o.loc, herr)
+			return digest.Digest{}, fmt.Errorf("read %s: %w", o.loc, herr)
 		}
-		if sum != "" {
+		if !sum.IsZero() {
 			return o.check(sum)
 		}
 		if off >= o.tailOff {
 			break
 		}
 		if err := o.ensure(ctx, off, min(off+fillChunk, o.tailOff), false); err != nil {
-			return "", fmt.Errorf("read %s: %w", o.loc, err)
+			return digest.Digest{}, fmt.Errorf("read %s: %w", o.loc, err)
 		}
 		if err := ctx.Err(); err != nil {
-			return "", ctxError(ctx, err)
+			return digest.Digest{}, ctxError(ctx, err)
 		}
 	}
 	o.hmu.Lock()
-	if o.sum == "" {
+	if o.sum.IsZero() {
 		o.h.Write(o.tail)
-		o.sum = hex.EncodeToString(o.h.Sum(nil))
+		o.sum = o.h.Digest()
 	}
 	sum := o.sum
 	o.hmu.Unlock()
 	return o.check(sum)
 }
 
-func (o *Object) check(sum string) (string, error) {
-	if o.want != "" && sum != o.want {
-		return "", fmt.Errorf("%w: %s has sha256:%s, not sha256:%s", ErrDigestMismatch, o.loc, sum, o.want)
+func (o *Object) check(sum digest.Digest) (digest.Digest, error) {
+	if !o.want.IsZero() && sum != o.want {
+		return digest.Digest{}, fmt.Errorf("%w: %s has %s, not %s", ErrDigestMismatch, o.loc, sum, o.want)
 	}
-	return "sha256:" + sum, nil
-}
-
-// parseDigest returns the hex of "sha256:HEX".
-func ParseDigest(d string) (string, error) {
-	hx, ok := strings.CutPrefix(d, "sha256:")
-	if !ok || len(hx) != 64 || strings.ToLower(hx) != hx {
-		return "", fmt.Errorf("%w: digest %q: want sha256: and 64 lowercase hex digits", ErrLocation, d)
-	}
-	if _, err := hex.DecodeString(hx); err != nil {
-		return "", fmt.Errorf("%w: digest %q: want sha256: and 64 lowercase hex digits", ErrLocation, d)
-	}
-	return hx, nil
+	return sum, nil
 }

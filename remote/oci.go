@@ -2,8 +2,6 @@ package remote
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -225,8 +224,8 @@ func anonymousOCISource(ctx context.Context, loc *Location, o *Options) (*ociSou
 		return nil, fmt.Errorf("%w: manifest %s is larger than %d bytes", ErrNotAssembly, loc, maxManifest)
 	}
 	if d, ok := ref.(name.Digest); ok {
-		if sum := sha256.Sum256(raw); "sha256:"+hex.EncodeToString(sum[:]) != d.DigestStr() {
-			return nil, fmt.Errorf("%w: manifest %s has digest sha256:%x", ErrDigestMismatch, loc, sum)
+		if sum := digest.Of(raw); sum.String() != d.DigestStr() {
+			return nil, fmt.Errorf("%w: manifest %s has digest %s", ErrDigestMismatch, loc, sum)
 		}
 	}
 	mt, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")

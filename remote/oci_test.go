@@ -54,7 +54,7 @@ func pushRead(t *testing.T, host string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Digest != sha(content) || !strings.HasPrefix(p.Manifest, "sha256:") {
+	if p.Digest != sha(content) || p.Manifest.IsZero() {
 		t.Fatalf("pushed %+v", p)
 	}
 	// The manifest, as another tool reads it (docs/oci.md).
@@ -62,13 +62,13 @@ func pushRead(t *testing.T, host string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if desc.Digest.String() != p.Manifest {
+	if desc.Digest.String() != p.Manifest.String() {
 		t.Errorf("manifest digest %s, push said %s", desc.Digest, p.Manifest)
 	}
 	var m v1.Manifest
 	json.Unmarshal(desc.Manifest, &m)
 	if m.ArtifactType != ArtifactType || m.Config.MediaType != EmptyConfigMediaType || m.Config.Size != 2 || string(m.Config.Data) != "{}" ||
-		len(m.Layers) != 1 || m.Layers[0].MediaType != LayerMediaType || m.Layers[0].Digest.String() != sha(content) ||
+		len(m.Layers) != 1 || m.Layers[0].MediaType != LayerMediaType || m.Layers[0].Digest.String() != sha(content).String() ||
 		m.Layers[0].Annotations[AnnotationTitle] != "app.cloud" || m.Annotations[AnnotationCreated] != "" {
 		t.Errorf("manifest %s", desc.Manifest)
 	}
@@ -80,12 +80,12 @@ func pushRead(t *testing.T, host string) {
 	}
 	// The file's own digest names it too: the registry has no manifest
 	// of that digest, and the blob is read.
-	for _, l := range []string{loc, "oci://" + host + "/team/app@" + p.Manifest, "oci://" + host + "/team/app@" + sha(content)} {
+	for _, l := range []string{loc, "oci://" + host + "/team/app@" + p.Manifest.String(), "oci://" + host + "/team/app@" + sha(content).String()} {
 		o, err := Open(ctx, l, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if o.Size() != int64(len(content)) || o.Digest() != sha(content) || o.Version() != sha(content) {
+		if o.Size() != int64(len(content)) || o.Digest() != sha(content) || o.Version() != sha(content).String() {
 			t.Errorf("%s: size %d digest %s version %s", l, o.Size(), o.Digest(), o.Version())
 		}
 		buf := make([]byte, 2<<20)
@@ -101,7 +101,7 @@ func pushRead(t *testing.T, host string) {
 	if _, err := Open(ctx, loc, &Options{Digest: sha([]byte("other"))}); !errors.Is(err, ErrDigestMismatch) {
 		t.Errorf("Open with another digest: %v, want ErrDigestMismatch", err)
 	}
-	other := sha([]byte("other"))
+	other := sha([]byte("other")).String()
 	if _, err := Open(ctx, "oci://"+host+"/team/app@"+other, nil); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), other) {
 		t.Errorf("Open of a digest nothing has: %v, want ErrNotFound naming the digest", err)
 	}
@@ -145,11 +145,11 @@ func TestOCIWrongBlob(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var lie bool
 			host := inProcessRegistry(t, func(w http.ResponseWriter, r *http.Request) bool {
-				if !lie || r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/blobs/"+sha(content)) {
+				if !lie || r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/blobs/"+sha(content).String()) {
 					return false
 				}
 				if c.header {
-					w.Header().Set("Docker-Content-Digest", sha(other))
+					w.Header().Set("Docker-Content-Digest", sha(other).String())
 				}
 				http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(other))
 				return true

@@ -35,7 +35,7 @@ import (
 type File struct {
 	R      io.ReaderAt
 	Size   int64
-	SHA256 string
+	SHA256 digest.Digest
 	Title  string
 	// Manifest, when set, is the OCI manifest the file came with
 	// (Object.Manifest: a promotion from a registry). Pushed to OCI, it is
@@ -53,11 +53,11 @@ type File struct {
 
 // Pushed says where a file went.
 type Pushed struct {
-	// Digest is the file's SHA-256, "sha256:HEX": on OCI, the blob's.
-	Digest string
+	// Digest is the file's SHA-256: on OCI, the blob's.
+	Digest digest.Digest
 	// Manifest is the OCI manifest's digest (pull by
-	// oci://REGISTRY/REPOSITORY@Manifest).
-	Manifest string
+	// oci://REGISTRY/REPOSITORY@Manifest); zero on S3.
+	Manifest digest.Digest
 	// Version is S3's version ID (versioned buckets), ETag is S3's.
 	Version, ETag string
 	// Multipart: S3 took the file in parts.
@@ -81,11 +81,10 @@ func Push(ctx context.Context, location string, f File, opts *Options) (*Pushed,
 	if err != nil {
 		return nil, err
 	}
-	hx, err := ParseDigest(f.SHA256)
-	if err != nil {
-		return nil, err
+	want := f.SHA256
+	if want.IsZero() {
+		return nil, fmt.Errorf("%w: push to %s: File.SHA256 is not set (the verified file's digest)", digest.ErrMalformed, loc)
 	}
-	want, _ := digest.FromHex(hx)
 	o := opts.withDefaults()
 	var sent atomic.Int64
 	progress := func(n int64) {
@@ -143,11 +142,10 @@ var emptyConfig = func() v1.Descriptor {
 // titled f.Title. It depends on the file alone (its digest, size and
 // title): the same file pushed anywhere has the same manifest digest.
 func Manifest(f File) ([]byte, error) {
-	hx, err := ParseDigest(f.SHA256)
-	if err != nil {
-		return nil, err
+	if f.SHA256.IsZero() {
+		return nil, fmt.Errorf("%w: File.SHA256 is not set (the file's digest)", digest.ErrMalformed)
 	}
-	layer := v1.Descriptor{MediaType: LayerMediaType, Size: f.Size, Digest: v1.Hash{Algorithm: "sha256", Hex: hx}}
+	layer := v1.Descriptor{MediaType: LayerMediaType, Size: f.Size, Digest: v1.Hash{Algorithm: "sha256", Hex: f.SHA256.Hex()}}
 	if f.Title != "" {
 		layer.Annotations = map[string]string{AnnotationTitle: f.Title}
 	}
@@ -201,9 +199,9 @@ func pushOCI(ctx context.Context, loc *Location, f File, want digest.Digest, pro
 	}
 	// The referrers go first, the tag last: whoever finds the tag finds
 	// the referrers too (a registry takes a referrer before its subject).
-	md := sha256.Sum256(b)
-	p := &Pushed{Digest: "sha256:" + hx, Manifest: "sha256:" + hex.EncodeToString(md[:])}
-	subject := v1.Descriptor{MediaType: types.OCIManifestSchema1, Size: int64(len(b)), Digest: v1.Hash{Algorithm: "sha256", Hex: hex.EncodeToString(md[:])}}
+	md := digest.Of(b)
+	p := &Pushed{Digest: want, Manifest: md}
+	subject := v1.Descriptor{MediaType: types.OCIManifestSchema1, Size: int64(len(b)), Digest: v1.Hash{Algorithm: "sha256", Hex: md.Hex()}}
 	refs, err := pushReferrers(repo, subject, f.Referrers, ropts)
 	if err != nil {
 		return nil, fmt.Errorf("push to %s: %w (the tag was not written)", loc, err)
@@ -247,25 +245,23 @@ func pushS3(ctx context.Context, loc *Location, f File, want digest.Digest, prog
 		if err != nil {
 			return nil, s3Error(what, err)
 		}
-		return &Pushed{Digest: "sha256:" + hx, Version: s3Version(out.VersionId), ETag: aws.ToString(out.ETag), Replaced: replaced}, nil
+		return &Pushed{Digest: want, Version: s3Version(out.VersionId), ETag: aws.ToString(out.ETag), Replaced: replaced}, nil
 	}
 	// Multipart: one pass over the file takes each part's SHA-256 and the
 	// whole file's, which must be the verified one; each part is then
 	// sent checked against its own, so the parts S3 assembles are the
 	// bytes of that one pass.
 	var parts []partSum
-	whole := sha256.New()
+	whole := digest.NewHasher()
 	for off := int64(0); off < f.Size; off += o.PartSize {
 		n := min(o.PartSize, f.Size-off)
-		ph := sha256.New()
+		ph := digest.NewHasher()
 		if _, err := io.Copy(io.MultiWriter(whole, ph), io.NewSectionReader(f.R, off, n)); err != nil {
 			return nil, fmt.Errorf("%s: %w: %w", what, digest.ErrMismatch, err)
 		}
-		p := partSum{off: off, n: n}
-		p.sum, _ = digest.FromSum(ph.Sum(nil))
-		parts = append(parts, p)
+		parts = append(parts, partSum{off: off, n: n, sum: ph.Digest()})
 	}
-	if sum, _ := digest.FromSum(whole.Sum(nil)); sum != want {
+	if sum := whole.Digest(); sum != want {
 		return nil, fmt.Errorf("%w: %s: the file has %s, not the verified %s; nothing was uploaded", digest.ErrMismatch, what, sum, want)
 	}
 	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
@@ -313,7 +309,7 @@ func pushS3(ctx context.Context, loc *Location, f File, want digest.Digest, prog
 	if err != nil {
 		return abort(err)
 	}
-	return &Pushed{Digest: "sha256:" + hx, Version: s3Version(out.VersionId), ETag: aws.ToString(out.ETag), Multipart: true, Replaced: replaced}, nil
+	return &Pushed{Digest: want, Version: s3Version(out.VersionId), ETag: aws.ToString(out.ETag), Multipart: true, Replaced: replaced}, nil
 }
 
 // partSum is one part of a multipart upload and its SHA-256.

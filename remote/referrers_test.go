@@ -126,12 +126,12 @@ func TestReferrers(t *testing.T) {
 			checkReferrers(t, host, p, want, got)
 			// By the manifest's digest too; by the file's (a blob, no
 			// manifest) there are none to find.
-			_, got = readReferrers(t, "oci://"+host+"/team/app@"+p.Manifest)
+			_, got = readReferrers(t, "oci://"+host+"/team/app@"+p.Manifest.String())
 			checkReferrers(t, host, p, want, got)
-			if _, got := readReferrers(t, "oci://"+host+"/team/app@"+sha(content)); len(got) != 0 {
+			if _, got := readReferrers(t, "oci://"+host+"/team/app@"+sha(content).String()); len(got) != 0 {
 				t.Errorf("a blob read by its digest has %d referrers", len(got))
 			}
-			if fb := hasFallbackTag(t, host, p.Manifest); fb == tc.api {
+			if fb := hasFallbackTag(t, host, p.Manifest.String()); fb == tc.api {
 				t.Errorf("referrers API %v, tag schema's tag present %v", tc.api, fb)
 			}
 			if calls != nil && calls.Load() == 0 {
@@ -139,7 +139,7 @@ func TestReferrers(t *testing.T) {
 			}
 			// Another tool sees them: go-containerregistry's Referrers
 			// lists each manifest, with its artifact type.
-			idx, err := ggcr.Referrers(mustRef(t, host+"/team/app@"+p.Manifest).Context().Digest(p.Manifest))
+			idx, err := ggcr.Referrers(mustRef(t, host+"/team/app@"+p.Manifest.String()).Context().Digest(p.Manifest.String()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -302,7 +302,7 @@ func TestHostileReferrers(t *testing.T) {
 				other := randomBytes(t, 1000)
 				po := pushWithReferrers(t, "oci://"+host+"/team/app:other", other, []Referrer{{ArtifactType: BundleArtifactType, Data: []byte(`{"other":1}`)}})
 				od, _ := ggcr.Get(mustRef(t, host+"/team/app@"+po.Referrers[0].Manifest))
-				idxTag := mustRef(t, host+"/team/app:"+strings.Replace(p.Manifest, ":", "-", 1))
+				idxTag := mustRef(t, host+"/team/app:"+strings.Replace(p.Manifest.String(), ":", "-", 1))
 				idx, err := ggcr.Index(idxTag)
 				if err != nil {
 					t.Fatal(err)
@@ -442,7 +442,7 @@ func TestReferrersProperty(t *testing.T) {
 		path := "/v2/p/app/manifests/" + k.Manifest
 		if rnd.IntN(2) == 0 {
 			for _, r := range refs {
-				if m, _ := referrerManifest(v1.Descriptor{MediaType: "application/vnd.oci.image.manifest.v1+json", Digest: mustHash(t, p.Manifest), Size: manifestSize(t, host, p.Manifest)}, r); m != nil && sha(m) == k.Manifest {
+				if m, _ := referrerManifest(v1.Descriptor{MediaType: "application/vnd.oci.image.manifest.v1+json", Digest: mustHash(t, p.Manifest.String()), Size: manifestSize(t, host, p.Manifest.String())}, r); m != nil && sha(m).String() == k.Manifest {
 					path = "/v2/p/app/blobs/" + r.Digest()
 				}
 			}
@@ -497,7 +497,7 @@ func TestForeignReferrersLeftAlone(t *testing.T) {
 		content := randomBytes(t, 3000)
 		loc := "oci://" + host + "/team/app:v1"
 		p := pushWithReferrers(t, loc, content, testReferrers()[:1])
-		desc, err := ggcr.Get(mustRef(t, host+"/team/app@"+p.Manifest))
+		desc, err := ggcr.Get(mustRef(t, host+"/team/app@"+p.Manifest.String()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -507,9 +507,9 @@ func TestForeignReferrersLeftAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 		m, _ := json.Marshal(v1.Manifest{SchemaVersion: 2, MediaType: "application/vnd.oci.image.manifest.v1+json", ArtifactType: "application/spdx+json", Config: emptyConfig,
-			Layers:  []v1.Descriptor{{MediaType: "application/spdx+json", Size: int64(len(sbom)), Digest: mustHash(t, sha(sbom))}},
+			Layers:  []v1.Descriptor{{MediaType: "application/spdx+json", Size: int64(len(sbom)), Digest: mustHash(t, sha(sbom).String())}},
 			Subject: &v1.Descriptor{MediaType: desc.MediaType, Size: desc.Size, Digest: desc.Digest}})
-		if err := ggcr.Put(repo.Digest(sha(m)), rawManifest{m, "application/vnd.oci.image.manifest.v1+json"}); err != nil {
+		if err := ggcr.Put(repo.Digest(sha(m).String()), rawManifest{m, "application/vnd.oci.image.manifest.v1+json"}); err != nil {
 			t.Fatal(err)
 		}
 		_, got := readReferrers(t, loc)

@@ -58,7 +58,7 @@ func TestS3PushRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if h.Metadata[MetadataSHA256] != sha(content)[7:] {
+			if h.Metadata[MetadataSHA256] != sha(content).Hex() {
 				t.Errorf("metadata %v", h.Metadata)
 			}
 			o, err := Open(ctx, loc, nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/cloud-assembly/assemble/assembly"
+	filedigest "github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/output"
 )
 
@@ -89,6 +90,12 @@ func (ks keySigner) ClearSign(_ context.Context, text []byte, opts *SignOptions)
 // signature.asc, and every signature in it.
 type Sealed struct {
 	Attestation *Attestation
+	// Digest is the SHA-256 of the sealed assembly file written, hashed as
+	// it was written, and Size its length (zero from a StreamSigner,
+	// which writes signature.asc only: the writer of the whole file
+	// hashes it, as packager.Plan.Write does).
+	Digest filedigest.Digest
+	Size   int64
 	// Message is the signature.asc written.
 	Message []byte
 	// Signatures reports every signature of Message, in its order, judged
@@ -338,9 +345,18 @@ func seal(ctx context.Context, dst io.Writer, r *assembly.Reader, signers []Sign
 		}
 		return sealed.Message, p.att.Timestamp, nil
 	}
-	if err := writeSealed(ctx, dst, r, hash, sign, copyPrefix); err != nil {
+	// The sealed file's digest is taken from the bytes as they are
+	// written (filedigest.Writer keeps a copied prefix a kernel copy).
+	dw := filedigest.NewWriter(dst)
+	defer dw.Close()
+	if err := writeSealed(ctx, dw, r, hash, sign, copyPrefix); err != nil {
 		return nil, err
 	}
+	d, err := dw.Digest()
+	if err != nil {
+		return nil, err
+	}
+	sealed.Digest, sealed.Size = d, dw.Size()
 	return sealed, nil
 }
 

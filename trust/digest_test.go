@@ -3,20 +3,20 @@ package trust
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"path/filepath"
 	"testing"
+
+	"github.com/cloud-assembly/assemble/digest"
 )
 
 // startDigest is the file's SHA-256; a cancelled context stops it.
 func TestStartDigest(t *testing.T) {
 	b := bytes.Repeat([]byte("assemble"), 1<<17)
-	want := sha256.Sum256(b)
+	want := digest.Of(b)
 	sum, err := startDigest(context.Background(), bytes.NewReader(b), int64(len(b)))()
-	if err != nil || sum != hex.EncodeToString(want[:]) {
-		t.Fatalf("%s, %v; want %x", sum, err, want)
+	if err != nil || sum != want {
+		t.Fatalf("%s, %v; want %s", sum, err, want)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -33,15 +33,14 @@ type digesterReader struct {
 	err   error
 }
 
-func (d *digesterReader) SHA256(ctx context.Context) (string, error) {
+func (d *digesterReader) SHA256(ctx context.Context) (digest.Digest, error) {
 	d.calls++
 	if d.err != nil {
-		return "", d.err
+		return digest.Digest{}, d.err
 	}
 	b := make([]byte, d.Size())
 	d.ReadAt(b, 0)
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:]), nil
+	return digest.Of(b), nil
 }
 
 // Verify asks a Digester for the whole file's SHA-256, once, after the
@@ -52,9 +51,9 @@ func TestVerifyDigester(t *testing.T) {
 	tr := load(t, Options{Keyrings: []string{filepath.Join(keysDir, "ed25519.pub.asc")}})
 	d := &digesterReader{Reader: bytes.NewReader(b)}
 	res, err := Verify(context.Background(), "x.cloud", d, int64(len(b)), tr, VerifyOptions{})
-	want := sha256.Sum256(b)
-	if err != nil || res.SHA256 != hex.EncodeToString(want[:]) || d.calls != 1 {
-		t.Fatalf("Verify: %v, sha256 %q (want %x), %d calls", err, res.SHA256, want, d.calls)
+	want := digest.Of(b)
+	if err != nil || res.SHA256 != want || d.calls != 1 {
+		t.Fatalf("Verify: %v, sha256 %s (want %s), %d calls", err, res.SHA256, want, d.calls)
 	}
 	errBlob := errors.New("blob digest mismatch")
 	d = &digesterReader{Reader: bytes.NewReader(b), err: errBlob}
@@ -62,7 +61,7 @@ func TestVerifyDigester(t *testing.T) {
 		t.Fatalf("Verify with a failing digest: %v, want %v", err, errBlob)
 	}
 	d = &digesterReader{Reader: bytes.NewReader(b), err: errBlob}
-	if res, err := Verify(context.Background(), "x.cloud", d, int64(len(b)), tr, VerifyOptions{SkipDigest: true}); err != nil || d.calls != 0 || res.SHA256 != "" {
+	if res, err := Verify(context.Background(), "x.cloud", d, int64(len(b)), tr, VerifyOptions{SkipDigest: true}); err != nil || d.calls != 0 || !res.SHA256.IsZero() {
 		t.Fatalf("Verify with SkipDigest: %v, %d calls", err, d.calls)
 	}
 }

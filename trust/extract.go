@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/internal/output"
 )
@@ -36,12 +37,12 @@ type ExtractResult struct {
 	Dir  string `json:"dir"`
 	// CDKOut: ExtractOptions.Layout placed the files (Dir holds the
 	// cdk.out the assembly was built from).
-	CDKOut        bool    `json:"cdkOut,omitempty"`
-	SHA256        string  `json:"sha256"`
-	Files         int     `json:"files"`
-	Bytes         int64   `json:"bytes"`
-	Authenticated bool    `json:"authenticated"`
-	Signer        *Signer `json:"signer,omitempty"`
+	CDKOut        bool          `json:"cdkOut,omitempty"`
+	SHA256        digest.Digest `json:"sha256"`
+	Files         int           `json:"files"`
+	Bytes         int64         `json:"bytes"`
+	Authenticated bool          `json:"authenticated"`
+	Signer        *Signer       `json:"signer,omitempty"`
 }
 
 // A LayoutError is ExtractOptions.Layout's refusal of the assembly (one

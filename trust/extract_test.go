@@ -60,7 +60,7 @@ func TestExtract(t *testing.T) {
 	if len(got) != 3 || got["site/index.html"] != "<h1>hello</h1>\n" || !strings.Contains(got[assembly.SignatureName], "BEGIN PGP SIGNED MESSAGE") {
 		t.Fatalf("wrote %v", got)
 	}
-	if res.File != p || res.Dir != dir || res.CDKOut || res.Files != 2 || res.Bytes != a.Result().Bytes() || !res.Authenticated || res.Signer == nil || res.SHA256 != a.Digest().Hex() {
+	if res.File != p || res.Dir != dir || res.CDKOut || res.Files != 2 || res.Bytes != a.Result().Bytes() || !res.Authenticated || res.Signer == nil || res.SHA256 != a.Digest() {
 		t.Errorf("result %+v", res)
 	}
 	if last != total || total == 0 {

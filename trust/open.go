@@ -129,7 +129,7 @@ func openNamed(ctx context.Context, nameOrLocation string, opts *OpenOptions) (s
 	if opts.Remote != nil {
 		ro = *opts.Remote
 	}
-	ro.Digest = opts.Digest.String()
+	ro.Digest = opts.Digest
 	name := nameOrLocation
 	if remote.IsLocation(name) {
 		name = remote.Redact(name)
@@ -231,10 +231,7 @@ func (a *Assembly) Source() io.ReaderAt { return a.source }
 func (a *Assembly) Name() string { return a.res.Name }
 
 // Digest is the SHA-256 of the whole .cloud file.
-func (a *Assembly) Digest() digest.Digest {
-	d, _ := digest.FromHex(a.res.SHA256)
-	return d
-}
+func (a *Assembly) Digest() digest.Digest { return a.res.SHA256 }
 
 // Authenticated reports whether trusted keys signed it as the policy
 // asks (false only with OpenOptions.InsecureAllowUnsigned).

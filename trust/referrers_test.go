@@ -45,8 +45,7 @@ func attest(t *testing.T, b []byte, tr *Trust, key ed25519.PrivateKey) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, _ := digest.FromHex(res.SHA256)
-	bundle, err := provenance.AttestBundle("app.cloud", sum, res.Provenance, key)
+	bundle, err := provenance.AttestBundle("app.cloud", res.SHA256, res.Provenance, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,9 +86,8 @@ func TestOpenFindsReferrerBundles(t *testing.T) {
 	})
 	defer srv.Close()
 	host := ocireg.Host(srv)
-	sha := digest.Of(b).String()
 	push := func(tag string, bundles ...[]byte) string {
-		f := remote.File{R: bytes.NewReader(b), Size: int64(len(b)), SHA256: sha, Title: "app.cloud"}
+		f := remote.File{R: bytes.NewReader(b), Size: int64(len(b)), SHA256: digest.Of(b), Title: "app.cloud"}
 		for _, bd := range bundles {
 			f.Referrers = append(f.Referrers, remote.Referrer{ArtifactType: remote.BundleArtifactType, Data: bd})
 		}

@@ -22,14 +22,10 @@ import (
 // (unreadable, unsigned, a bad signature): there is no subject to
 // summarize.
 func (r *Result) Summary(verifyErr error) (s provenance.Summary, ok bool) {
-	if r == nil || r.Verified == nil || r.SHA256 == "" {
+	if r == nil || r.Verified == nil || r.SHA256.IsZero() {
 		return s, false
 	}
-	sum, err := digest.FromHex(r.SHA256)
-	if err != nil {
-		return s, false
-	}
-	s = provenance.Summary{Name: path.Base(r.Name), ResourceURI: r.Name, File: sum, Passed: []string{"signatures"}}
+	s = provenance.Summary{Name: path.Base(r.Name), ResourceURI: r.Name, File: r.SHA256, Passed: []string{"signatures"}}
 	if f := r.Reader.File(assembly.SignatureName); f != nil {
 		if d, err := hashEntry(f); err == nil {
 			s.Inputs = append(s.Inputs, provenance.Resource{URI: assembly.SignatureName, Digest: map[string]string{"sha256": d.Hex()}})

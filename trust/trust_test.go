@@ -3,8 +3,6 @@ package trust
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"github.com/cloud-assembly/assemble/errcode"
 	"os"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/hint"
 	"github.com/cloud-assembly/assemble/signing"
 )
@@ -70,8 +69,7 @@ func TestVerifySigned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(b)
-	if res.SHA256 != hex.EncodeToString(sum[:]) || !res.Signed || !res.Authenticated || res.Verified == nil {
+	if res.SHA256 != digest.Of(b) || !res.Signed || !res.Authenticated || res.Verified == nil {
 		t.Fatalf("result %+v", res)
 	}
 	if res.Files() != 2 || len(res.Manifest.Droplets) != 1 || len(res.Signatures) != 1 || !res.PolicyResult.Met {
@@ -81,8 +79,8 @@ func TestVerifySigned(t *testing.T) {
 		t.Fatalf("ReadFile: %q, %v", got, err)
 	}
 	res, err = Verify(context.Background(), "app.cloud", bytes.NewReader(b), int64(len(b)), tr, VerifyOptions{SkipDigest: true})
-	if err != nil || res.SHA256 != "" {
-		t.Fatalf("SkipDigest: %q, %v", res.SHA256, err)
+	if err != nil || !res.SHA256.IsZero() {
+		t.Fatalf("SkipDigest: %s, %v", res.SHA256, err)
 	}
 }
 
@@ -107,13 +105,13 @@ func TestVerifyRefuses(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("got %v, want %v", err, tt.want)
 			}
-			if res == nil || res.Authenticated || res.SHA256 != "" {
+			if res == nil || res.Authenticated || !res.SHA256.IsZero() {
 				t.Fatalf("a refused assembly reported %+v", res)
 			}
 		})
 	}
 	res, err := Verify(context.Background(), "x.cloud", bytes.NewReader(unsigned), int64(len(unsigned)), nil, VerifyOptions{AllowUnsigned: true})
-	if err != nil || res.Signed || res.Authenticated || res.Verified != nil || res.Files() != 2 || res.SHA256 == "" {
+	if err != nil || res.Signed || res.Authenticated || res.Verified != nil || res.Files() != 2 || res.SHA256.IsZero() {
 		t.Fatalf("AllowUnsigned: %+v, %v", res, err)
 	}
 }

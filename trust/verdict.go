@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/errcode"
 	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/signing"
@@ -19,14 +20,15 @@ import (
 // OpenOptions.InsecureAllowUnsigned is Valid, not Authenticated).
 type Verdict struct {
 	// File is the assembly as the caller named it (a location with its
-	// secrets redacted); SHA256 its hex SHA-256, Size its size.
-	File          string  `json:"file"`
-	SHA256        string  `json:"sha256"`
-	Size          int64   `json:"size"`
-	Valid         bool    `json:"valid"`
-	Authenticated bool    `json:"authenticated"`
-	Signed        bool    `json:"signed"`
-	Signer        *Signer `json:"signer,omitempty"`
+	// secrets redacted); SHA256 its SHA-256 (JSON "sha256:HEX"), Size
+	// its size.
+	File          string        `json:"file"`
+	SHA256        digest.Digest `json:"sha256"`
+	Size          int64         `json:"size"`
+	Valid         bool          `json:"valid"`
+	Authenticated bool          `json:"authenticated"`
+	Signed        bool          `json:"signed"`
+	Signer        *Signer       `json:"signer,omitempty"`
 	// Timestamp is when the signature was made (RFC 3339, UTC),
 	// Algorithm the attestation's hash.
 	Timestamp string `json:"timestamp,omitempty"`

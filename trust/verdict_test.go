@@ -88,7 +88,7 @@ func TestVerdictSigned(t *testing.T) {
 	}
 	defer a.Close()
 	v := a.Verdict()
-	if !v.Valid || !v.Authenticated || !v.Signed || v.File != p || v.SHA256 != digest.Of(b).Hex() || v.Size != int64(len(b)) {
+	if !v.Valid || !v.Authenticated || !v.Signed || v.File != p || v.SHA256 != digest.Of(b) || v.Size != int64(len(b)) {
 		t.Fatalf("verdict %+v", v)
 	}
 	if v.Files != 2 || v.Bytes != a.Result().Bytes() || v.Droplets != 1 || v.Algorithm != "SHA256" {
@@ -224,7 +224,7 @@ func TestVerdictProvenanceRefusal(t *testing.T) {
 		t.Fatalf("provenance refusal: %v", err)
 	}
 	v := ve.Verdict()
-	if v.Provenance == nil || v.Provenance.Met || v.Provenance.Rule == "" || v.SHA256 != digest.Of(b).Hex() {
+	if v.Provenance == nil || v.Provenance.Met || v.Provenance.Rule == "" || v.SHA256 != digest.Of(b) {
 		t.Fatalf("verdict %+v", v)
 	}
 	obj := validJSON(t, verifySchema(t, "verify.json"), ve, err)

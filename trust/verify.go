@@ -2,13 +2,10 @@ package trust
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
@@ -29,7 +26,7 @@ type VerifyOptions struct {
 	// Progress, if set, is called as the files are hashed, with the bytes
 	// hashed so far and the total.
 	Progress func(done, total int64)
-	// SkipDigest leaves Result.SHA256 empty instead of hashing the whole
+	// SkipDigest leaves Result.SHA256 zero instead of hashing the whole
 	// file beside the verification (a reader whose every read costs, such
 	// as a remote object whose digest is known otherwise).
 	SkipDigest bool
@@ -56,10 +53,10 @@ type VerifyOptions struct {
 type Result struct {
 	// Name is the assembly's name as the caller gave it.
 	Name string
-	// Size is its size in bytes, SHA256 its hex SHA-256 (what build, sign
-	// and verify print; empty with SkipDigest).
+	// Size is its size in bytes, SHA256 its SHA-256 (what build, sign
+	// and verify print; zero with SkipDigest).
 	Size   int64
-	SHA256 string
+	SHA256 digest.Digest
 	// Reader reads its structure. Verified reads its files, checked
 	// against the signed attestation; nil when it is unsigned (read
 	// through Reader then: nothing was authenticated).
@@ -131,14 +128,11 @@ func Verify(ctx context.Context, name string, r io.ReaderAt, size int64, t *Trus
 		return res, err
 	}
 	res.Reader = rd
-	digestOf := func() (string, error) { return "", nil }
+	digestOf := func() (digest.Digest, error) { return digest.Digest{}, nil }
 	if d, ok := r.(Digester); ok && !opts.SkipDigest {
 		// The reader hashes the bytes as they pass: asked when the
 		// verification has read them, it reads only what it did not.
-		digestOf = func() (string, error) {
-			sum, err := d.SHA256(ctx)
-			return strings.TrimPrefix(sum, "sha256:"), err
-		}
+		digestOf = func() (digest.Digest, error) { return d.SHA256(ctx) }
 	} else if !opts.SkipDigest {
 		dctx, cancel := context.WithCancel(ctx)
 		wait := startDigest(dctx, r, size)
@@ -213,8 +207,8 @@ type NamedBundle struct {
 // judgeBundles checks each bundle against the file's SHA-256 and the
 // policy's bundle keys: the first refusal fails the verification.
 func judgeBundles(res *Result, pol *provenance.Policy, bundles []NamedBundle) error {
-	sum, err := digest.FromHex(res.SHA256)
-	if err != nil {
+	sum := res.SHA256
+	if sum.IsZero() {
 		return &OptionError{Msg: "a provenance bundle needs the file hashed (SkipDigest)"}
 	}
 	var keys []provenance.BundleKey
@@ -283,28 +277,28 @@ func checkDigest(ctx context.Context, name string, r io.ReaderAt, size int64, wa
 	if want.IsZero() {
 		return nil
 	}
-	var sum string
+	var sum digest.Digest
 	if d, ok := r.(Digester); ok {
 		s, err := d.SHA256(ctx)
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", name, err)
 		}
-		sum = strings.TrimPrefix(s, "sha256:")
+		sum = s
 	} else {
 		h := digest.NewHasher()
 		if _, err := io.Copy(h, &ctxReader{ctx, io.NewSectionReader(r, 0, size)}); err != nil {
 			return fmt.Errorf("reading %s: %w", name, err)
 		}
-		sum = h.Digest().Hex()
+		sum = h.Digest()
 	}
 	return wrongDigest(name, sum, want)
 }
 
-// wrongDigest is the one comparison of a file's SHA-256 (hex) with the
-// digest asked for.
-func wrongDigest(name, sum string, want digest.Digest) error {
-	if !want.IsZero() && want.Hex() != sum {
-		return fmt.Errorf("%w: %s has sha256:%s, not %s", ErrWrongDigest, name, sum, want)
+// wrongDigest is the one comparison of a file's SHA-256 with the digest
+// asked for.
+func wrongDigest(name string, sum, want digest.Digest) error {
+	if !want.IsZero() && want != sum {
+		return fmt.Errorf("%w: %s has %s, not %s", ErrWrongDigest, name, sum, want)
 	}
 	return nil
 }
@@ -314,8 +308,8 @@ func wrongDigest(name, sum string, want digest.Digest) error {
 // whatever writes them writes the verified file, or fails before its last
 // byte with digest.ErrMismatch. It needs Result.SHA256 (not SkipDigest).
 func (r *Result) Content() (*digest.Reader, error) {
-	d, err := digest.FromHex(r.SHA256)
-	if err != nil || r.Reader == nil {
+	d := r.SHA256
+	if d.IsZero() || r.Reader == nil {
 		return nil, fmt.Errorf("%s: no verified SHA-256 to check its bytes against", r.Name)
 	}
 	raw := r.Reader.Raw()
@@ -326,29 +320,29 @@ func (r *Result) Content() (*digest.Reader, error) {
 // through it, as the bytes pass (remote.Object, whose every read is a
 // request): Verify asks it for the whole file's digest once the
 // verification is done, instead of reading the file a second time beside
-// it. SHA256 returns "sha256:HEX" (or bare hex), reading what was not
-// read, and fails if the bytes are not the ones the reader expected.
+// it. SHA256 reads what was not read, and fails if the bytes are not the
+// ones the reader expected.
 type Digester interface {
-	SHA256(ctx context.Context) (string, error)
+	SHA256(ctx context.Context) (digest.Digest, error)
 }
 
 // startDigest takes the SHA-256 of the first size bytes of r in the
 // background, while the verification reads the same bytes (a file's pages
 // are then read once from the disk). The function returned waits for it;
 // a cancelled ctx stops it.
-func startDigest(ctx context.Context, r io.ReaderAt, size int64) func() (string, error) {
+func startDigest(ctx context.Context, r io.ReaderAt, size int64) func() (digest.Digest, error) {
 	type result struct {
-		sum string
+		sum digest.Digest
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		h := sha256.New()
+		h := digest.NewHasher()
 		_, err := io.CopyBuffer(h, &ctxReader{ctx, io.NewSectionReader(r, 0, size)}, make([]byte, 1<<20))
-		done <- result{hex.EncodeToString(h.Sum(nil)), err}
+		done <- result{h.Digest(), err}
 	}()
 	var res *result
-	return func() (string, error) {
+	return func() (digest.Digest, error) {
 		if res == nil {
 			r := <-done
 			res = &r

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/limitio"
 	"github.com/cloud-assembly/assemble/provenance"
 )
@@ -50,11 +49,7 @@ func runAttestProvenance(c *cli.Context, in string) error {
 	if err != nil {
 		return err
 	}
-	sum, err := digest.FromHex(res.SHA256)
-	if err != nil {
-		return err
-	}
-	bundle, err := provenance.AttestBundle(path.Base(in), sum, res.checked.Provenance, key)
+	bundle, err := provenance.AttestBundle(path.Base(in), res.SHA256, res.checked.Provenance, key)
 	if err != nil {
 		return onFile("attest", in, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
-	"github.com/cloud-assembly/assemble/internal/output"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/provenance"
@@ -167,8 +167,13 @@ func runBuild(c *cli.Context) error {
 	if err != nil {
 		return onFile("build", project, err)
 	}
-	f, sum, size, err := writeBuild(c, plan, output, prog, keyFiles)
-	if err != nil {
+	// The one output writer: never over a file the build read (the
+	// signing keys included) nor into a folder it ships; the digest is
+	// hashed from the bytes as they are written.
+	oo := outputOptions(c, keyFiles, true)
+	w, err := plan.Write(c.Context, output, &packager.WriteOptions{Stdout: oo.Stdout, Inputs: oo.Inputs, Waiting: oo.Waiting})
+	prog.Done()
+	if err = outputError(err); err != nil {
 		if ss != nil {
 			return sealError("build", project, err)
 		}
@@ -190,9 +195,10 @@ func runBuild(c *cli.Context) error {
 	}
 	if c.Bool("json") {
 		return printJSON(c, buildResult{
+			File:     output,
 			Output:   output,
-			SHA256:   sum,
-			Size:     size,
+			SHA256:   w.Digest,
+			Size:     w.Size,
 			Droplets: plan.Report.Order,
 			Files:    plan.Files(),
 			Missing:  sortedMissing(plan.Manifest),
@@ -201,48 +207,23 @@ func runBuild(c *cli.Context) error {
 			Signers:  signers,
 		})
 	}
-	out := summaryWriter(c, f)
+	out := c.App.Writer
+	if w.Direct {
+		out = c.App.ErrWriter // the assembly went to standard output
+	}
 	printf(c, out, "built %s: %s, %s%s\n", output, plural.Count(len(plan.Manifest.Droplets), "droplet"), plural.Count(len(plan.Files()), "file"), signed)
-	printf(c, out, "sha256: %s\n", sum)
+	printf(c, out, "%s\n", w.Digest)
 	for _, k := range sortedMissing(plan.Manifest) {
 		printf(c, out, "missing: %s\n", k)
 	}
 	return nil
 }
 
-// writeBuild writes the planned assembly to the output through the one
-// output writer, never over a file the build read nor into a folder it
-// ships, with progress on standard error. It returns the output and the
-// SHA-256 of what it wrote, hashed on the way. keyFiles are the signing
-// key files read, which the output may not overwrite either.
-func writeBuild(c *cli.Context, plan *packager.Plan, name string, prog *progress, keyFiles []string) (f *output.File, sum string, size int64, err error) {
-	f, err = createOutput(c, name, append(plan.Inputs(), keyFiles...), true)
-	if err != nil {
-		return nil, "", 0, err
-	}
-	defer f.Close()
-	if err := plan.CheckOutput(f.Target()); err != nil {
-		return nil, "", 0, err
-	}
-	dw := newDigestWriter(f)
-	defer dw.close()
-	_, err = plan.WriteTo(c.Context, dw)
-	prog.Done()
-	if err == nil {
-		sum, err = dw.Sum()
-	}
-	if err == nil {
-		err = f.Commit()
-	}
-	if err != nil {
-		return nil, "", 0, err
-	}
-	return f, sum, dw.n, nil
-}
-
 type buildResult struct {
+	File string `json:"file"`
+	// Output is File under its old name, kept one release (deprecated).
 	Output   string           `json:"output"`
-	SHA256   string           `json:"sha256"`
+	SHA256   digest.Digest    `json:"sha256"`
 	Size     int64            `json:"size"`
 	Droplets []string         `json:"droplets"`
 	Files    []string         `json:"files"`

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/plural"
 )
 
@@ -153,7 +154,7 @@ Examples:
 				return err
 			}
 			defer closeEvents()
-			out := deployJSON{File: name, SHA256: a.Digest().Hex(), Authenticated: vres.Authenticated, Signer: vres.Signer}
+			out := deployJSON{File: name, SHA256: a.Digest(), Authenticated: vres.Authenticated, Signer: vres.Signer}
 			if !c.Bool("json") {
 				printSource(c, name, vres)
 			}
@@ -239,7 +240,7 @@ func openDeploySource(c *cli.Context) (string, *deploy.Source, *verifyResult, er
 // deployJSON is what deploy prints with --json (docs/json/deploy.json).
 type deployJSON struct {
 	File          string              `json:"file"`
-	SHA256        string              `json:"sha256"`
+	SHA256        digest.Digest       `json:"sha256"`
 	Authenticated bool                `json:"authenticated"`
 	Signer        *signerResult       `json:"signer,omitempty"`
 	Plan          bool                `json:"plan"`
@@ -333,10 +334,10 @@ func pairErr(p *deploy.Result) error {
 // who signed it.
 func printSource(c *cli.Context, name string, v *verifyResult) {
 	if v.Signer == nil {
-		printf(c, c.App.Writer, "%s: sha256 %s, UNSIGNED, not authenticated\n", name, v.SHA256)
+		printf(c, c.App.Writer, "%s: %s, UNSIGNED, not authenticated\n", name, v.SHA256)
 		return
 	}
-	printf(c, c.App.Writer, "%s: sha256 %s, signed by %q (%s)\n", name, v.SHA256, v.Signer.UserID, v.Signer.Fingerprint)
+	printf(c, c.App.Writer, "%s: %s, signed by %q (%s)\n", name, v.SHA256, v.Signer.UserID, v.Signer.Fingerprint)
 }
 
 func printDeploy(c *cli.Context, name string, res *deploy.Result) {
@@ -405,7 +406,7 @@ func printDroplets(c *cli.Context, res *deploy.Result, indent string) map[deploy
 			continue
 		}
 		counts[d.Outcome]++
-		printf(c, c.App.Writer, "%s%s (%s): %s\n", indent, d.ID, d.Kind, d.Outcome)
+		printf(c, c.App.Writer, "%s%s (%s): %s\n", indent, d.ID, d.Alias, d.Outcome)
 		for _, a := range d.Actions {
 			printf(c, c.App.Writer, "%s   %s\n", indent, a)
 		}
@@ -551,7 +552,7 @@ func printStatus(c *cli.Context, st *deploy.StatusResult, indent string) {
 		if d.State == "excluded" || (c.Bool("quiet") && d.State == "match") {
 			continue
 		}
-		line := fmt.Sprintf("%s (%s): %s", d.ID, d.Kind, d.State)
+		line := fmt.Sprintf("%s (%s): %s", d.ID, d.Alias, d.State)
 		if d.DeployedBy != nil {
 			line += fmt.Sprintf(" (deployed by assembly %s)", d.DeployedBy)
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 
 	"github.com/cloud-assembly/assemble/deploy"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/testenv/moto"
 	"github.com/cloud-assembly/assemble/remote"
 )
@@ -132,7 +133,7 @@ func TestDeployFromLocation(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("deploy --plan: exit %d\n%s%s", code, stdout, stderr)
 			}
-			if want := loc + ": sha256 " + sum + ", signed by"; !strings.Contains(stdout, want) {
+			if want := loc + ": sha256:" + sum + ", signed by"; !strings.Contains(stdout, want) {
 				t.Errorf("deploy --plan does not say %q:\n%s", want, stdout)
 			}
 			if !strings.Contains(stdout, "\n2 of 2 droplets change\n") {
@@ -155,7 +156,7 @@ func TestDeployFromLocation(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &dep); err != nil {
 				t.Fatal(err)
 			}
-			if dep.File != loc || dep.SHA256 != sum || !dep.Authenticated {
+			if dep.File != loc || dep.SHA256 != "sha256:"+sum || !dep.Authenticated {
 				t.Errorf("deploy --json: file %q sha256 %q authenticated %v, want %q %q true", dep.File, dep.SHA256, dep.Authenticated, loc, sum)
 			}
 			outcomes := map[string]string{}
@@ -182,7 +183,7 @@ func TestDeployFromLocation(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("status: exit %d\n%s%s", code, stdout, stderr)
 			}
-			for _, want := range []string{loc + ": sha256 " + sum + ", signed by", loc + ": what is deployed in account 123456789012 matches the assembly"} {
+			for _, want := range []string{loc + ": sha256:" + sum + ", signed by", loc + ": what is deployed in account 123456789012 matches the assembly"} {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("status does not say %q:\n%s", want, stdout)
 				}
@@ -197,7 +198,7 @@ func TestDeployFromLocation(t *testing.T) {
 				Match        bool
 			}
 			json.Unmarshal([]byte(stdout), &st)
-			if st.File != loc || st.SHA256 != sum || !st.Match {
+			if st.File != loc || st.SHA256 != "sha256:"+sum || !st.Match {
 				t.Errorf("status --json: file %q sha256 %q match %v, want %q %q true", st.File, st.SHA256, st.Match, loc, sum)
 			}
 			if scheme != "oci" {
@@ -215,7 +216,7 @@ func TestDeployFromLocation(t *testing.T) {
 			}
 			dep.Droplets = nil
 			json.Unmarshal([]byte(stdout), &dep)
-			if dep.File != m[1] || dep.SHA256 != sum || len(dep.Droplets) != 2 {
+			if dep.File != m[1] || dep.SHA256 != "sha256:"+sum || len(dep.Droplets) != 2 {
 				t.Errorf("deploy --json: file %q sha256 %q, want %q %q\n%s", dep.File, dep.SHA256, m[1], sum, stdout)
 			}
 			for _, d := range dep.Droplets {
@@ -294,9 +295,8 @@ func TestDeployFromLocation(t *testing.T) {
 	t.Run("tampered", func(t *testing.T) {
 		signed, _, stack, bucket := assemble(t)
 		bad := tamperedCopy(t, signed)
-		h := sha256.Sum256(bad)
 		for _, loc := range []string{"s3://" + store + "/" + stack + "/tampered.cloud", "oci://" + host + "/" + stack + "/app:tampered"} {
-			if _, err := remote.Push(ctx, loc, remote.File{R: bytes.NewReader(bad), Size: int64(len(bad)), SHA256: "sha256:" + hex.EncodeToString(h[:])}, nil); err != nil {
+			if _, err := remote.Push(ctx, loc, remote.File{R: bytes.NewReader(bad), Size: int64(len(bad)), SHA256: digest.Of(bad)}, nil); err != nil {
 				t.Fatal(err)
 			}
 			for _, args := range [][]string{

@@ -92,7 +92,7 @@ func printDestroy(c *cli.Context, name string, res *deploy.Result) {
 				continue
 			}
 			counts[d.Outcome]++
-			printf(c, c.App.Writer, "%s%s (%s): %s\n", indent, d.ID, d.Kind, d.Outcome)
+			printf(c, c.App.Writer, "%s%s (%s): %s\n", indent, d.ID, d.Alias, d.Outcome)
 			for _, a := range d.Actions {
 				printf(c, c.App.Writer, "%s   %s\n", indent, a)
 			}

@@ -246,7 +246,7 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 	if len(res.Deployed) > 0 {
 		var ds []string
 		for _, d := range res.Deployed {
-			ds = append(ds, "sha256:"+d)
+			ds = append(ds, d.String())
 		}
 		deployed = "deployed now: " + strings.Join(ds, ", ")
 	}
@@ -258,7 +258,7 @@ func printDiff(w io.Writer, res *deploy.DiffResult, quiet bool) {
 	if len(res.Pairs) > 0 {
 		where = fmt.Sprintf("%s (regions %s) as account %s", plural.Count(len(res.Pairs), "account/region pair"), strings.Join(res.Regions, ", "), res.Account)
 	}
-	fmt.Fprintf(w, "%s%s; reviewing sha256:%s, %s\n", target, where, res.SHA256, deployed)
+	fmt.Fprintf(w, "%s%s; reviewing %s, %s\n", target, where, res.SHA256, deployed)
 	printDropletDiffs(w, res.Droplets)
 	for _, p := range res.Pairs {
 		fmt.Fprintf(w, "%s (account %s, region %s):\n", p.Environment, p.Account, strings.Join(p.Regions, ", "))
@@ -297,7 +297,7 @@ func printDropletDiffs(w io.Writer, droplets []*deploy.DropletDiff) {
 		if d.State == deploy.StateExcluded {
 			continue
 		}
-		head := fmt.Sprintf("%s (%s)", d.ID, d.Kind)
+		head := fmt.Sprintf("%s (%s)", d.ID, d.Alias)
 		if d.StackName != "" {
 			head = fmt.Sprintf("%s (stack %s)", d.ID, d.StackName)
 		}

@@ -71,6 +71,8 @@ func runGraph(c *cli.Context) error {
 // droplets, each dependency with what makes it, and a deploy order; with
 // -o, the file the drawing was written to.
 type graphResult struct {
+	File string `json:"file"`
+	// Source is File under its old name, kept one release (deprecated).
 	Source   string      `json:"source"`
 	Droplets []graphNode `json:"droplets"`
 	Edges    []graphEdge `json:"edges"`
@@ -94,7 +96,7 @@ type graphEdge struct {
 }
 
 func graphJSON(source string, m *assembly.Manifest, rep *assembly.Report, format, output string) graphResult {
-	res := graphResult{Source: source, Droplets: []graphNode{}, Edges: []graphEdge{}, Order: rep.Order, Format: format, Output: output}
+	res := graphResult{File: source, Source: source, Droplets: []graphNode{}, Edges: []graphEdge{}, Order: rep.Order, Format: format, Output: output}
 	for _, id := range rep.Graph.IDs {
 		res.Droplets = append(res.Droplets, graphNode{id, m.Droplets[id].Type, kindName(m.Droplets[id])})
 	}
@@ -146,17 +148,7 @@ func isZip(name string) bool {
 }
 
 // kindName is a droplet's kind for labels: its class name, else its type.
-func kindName(d *assembly.Droplet) string {
-	if sp, err := droplets.ParseSpecifier(d.Type); err == nil {
-		if k, ok := droplets.Lookup(sp); ok {
-			return k.Name()
-		}
-		if sp.Class != "" {
-			return sp.Class
-		}
-	}
-	return d.Type
-}
+func kindName(d *assembly.Droplet) string { return droplets.KindName(d.Type) }
 
 // edgeLabels groups the graph's edges by (dependency, dependent) pair.
 func edgeLabels(g *assembly.Graph) (pairs [][2]string, labels map[[2]string]string) {

@@ -90,7 +90,7 @@ func jsonCases(env map[string]string) map[string][]jsonCase {
 				t.Fatal(err)
 			}
 			sum := sha256.Sum256(b)
-			if got := obj["sha256"]; got != hex.EncodeToString(sum[:]) {
+			if got := obj["sha256"]; got != "sha256:"+hex.EncodeToString(sum[:]) {
 				t.Errorf("sha256 %v, the file's is %x", got, sum)
 			}
 		}
@@ -115,6 +115,8 @@ func jsonCases(env map[string]string) map[string][]jsonCase {
 			{args: []string{"build", "-o", built, env["webapp"]}, check: func(t *testing.T, obj map[string]any) {
 				env["built"] = built
 				digestOf("built")(t, obj)
+				field("file", built)(t, obj)
+				field("output", built)(t, obj) // the deprecated alias
 				field("missing", []string{"stack-parameter:Service:AlertEmail"})(t, obj)
 			}},
 			{args: []string{"build", "-o", "-", env["webapp"]}, exit: 2, code: "usage"},
@@ -122,7 +124,11 @@ func jsonCases(env map[string]string) map[string][]jsonCase {
 			{args: []string{"build", "-o", built + "3", filepath.Join(env["dir"], "nothing")}, exit: 1, code: "invalid_project"},
 		},
 		"push": {
-			{args: []string{"push", "--keyring", env["trusted"], env["signed"], "oci://" + env["registry"] + "/json/app:v2"}, check: field("signed", true)},
+			{args: []string{"push", "--keyring", env["trusted"], env["signed"], "oci://" + env["registry"] + "/json/app:v2"}, check: func(t *testing.T, obj map[string]any) {
+				field("signed", true)(t, obj)
+				digestOf("signed")(t, obj)
+				field("digest", obj["sha256"])(t, obj) // the deprecated alias
+			}},
 			{args: []string{"push", "--keyring", env["trusted"], env["unsigned"], "oci://" + env["registry"] + "/json/app:v3"}, exit: 1, code: "unsigned"},
 		},
 		"pull": {
@@ -139,6 +145,13 @@ func jsonCases(env map[string]string) map[string][]jsonCase {
 			{args: []string{"graph", env["signed"]}, check: func(t *testing.T, obj map[string]any) {
 				if len(obj["edges"].([]any)) == 0 {
 					t.Error("no edges")
+				}
+				field("file", env["signed"])(t, obj)
+				field("source", env["signed"])(t, obj) // the deprecated alias
+				for _, d := range obj["droplets"].([]any) {
+					if k := d.(map[string]any)["kind"].(string); !strings.HasSuffix(k, "Droplet") {
+						t.Errorf("droplet kind %q, want its class (StackDroplet)", k)
+					}
 				}
 			}},
 			{args: []string{"graph", "--format", "mermaid", "-o", filepath.Join(env["dir"], "g.mmd"), env["webapp"]}, check: field("format", "mermaid")},
@@ -208,6 +221,15 @@ func jsonCases(env map[string]string) map[string][]jsonCase {
 			{aws: true, args: []string{"deploy", "--keyring", env["trusted"], "--only", "Network", "--plan", env["signed"]}, check: func(t *testing.T, obj map[string]any) {
 				field("plan", true)(t, obj)
 				field("total", 1)(t, obj)
+				// One name per concept: kind is the class, as graph says
+				// it; the short name is alias.
+				aliases := map[string]string{"StackDroplet": "stack", "FileDroplet": "file", "DirectoryDroplet": "directory", "DockerImageDroplet": "docker-image"}
+				for _, d := range obj["droplets"].([]any) {
+					m := d.(map[string]any)
+					if k, _ := m["kind"].(string); aliases[k] == "" || m["alias"] != aliases[k] {
+						t.Errorf("droplet %v: kind %v, alias %v", m["id"], m["kind"], m["alias"])
+					}
+				}
 			}},
 			{aws: true, args: []string{"deploy", "--keyring", env["trusted"], env["signed"]}, exit: 1, code: "missing_information", check: field("order", []string{"AppImage", "Network", "Settings", "Site", "Service"})},
 			{args: []string{"deploy", "--keyring", env["trusted"], env["unsigned"]}, exit: 1, code: "unsigned"},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/remote"
 )
@@ -64,19 +65,21 @@ Examples:
 	}
 }
 
-// pushResult is what push reports (docs/json/push.json).
+// pushResult is what push reports (docs/json/push.json). Digest is
+// SHA256 under its old name, kept one release (deprecated).
 type pushResult struct {
-	File          string `json:"file"`
-	Location      string `json:"location"`
-	Digest        string `json:"digest"`
-	Size          int64  `json:"size"`
-	Signed        bool   `json:"signed"`
-	Authenticated bool   `json:"authenticated"`
-	Manifest      string `json:"manifest,omitempty"`
-	Version       string `json:"version,omitempty"`
-	ETag          string `json:"etag,omitempty"`
-	Multipart     bool   `json:"multipart,omitempty"`
-	Replaced      bool   `json:"replaced,omitempty"`
+	File          string        `json:"file"`
+	Location      string        `json:"location"`
+	SHA256        digest.Digest `json:"sha256"`
+	Digest        digest.Digest `json:"digest"`
+	Size          int64         `json:"size"`
+	Signed        bool          `json:"signed"`
+	Authenticated bool          `json:"authenticated"`
+	Manifest      digest.Digest `json:"manifest,omitzero"`
+	Version       string        `json:"version,omitempty"`
+	ETag          string        `json:"etag,omitempty"`
+	Multipart     bool          `json:"multipart,omitempty"`
+	Replaced      bool          `json:"replaced,omitempty"`
 	// Referrers are the OCI referrers attached (docs/oci.md).
 	Referrers []referrerResult `json:"referrers,omitempty"`
 }
@@ -111,7 +114,7 @@ func runPush(c *cli.Context) error {
 		warnf(c, "pushing %s UNSIGNED (--allow-unsigned): whoever pulls it must pass --allow-unsigned too", res.File)
 	}
 	raw := res.checked.Reader.Raw()
-	f := remote.File{R: raw, Size: res.Size, SHA256: "sha256:" + res.SHA256, Title: filepath.Base(name)}
+	f := remote.File{R: raw, Size: res.Size, SHA256: res.SHA256, Title: filepath.Base(name)}
 	if remote.IsLocation(name) {
 		// Promotion: the file is named after the source's last segment,
 		// and from a registry its manifest is copied as it is.
@@ -147,7 +150,7 @@ func runPush(c *cli.Context) error {
 	if err != nil {
 		return onFile("push", res.File, err)
 	}
-	out := pushResult{File: res.File, Location: shown(dest), Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
+	out := pushResult{File: res.File, Location: shown(dest), SHA256: p.Digest, Digest: p.Digest, Size: res.Size, Signed: res.Signed, Authenticated: res.Authenticated,
 		Manifest: p.Manifest, Version: p.Version, ETag: p.ETag, Multipart: p.Multipart, Replaced: p.Replaced}
 	for _, r := range p.Referrers {
 		out.Referrers = append(out.Referrers, referrerResult{ArtifactType: r.ArtifactType, Manifest: r.Manifest})
@@ -163,7 +166,7 @@ func runPush(c *cli.Context) error {
 	if p.Replaced {
 		printf(c, c.App.Writer, "replaced the object that was at %s\n", out.Location)
 	}
-	if p.Manifest != "" {
+	if !p.Manifest.IsZero() {
 		printf(c, c.App.Writer, "manifest %s: pull it by oci://%s@%s\n", p.Manifest, dl.Ref.Context().Name(), p.Manifest)
 	}
 	for _, r := range p.Referrers {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/fakes3"
 	"github.com/cloud-assembly/assemble/internal/testenv/ocireg"
 	"github.com/cloud-assembly/assemble/remote"
@@ -132,7 +133,7 @@ func TestInspectRemoteReadsTheEnd(t *testing.T) {
 	keyring := filepath.Join("..", "..", "fixtures", "keys", "ed25519.pub.asc")
 	code, stdout, stderr = runRemoteCLI("verify", "--keyring", keyring, url)
 	sum := sha256.Sum256(b)
-	if code != 0 || !bytes.Contains([]byte(stdout), []byte("sha256: "+hex.EncodeToString(sum[:]))) {
+	if code != 0 || !bytes.Contains([]byte(stdout), []byte("sha256:"+hex.EncodeToString(sum[:]))) {
 		t.Fatalf("verify: %d %s %s", code, stdout, stderr)
 	}
 	if sent := s.sent.Load(); sent > int64(len(b))+1<<20 {
@@ -266,7 +267,7 @@ func TestPromoteToS3SaysBundlesStay(t *testing.T) {
 	sum := sha256.Sum256(b)
 	src := "oci://" + ocireg.Host(reg) + "/team/app:v1"
 	bundle := remote.Referrer{ArtifactType: remote.BundleArtifactType, Data: []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`)}
-	if _, err := remote.Push(context.Background(), src, remote.File{R: bytes.NewReader(b), Size: int64(len(b)), SHA256: "sha256:" + hex.EncodeToString(sum[:]), Title: "app.cloud", Referrers: []remote.Referrer{bundle}}, nil); err != nil {
+	if _, err := remote.Push(context.Background(), src, remote.File{R: bytes.NewReader(b), Size: int64(len(b)), SHA256: digest.Of(b), Title: "app.cloud", Referrers: []remote.Referrer{bundle}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	keyring := filepath.Join("..", "..", "fixtures", "keys", "ed25519.pub.asc")

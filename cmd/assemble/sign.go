@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/internal/plural"
 	"github.com/cloud-assembly/assemble/signing"
 	"github.com/cloud-assembly/assemble/trust"
@@ -154,14 +155,8 @@ func runSign(c *cli.Context) error {
 	opts.Warn = func(f assembly.Finding) { warnf(c, "%s: %s", in, f) }
 	prog := newProgress(c, "signing "+in)
 	opts.Progress = prog.Func()
-	dw := newDigestWriter(dst)
-	defer dw.close()
-	s, err := signing.SealFileTo(c.Context, in, dw, signers, opts)
+	s, err := signing.SealFileTo(c.Context, in, dst, signers, opts)
 	prog.Done()
-	var sum string
-	if err == nil {
-		sum, err = dw.Sum()
-	}
 	if err == nil {
 		err = dst.Commit()
 	}
@@ -169,7 +164,7 @@ func runSign(c *cli.Context) error {
 		return signError(in, err)
 	}
 	a := s.Attestation
-	res := signResult{File: in, Output: out, SHA256: sum, Size: dw.n, Files: len(a.Items),
+	res := signResult{File: in, Output: out, SHA256: s.Digest, Size: s.Size, Files: len(a.Items),
 		Algorithm: signing.AlgorithmName(a.Algorithm), Timestamp: a.Timestamp.UTC().Format(time.RFC3339), Signatures: len(s.Signatures)}
 	for _, it := range a.Items {
 		res.Bytes += it.Size
@@ -193,7 +188,7 @@ func runSign(c *cli.Context) error {
 	default:
 		printf(c, w, "signed %s: %s by %s\n", out, what, describeSignatures(s.New()))
 	}
-	printf(c, w, "sha256: %s\n", res.SHA256)
+	printf(c, w, "%s\n", res.SHA256)
 	return nil
 }
 
@@ -203,7 +198,7 @@ func runSign(c *cli.Context) error {
 type signResult struct {
 	File       string          `json:"file"`
 	Output     string          `json:"output"`
-	SHA256     string          `json:"sha256"`
+	SHA256     digest.Digest   `json:"sha256"`
 	Size       int64           `json:"size"`
 	Files      int             `json:"files"`
 	Bytes      int64           `json:"bytes"`

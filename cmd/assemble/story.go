@@ -120,7 +120,7 @@ func printDeployTable(c *cli.Context, res *deploy.Result) {
 		if d.Seconds > 0 {
 			took = fmt.Sprintf("%.1fs", d.Seconds)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.ID, d.Kind, d.Outcome, took, strings.Join(outs, " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.ID, d.Alias, d.Outcome, took, strings.Join(outs, " "))
 	}
 	tw.Flush()
 }

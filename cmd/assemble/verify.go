@@ -238,10 +238,10 @@ func verifyError(c *cli.Context, ve *trust.VerifyError) error {
 func printVerified(c *cli.Context, name string, res *trust.Verdict) {
 	what := fmt.Sprintf("%s (%s, %s)", plural.Count(res.Files, "file"), plural.Count(int(res.Bytes), "byte"), plural.Count(res.Droplets, "droplet"))
 	if !res.Signed {
-		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\nsha256: %s\n", what, name, res.SHA256)
+		printf(c, c.App.Writer, "checked %s in %s: UNSIGNED, not authenticated\n%s\n", what, name, res.SHA256)
 		return
 	}
-	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\nsha256: %s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp, res.SHA256)
+	printf(c, c.App.Writer, "verified %s in %s\nsigned by %q (%s) at %s\n%s\n", what, name, res.Signer.UserID, res.Signer.Fingerprint, res.Timestamp, res.SHA256)
 	trustedAll := true
 	for _, s := range res.Signatures {
 		trustedAll = trustedAll && s.Trusted

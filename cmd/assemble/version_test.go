@@ -117,8 +117,9 @@ func TestVFlagIsVerbose(t *testing.T) {
 }
 
 // Issue 29, item 9: a build in a checkout reports what the README says:
-// "(devel)" with the commit and its time, and with -buildvcs=false
-// "(devel)" and the Go version alone. Both binaries are built here.
+// the commit's pseudo-version with the commit and its time, and with
+// -buildvcs=false "(devel)" and the Go version alone. Both binaries are
+// built here (the first only where Go stamps VCS information).
 func TestCheckoutBuildVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command twice")
@@ -127,7 +128,7 @@ func TestCheckoutBuildVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, promise := range []string{"reports `(devel)` with the\ncommit and its time", "`-buildvcs=false`", "it reports `(devel)` and the Go\nversion alone"} {
+	for _, promise := range []string{"reports the commit's\npseudo-version with the commit and its time", "`-buildvcs=false`", "it reports `(devel)` and the Go\nversion alone"} {
 		if !strings.Contains(string(readme), promise) {
 			t.Fatalf("README.md no longer says %q: update this test with it", promise)
 		}
@@ -161,8 +162,9 @@ func TestCheckoutBuildVersion(t *testing.T) {
 		return
 	}
 	head, _ := exec.Command("git", "rev-parse", "HEAD").Output()
-	withVCS := regexp.MustCompile(`^assemble version \(devel\) \(` + string(head[:12]) + `, \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ(, dirty)?; ` + regexp.QuoteMeta(goVersion) + `\)$`)
+	rev := string(head[:12])
+	withVCS := regexp.MustCompile(`^assemble version v\d+\.\d+\.\d+(-\S*` + rev + `)?(\+dirty)? \(` + rev + `, \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ(, dirty)?; ` + regexp.QuoteMeta(goVersion) + `\)$`)
 	if got := version("-buildvcs=true"); !withVCS.MatchString(got) {
-		t.Errorf("go build in the checkout: %q, want (devel) with commit %.12s and its time", got, head)
+		t.Errorf("go build in the checkout: %q, want the pseudo-version of commit %s (or its tag) with the commit and its time", got, rev)
 	}
 }

@@ -1,9 +1,8 @@
-package main
+package digest
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -11,11 +10,11 @@ import (
 	"testing"
 )
 
-// Whatever mix of writes and file ranges reaches a digestWriter (build
-// writes chunks, sign copies a file's prefix then writes its tail), Sum is
+// Whatever mix of writes and file ranges reaches a Writer (a build writes
+// chunks, a seal copies a file's prefix then writes its tail), Digest is
 // the SHA-256 of exactly what reached the output, and the output is the
 // bytes in order.
-func TestDigestWriterProperty(t *testing.T) {
+func TestWriterProperty(t *testing.T) {
 	dir := t.TempDir()
 	src := make([]byte, 3<<20)
 	for i := range src {
@@ -35,7 +34,7 @@ func TestDigestWriterProperty(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dw := newDigestWriter(out)
+		dw := NewWriter(out)
 		var want bytes.Buffer
 		for range 1 + r.IntN(12) {
 			if r.IntN(2) == 0 {
@@ -63,22 +62,21 @@ func TestDigestWriterProperty(t *testing.T) {
 			}
 			want.Write(src[off : off+n])
 		}
-		sum, err := dw.Sum()
+		sum, err := dw.Digest()
 		f.Close()
 		out.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(filepath.Join(dir, "out"))
-		wantSum := sha256.Sum256(want.Bytes())
-		if !bytes.Equal(got, want.Bytes()) || sum != hex.EncodeToString(wantSum[:]) || dw.n != int64(want.Len()) {
-			t.Fatalf("seed %d: output %d bytes (want %d), sum %s, want %x", seed, len(got), want.Len(), sum, wantSum)
+		if !bytes.Equal(got, want.Bytes()) || sum != Of(want.Bytes()) || dw.Size() != int64(want.Len()) {
+			t.Fatalf("seed %d: output %d bytes (want %d), sum %s, want %s", seed, len(got), want.Len(), sum, Of(want.Bytes()))
 		}
 	}
 }
 
 // A range that ends early (the file shrank) gives no digest.
-func TestDigestWriterShortRange(t *testing.T) {
+func TestWriterShortRange(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "src")
 	os.WriteFile(p, []byte("0123456789"), 0o644)
@@ -86,11 +84,11 @@ func TestDigestWriterShortRange(t *testing.T) {
 	defer f.Close()
 	out, _ := os.Create(filepath.Join(dir, "out"))
 	defer out.Close()
-	dw := newDigestWriter(out)
+	dw := NewWriter(out)
 	if n, err := io.Copy(dw, io.LimitReader(f, 20)); err != nil || n != 10 {
 		t.Fatalf("copied %d, %v", n, err)
 	}
-	if sum, err := dw.Sum(); err == nil {
+	if sum, err := dw.Digest(); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("sum %s of a range longer than the file", sum)
 	}
 }
