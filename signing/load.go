@@ -108,10 +108,12 @@ func LoadSigners(opts *SignerOptions) ([]Signer, error) {
 	}
 	if opts.GPG {
 		switch {
-		case opts.KeyFile != "" || opts.Key != nil:
-			return nil, fmt.Errorf("%w: SignerOptions.GPG and a key (KeyFile, Key) are two ways to sign", ErrSignerOptions)
+		case opts.KeyFile != "":
+			return nil, fmt.Errorf("%w: SignerOptions.KeyFile and SignerOptions.GPG are two ways to sign: choose one", ErrSignerOptions)
+		case opts.Key != nil:
+			return nil, fmt.Errorf("%w: SignerOptions.Key and SignerOptions.GPG are two ways to sign: choose one", ErrSignerOptions)
 		case opts.PassphraseFile != "":
-			return nil, fmt.Errorf("%w: SignerOptions.PassphraseFile is for key files: with GPG, gpg-agent asks for the passphrase (or has it cached)", ErrSignerOptions)
+			return nil, fmt.Errorf("%w: SignerOptions.PassphraseFile is for key files: with SignerOptions.GPG, gpg-agent asks for the passphrase (or has it cached)", ErrSignerOptions)
 		}
 		return []Signer{&GPG{Program: opts.GPGProgram, LocalUsers: opts.LocalUsers}}, nil
 	}

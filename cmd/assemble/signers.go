@@ -59,14 +59,6 @@ func (n signerFlagNames) given(c *cli.Context) bool {
 // prompt. It returns the files it read, which no output may overwrite.
 func (n signerFlagNames) signers(c *cli.Context, now time.Time) ([]signing.Signer, []string, error) {
 	key, passFile := c.String(n.key), c.String("passphrase-file")
-	if c.Bool(n.gpg) {
-		switch {
-		case key != "":
-			return nil, nil, usagef("--%s and --%s are two ways to sign: choose one", n.key, n.gpg)
-		case passFile != "":
-			return nil, nil, usagef("--passphrase-file is for key files: with --%s, gpg-agent asks for the passphrase (or has it cached)", n.gpg)
-		}
-	}
 	if err := checkSecretFlag("--"+n.key, key); err != nil {
 		return nil, nil, err
 	}
@@ -89,6 +81,13 @@ func (n signerFlagNames) signers(c *cli.Context, now time.Time) ([]signing.Signe
 	var fe *signing.FileError
 	switch {
 	case err == nil:
+	case errors.Is(err, signing.ErrSignerOptions):
+		// The library refuses two ways to sign at once; the command says
+		// it with its flags, as the usage error it is.
+		return nil, nil, usageError{errors.New(strings.NewReplacer(
+			"SignerOptions.KeyFile", "--"+n.key, "SignerOptions.Key", "--"+n.key,
+			"SignerOptions.GPG", "--"+n.gpg, "SignerOptions.PassphraseFile", "--passphrase-file",
+		).Replace(err.Error()))}
 	case errors.As(err, &fe):
 		flag := map[string]string{"KeyFile": "--" + n.key, "PassphraseFile": "--passphrase-file"}[fe.Option]
 		return nil, nil, flagFileError(flag, &fs.PathError{Op: "open", Path: fe.File, Err: fe.Err})
