@@ -1,14 +1,14 @@
 package assembly
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/cloud-assembly/assemble/internal/jsontext"
 )
 
 // CheckOptions tune Check. The zero value reads an assembly someone else
@@ -66,7 +66,7 @@ func (f Finding) Detail() string {
 // {"level", "rule", "droplet", "field", "message"} (the last three but
 // message left out when empty).
 func (f Finding) MarshalJSON() ([]byte, error) {
-	return marshalJSON(struct {
+	return jsontext.Marshal(struct {
 		Level   string `json:"level"`
 		Rule    string `json:"rule,omitempty"`
 		Droplet string `json:"droplet,omitempty"`
@@ -319,18 +319,6 @@ func (e *ruleError) Unwrap() []error {
 		errs = append(errs, e.cause)
 	}
 	return errs
-}
-
-// marshalJSON is json.Marshal leaving <, > and & as they are (a user ID's
-// "Name <mail>"), as the encoder that prints --json does.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // A Placement puts a file of an assembly at a path when it is extracted:

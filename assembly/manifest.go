@@ -1,8 +1,6 @@
 package assembly
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/cloud-assembly/assemble/internal/jsontext"
 	"github.com/cloud-assembly/assemble/internal/strictjson"
 )
 
@@ -96,14 +95,11 @@ func (m *Manifest) Marshal() ([]byte, error) {
 			out.Missing[k] = &c
 		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&out); err != nil {
+	b, err := jsontext.MarshalIndent(&out)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrManifest, err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // IDs returns the droplets' logical IDs, sorted.

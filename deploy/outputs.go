@@ -1,9 +1,9 @@
 package deploy
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
+
+	"github.com/cloud-assembly/assemble/internal/jsontext"
 )
 
 // StackOutputs are the stacks' outputs as `cdk deploy --outputs-file`
@@ -67,14 +67,7 @@ func (r *Result) StackOutputsJSON() ([]byte, error) {
 		}
 		v = all
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil { // Encode ends with "\n"
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return jsontext.MarshalIndent(v) // ends with "\n", as cdk's file
 }
 
 // stackNameOf is the stack name of a stack ARN

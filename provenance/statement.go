@@ -1,14 +1,14 @@
 package provenance
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/cloud-assembly/assemble/internal/jsontext"
 )
 
 // EntryName is the archive entry build writes the provenance to: a name
@@ -115,16 +115,7 @@ func (s *Statement) Marshal() ([]byte, error) { return marshal(s) }
 // Marshal is the summary as verify --vsa writes it (as Statement.Marshal).
 func (s *VSAStatement) Marshal() ([]byte, error) { return marshal(s) }
 
-func marshal(s any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
+func marshal(s any) ([]byte, error) { return jsontext.MarshalIndent(s) }
 
 // ContentDigest is the subject's digest over an assembly's content files:
 // sums maps each file's name to the SHA-256 of its content. The caller

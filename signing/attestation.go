@@ -1,12 +1,10 @@
 package signing
 
 import (
-	"bytes"
 	"crypto"
 	_ "crypto/sha256" // SHA256 attestations
 	_ "crypto/sha512" // SHA384 and SHA512 attestations
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cloud-assembly/assemble/errcode"
+	"github.com/cloud-assembly/assemble/internal/jsontext"
 	"github.com/cloud-assembly/assemble/internal/strictjson"
 )
 
@@ -129,14 +128,7 @@ func (a *Attestation) Marshal() ([]byte, error) {
 	for name, it := range a.Items {
 		j.Items[name] = jsonItem{Hash: base64.StdEncoding.EncodeToString(it.Hash), Size: strconv.FormatInt(it.Size, 10)}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(j); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return jsontext.MarshalIndent(j)
 }
 
 // ParseAttestation parses an attestation strictly: one JSON object, no

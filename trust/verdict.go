@@ -1,13 +1,12 @@
 package trust
 
 import (
-	"bytes"
-	"encoding/json"
 	"time"
 
 	"github.com/cloud-assembly/assemble/assembly"
 	"github.com/cloud-assembly/assemble/digest"
 	"github.com/cloud-assembly/assemble/errcode"
+	"github.com/cloud-assembly/assemble/internal/jsontext"
 	"github.com/cloud-assembly/assemble/provenance"
 	"github.com/cloud-assembly/assemble/signing"
 )
@@ -148,7 +147,7 @@ func (e *VerifyError) Verdict() *Verdict {
 // signatures, policy and provenance verdicts when known.
 func (e *VerifyError) MarshalJSON() ([]byte, error) {
 	v := e.Verdict()
-	return marshalJSON(struct {
+	return jsontext.Marshal(struct {
 		File          string             `json:"file"`
 		Valid         bool               `json:"valid"`
 		Authenticated bool               `json:"authenticated"`
@@ -206,16 +205,4 @@ func newProvenanceVerdict(v *provenance.Verdict) *ProvenanceVerdict {
 		r.Builder = v.Statement.Predicate.RunDetails.Builder.ID
 	}
 	return r
-}
-
-// marshalJSON is json.Marshal leaving <, > and & as they are (a user ID's
-// "Name <mail>"), as the encoder that prints --json does.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cloud-assembly/assemble/assembly"
+	"github.com/cloud-assembly/assemble/internal/jsontext"
 	"github.com/cloud-assembly/assemble/internal/output"
 	"github.com/cloud-assembly/assemble/packager"
 	"github.com/cloud-assembly/assemble/packager/blueprint"
@@ -40,18 +41,6 @@ func encodeJSON(w io.Writer, v any) error {
 	}
 	_, err := io.WriteString(w, flagWords(b.String()))
 	return err
-}
-
-// marshalJSON is json.Marshal without HTML escaping, as encodeJSON
-// writes: "Name <mail>" stays so.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSpace(b.Bytes()), nil
 }
 
 // wantsJSON reports whether the command line (flags first, as reorderArgs
@@ -185,7 +174,7 @@ func newErrorJSON(err error, hint string) errorJSON {
 // writeErrorJSON prints err as the one JSON object of a failed command:
 // {"error": {...}}, after the fields of the result it carries, if any.
 func writeErrorJSON(w io.Writer, err error, hint string) error {
-	e, merr := marshalJSON(struct {
+	e, merr := jsontext.Marshal(struct {
 		Error errorJSON `json:"error"`
 	}{newErrorJSON(err, hint)})
 	if merr != nil {
@@ -193,7 +182,7 @@ func writeErrorJSON(w io.Writer, err error, hint string) error {
 	}
 	var re resultError
 	if errors.As(err, &re) {
-		r, merr := marshalJSON(re.result)
+		r, merr := jsontext.Marshal(re.result)
 		if merr != nil {
 			return merr
 		}

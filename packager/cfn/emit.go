@@ -2,10 +2,11 @@ package cfn
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/cloud-assembly/assemble/internal/jsontext"
 )
 
 // emitter writes a (shortened) node tree as block-style YAML with an indent
@@ -238,11 +239,8 @@ func printable(s string) bool {
 }
 
 func doubleQuote(s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a Go string always encodes
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	b, _ := jsontext.Marshal(s) // a Go string always encodes
+	return b
 }
 
 // plainSafeTyped reports whether a non-string scalar's text can be written
