@@ -32,14 +32,11 @@ func printJSON(c *cli.Context, v any) error { return encodeJSON(c.App.Writer, v)
 // encodeJSON writes v to w as indented JSON with a final newline, the
 // libraries' messages in the command's words (flagWords).
 func encodeJSON(w io.Writer, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := jsontext.MarshalIndent(v)
+	if err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, flagWords(b.String()))
+	_, err = io.WriteString(w, flagWords(string(b)))
 	return err
 }
 
