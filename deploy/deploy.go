@@ -164,6 +164,9 @@ const (
 	NotStarted  Outcome = "not-started" // a dependency failed, or interrupted first
 	Interrupted Outcome = "interrupted" // in flight when interrupted
 	Excluded    Outcome = "excluded"    // left out by Only
+	// Deployed sums up a pair of a target's matrix whose droplets all
+	// deployed or were already so (Result.Outcome).
+	Deployed Outcome = "deployed"
 	// ChangeSetCreated: a change set was made and left (NoExecute).
 	ChangeSetCreated Outcome = "change-set-created"
 )
@@ -241,6 +244,47 @@ type Result struct {
 	Pairs []*Result `json:"pairs,omitempty"`
 	// Error is why this pair failed or was not started (in Pairs).
 	Error string `json:"error,omitempty"`
+}
+
+// Outcome sums up one pair of a target's matrix (an element of Pairs) or
+// a whole result: Failed when a droplet failed or was interrupted, or the
+// pair failed after a droplet started; NotStarted when the pair was
+// refused or stopped before any droplet started; Planned for a plan;
+// otherwise Deployed.
+func (r *Result) Outcome() Outcome {
+	started := false
+	for _, d := range r.Droplets {
+		switch d.Outcome {
+		case Failed, Interrupted:
+			return Failed
+		case NotStarted, Excluded, "":
+		default:
+			started = true
+		}
+	}
+	switch {
+	case r.Error != "" && started:
+		return Failed
+	case r.Error != "" || (!started && len(r.Order) > 0):
+		return NotStarted
+	case r.Plan:
+		return Planned
+	}
+	return Deployed
+}
+
+// Err is why the result failed: its first droplet's error, else its
+// Error; nil when it has neither.
+func (r *Result) Err() error {
+	for _, d := range r.Droplets {
+		if d.Err != nil {
+			return d.Err
+		}
+	}
+	if r.Error != "" {
+		return errors.New(r.Error)
+	}
+	return nil
 }
 
 // Droplet returns the result of the droplet id, or nil.

@@ -265,30 +265,6 @@ type pairDeployJSON struct {
 	Error       *errorJSON          `json:"error,omitempty"`
 }
 
-// pairOutcome sums up a pair: "failed", "not-started" or "deployed"
-// ("planned").
-func pairOutcome(p *deploy.Result) string {
-	started := false
-	for _, d := range p.Droplets {
-		switch d.Outcome {
-		case deploy.Failed, deploy.Interrupted:
-			return "failed"
-		case deploy.NotStarted, deploy.Excluded, "":
-		default:
-			started = true
-		}
-	}
-	switch {
-	case p.Error != "" && started:
-		return "failed"
-	case p.Error != "" || (!started && len(p.Order) > 0):
-		return "not-started"
-	case p.Plan:
-		return "planned"
-	}
-	return "deployed"
-}
-
 func dropletsJSON(ds []*deploy.DropletResult) []dropletDeployJSON {
 	out := []dropletDeployJSON{}
 	for _, d := range ds {
@@ -311,23 +287,13 @@ func (o *deployJSON) fill(res *deploy.Result) {
 	o.Plan, o.Account, o.Order, o.Notices, o.InFlight, o.Target = res.Plan, res.Account, res.Order, res.Notices, res.InFlight, res.Target
 	o.Droplets = dropletsJSON(res.Droplets)
 	for _, p := range res.Pairs {
-		pj := pairDeployJSON{Environment: p.Environment, Outcome: pairOutcome(p), Order: p.Order, Droplets: dropletsJSON(p.Droplets), InFlight: p.InFlight}
+		pj := pairDeployJSON{Environment: p.Environment, Outcome: string(p.Outcome()), Order: p.Order, Droplets: dropletsJSON(p.Droplets), InFlight: p.InFlight}
 		if p.Error != "" {
-			e := errorJSON{Code: codeOf(pairErr(p)), Message: p.Error}
+			e := errorJSON{Code: codeOf(p.Err()), Message: p.Error}
 			pj.Error = &e
 		}
 		o.Pairs = append(o.Pairs, pj)
 	}
-}
-
-// pairErr is the error of a pair: its first droplet's that has one.
-func pairErr(p *deploy.Result) error {
-	for _, d := range p.Droplets {
-		if d.Err != nil {
-			return d.Err
-		}
-	}
-	return errors.New(p.Error)
 }
 
 // printSource says what deploy and status read: the file's SHA-256 and
@@ -345,7 +311,7 @@ func printDeploy(c *cli.Context, name string, res *deploy.Result) {
 		printDroplets(c, res, "")
 		byOutcome := map[string]int{}
 		for _, p := range res.Pairs {
-			out := pairOutcome(p)
+			out := string(p.Outcome())
 			byOutcome[out]++
 			printf(c, c.App.Writer, "%s: %s\n", p.Environment, out)
 			printDroplets(c, p, "   ")
