@@ -155,8 +155,21 @@ func helpCmd() *cli.Command {
 	}
 }
 
+// optionalCommands are commands linked in only by a build tag (see
+// verify_github_sigstore.go): the default binary stays without their
+// dependencies.
+var optionalCommands []func() *cli.Command
+
 // commands lists every subcommand, in the order --help shows them.
 func commands() []*cli.Command {
+	cmds := baseCommands()
+	for _, c := range optionalCommands {
+		cmds = append(cmds, c())
+	}
+	return cmds
+}
+
+func baseCommands() []*cli.Command {
 	return []*cli.Command{
 		buildCmd(),
 		inspectCmd(),
