@@ -56,7 +56,7 @@ func verifyGitHubCmd() *cli.Command {
 			if err != nil {
 				return flagFileError("--trusted-root", err)
 			}
-			res, err := ghattest.Verify(bundle, root, ghattest.Options{Digest: d.Hex(), Repository: c.String("repo"), Host: c.String("host")})
+			res, err := ghattest.VerifyFile(bundle, root, ghattest.Options{Digest: d.Hex(), Repository: c.String("repo"), Host: c.String("host")})
 			if err != nil {
 				return onFile("verify-github-attestation", name, err)
 			}

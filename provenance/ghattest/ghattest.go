@@ -12,7 +12,9 @@
 package ghattest
 
 import (
+	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -69,6 +71,35 @@ type Result struct {
 	SourceCommit     string `json:"sourceCommit,omitempty"`
 	// PredicateType is the attested statement's predicate type.
 	PredicateType string `json:"predicateType,omitempty"`
+}
+
+// VerifyFile is Verify of what `gh attestation download` saves: one bundle,
+// or JSON lines of them (each a bundle or an object whose "bundle" is
+// one). It returns the first that verifies, or the last refusal.
+func VerifyFile(data, trustedRootJSON []byte, opts Options) (*Result, error) {
+	var lines [][]byte
+	for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) <= 1 || json.Valid(data) {
+		lines = [][]byte{data}
+	}
+	err := fmt.Errorf("%w: no bundle in the file", ErrBundle)
+	for _, l := range lines {
+		var wrapped struct {
+			Bundle json.RawMessage `json:"bundle"`
+		}
+		if json.Unmarshal(l, &wrapped) == nil && len(wrapped.Bundle) > 0 {
+			l = wrapped.Bundle
+		}
+		var res *Result
+		if res, err = Verify(l, trustedRootJSON, opts); err == nil {
+			return res, nil
+		}
+	}
+	return nil, err
 }
 
 // Verify checks bundleJSON against trustedRootJSON offline: a certificate

@@ -1,6 +1,8 @@
 package ghattest
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -95,5 +97,37 @@ func TestVerifyRefusesAnyChangedPayloadByte(t *testing.T) {
 		if _, err := Verify(b, rootJSON, Options{Algorithm: "sha512", Digest: npmDigest, Repository: "sigstore/sigstore-js"}); err == nil {
 			t.Errorf("payload changed at %d: verified", off)
 		}
+	}
+}
+
+// What `gh attestation download` saves: JSON lines, a bundle or an object
+// holding one per line; one line verifying is enough.
+func TestVerifyFileJSONLines(t *testing.T) {
+	dir := sigstoreExamples(t)
+	bundleJSON, rootJSON := read(t, dir, "bundle-provenance.json"), read(t, dir, "trusted-root-public-good.json")
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, bundleJSON); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Algorithm: "sha512", Digest: npmDigest, Repository: "sigstore/sigstore-js"}
+	other := read(t, dir, "bundle-publish.json")
+	var otherCompact bytes.Buffer
+	if err := json.Compact(&otherCompact, other); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{
+		"one bundle, indented": string(bundleJSON),
+		"lines":                otherCompact.String() + "\n" + compact.String() + "\n",
+		"wrapped lines":        `{"bundle":` + otherCompact.String() + "}\n" + `{"bundle":` + compact.String() + `,"bundle_url":"x"}` + "\n",
+	} {
+		if _, err := VerifyFile([]byte(data), rootJSON, opts); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := VerifyFile([]byte(otherCompact.String()+"\n"), rootJSON, opts); !errors.Is(err, ErrNotVerified) {
+		t.Errorf("only another artifact's bundle: err = %v, want ErrNotVerified", err)
+	}
+	if _, err := VerifyFile([]byte("\n\n"), rootJSON, opts); !errors.Is(err, ErrBundle) {
+		t.Errorf("empty file: err = %v, want ErrBundle", err)
 	}
 }
