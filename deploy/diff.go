@@ -555,3 +555,17 @@ func (k buildKind) diff(ctx context.Context, d *droplet, dd *DropletDiff, _ bool
 	dd.Notes = append(dd.Notes, "built from "+str(d.props, "directory")+": its digest is known after the build")
 	return nil
 }
+
+// Err is why a pair's diff failed: its first droplet's error, else its
+// Error; nil when it has neither (as Result.Err).
+func (d *DiffResult) Err() error {
+	for _, dd := range d.Droplets {
+		if dd.Err != nil {
+			return dd.Err
+		}
+	}
+	if d.Error != "" {
+		return errors.New(d.Error)
+	}
+	return nil
+}

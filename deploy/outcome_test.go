@@ -50,3 +50,16 @@ func TestResultOutcome(t *testing.T) {
 		t.Errorf("Err() of a deployed pair = %v, want nil", err)
 	}
 }
+
+func TestDiffResultErr(t *testing.T) {
+	boom := errors.New("boom")
+	if err := (&DiffResult{Error: "x", Droplets: []*DropletDiff{{}, {Err: boom}}}).Err(); !errors.Is(err, boom) {
+		t.Errorf("Err() = %v, want the droplet's error", err)
+	}
+	if err := (&DiffResult{Error: "refused"}).Err(); err == nil || err.Error() != "refused" {
+		t.Errorf("Err() = %v, want the pair's error", err)
+	}
+	if err := (&DiffResult{Droplets: []*DropletDiff{{}}}).Err(); err != nil {
+		t.Errorf("Err() of a compared pair = %v, want nil", err)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -180,7 +179,7 @@ func newDiffJSON(name string, vres *verifyResult, res *deploy.DiffResult) diffJS
 	for _, p := range res.Pairs {
 		pj := pairDiffJSON{DiffResult: p, Droplets: dropletDiffsJSON(p.Droplets)}
 		if p.Error != "" {
-			e := errorJSON{Code: codeOf(pairDiffErr(p)), Message: p.Error}
+			e := errorJSON{Code: codeOf(p.Err()), Message: p.Error}
 			pj.Error = &e
 		}
 		out.Pairs = append(out.Pairs, pj)
@@ -199,17 +198,6 @@ func dropletDiffsJSON(ds []*deploy.DropletDiff) []dropletDiffJSON {
 		out = append(out, j)
 	}
 	return out
-}
-
-// pairDiffErr is the error of a pair's diff: its first droplet's that
-// has one.
-func pairDiffErr(p *deploy.DiffResult) error {
-	for _, d := range p.Droplets {
-		if d.Err != nil {
-			return d.Err
-		}
-	}
-	return errors.New(p.Error)
 }
 
 // runDiff runs the diff and prints it (diff, deploy --plan).
